@@ -1,0 +1,93 @@
+/**
+ * The simulator's records. Money is integer cents; times are milliseconds on
+ * the simulator clock. Records are plain data so any Store adapter (memory
+ * now, Redis later) can keep them as JSON.
+ */
+import type { Service } from "../contract/operators.ts";
+import type { WebhookFaults } from "./faults.ts";
+
+export interface Wallet {
+  /** The customer's paybill/till; null for the default wallet. */
+  readonly shortcode: string | null;
+  readonly balanceCents: number;
+  readonly currency: string;
+}
+
+export interface WebhookEndpoint {
+  readonly url: string;
+  /** `whsec_…` secrets; more than one during rotation, each signs every message. */
+  readonly secrets: readonly string[];
+  /** Set when the endpoint answered 410 Gone; no more deliveries until re-enabled. */
+  readonly disabled?: boolean;
+}
+
+export interface Customer {
+  readonly id: string;
+  readonly name: string;
+  /** Static bearer tokens (never logged). Tokens issued by /v1/auth/token are kept apart. */
+  readonly tokens: readonly string[];
+  /** Secret for HTTP Basic on POST /v1/auth/token. */
+  readonly apiKey: string;
+  readonly wallets: readonly Wallet[];
+  readonly webhook?: WebhookEndpoint;
+}
+
+export interface StatusHistoryEntry {
+  readonly status: number;
+  readonly message: string;
+  readonly at: number;
+}
+
+/** One step of an order's future: after `afterMs` (from the previous step), move to `status`. */
+export interface PlannedTransition {
+  readonly afterMs: number;
+  readonly status: number;
+  readonly message?: string;
+}
+
+/**
+ * What will happen to an order after it is placed. An empty list means the
+ * order stays pending until forced (a stuck order).
+ */
+export interface OutcomePlan {
+  readonly steps: readonly PlannedTransition[];
+}
+
+export interface Order {
+  readonly id: string;
+  readonly customerId: string;
+  readonly reference: string;
+  readonly service: Service;
+  /** E.164 recipient. */
+  readonly account: string;
+  readonly amountCents: number;
+  readonly currency: string;
+  readonly shortcode: string | null;
+  readonly status: number;
+  readonly message: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly history: readonly StatusHistoryEntry[];
+  readonly idempotencyKey?: string;
+  /** Webhook misbehaviour chosen by a scenario when the order was placed. */
+  readonly webhookFaults?: WebhookFaults;
+}
+
+/** The normalised payload an idempotency key is bound to. */
+export interface OrderFingerprint {
+  readonly account: string;
+  readonly service: Service;
+  readonly amountCents: number;
+  readonly currency: string;
+  readonly reference: string;
+  readonly shortcode: string | null;
+}
+
+export interface IdempotencyRecord {
+  readonly customerId: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  /** Set once the order exists; absent while the first request is in flight. */
+  readonly orderId?: string;
+  readonly expiresAt: number;
+}

@@ -1,0 +1,88 @@
+/**
+ * The ports the domain needs, all async even where the memory adapter is
+ * synchronous: they are shaped for the slowest backend (Redis), so callers
+ * never change when the adapter does.
+ */
+import type { Customer, IdempotencyRecord, Order, Wallet } from "./model.ts";
+
+/** Milliseconds since the epoch on the simulator clock (real or virtual). */
+export interface Clock {
+  now(): number;
+}
+
+/**
+ * A scheduled job is plain data (type + JSON payload) so a persistent
+ * scheduler can keep it across restarts; handlers are registered by type.
+ */
+export interface Job {
+  readonly id: string;
+  readonly type: string;
+  readonly dueAt: number;
+  readonly payload: unknown;
+}
+
+export type JobHandler = (job: Job) => Promise<void>;
+
+export interface Scheduler {
+  /** Registers the handler for one job type (one handler per type). */
+  handle(type: string, handler: JobHandler): void;
+  /** Schedules a job; returns its id. A job due in the past runs at the next opportunity. */
+  schedule(job: { type: string; dueAt: number; payload: unknown; id?: string }): Promise<string>;
+  cancel(jobId: string): Promise<boolean>;
+  /** Number of jobs not yet run. */
+  size(): Promise<number>;
+}
+
+/** Id generation, injected so runs are reproducible. */
+export interface Ids {
+  /** A new unique id with the given prefix, e.g. `ord_…`, `whmsg_…`. */
+  next(prefix: string): string;
+}
+
+/** A source of uniform numbers in [0, 1), seeded for reproducible runs. */
+export interface Random {
+  next(): number;
+}
+
+export type DebitResult =
+  | { readonly kind: "debited"; readonly wallet: Wallet }
+  | { readonly kind: "insufficient"; readonly wallet: Wallet }
+  | { readonly kind: "unknown_wallet" };
+
+export type ClaimResult =
+  | { readonly kind: "claimed" }
+  | { readonly kind: "existing"; readonly record: IdempotencyRecord };
+
+/**
+ * Storage of customers, wallets, orders and idempotency records. Every method
+ * that must be atomic says so: the domain relies on it instead of locks.
+ */
+export interface Store {
+  putCustomer(customer: Customer): Promise<void>;
+  getCustomer(id: string): Promise<Customer | undefined>;
+  listCustomers(): Promise<Customer[]>;
+  deleteCustomer(id: string): Promise<void>;
+  /** The customer owning a static token, compared in constant time by the adapter. */
+  findCustomerByToken(token: string): Promise<Customer | undefined>;
+
+  /** Atomic: check the balance and subtract `cents`, or report insufficient. */
+  debitWallet(customerId: string, shortcode: string | null, cents: number): Promise<DebitResult>;
+  /** Atomic: add `cents` (refunds, admin top-ups). */
+  creditWallet(customerId: string, shortcode: string | null, cents: number): Promise<DebitResult>;
+
+  /** Atomic insert-if-absent of a reference; false when the customer already used it. */
+  insertOrder(order: Order): Promise<boolean>;
+  updateOrder(order: Order): Promise<void>;
+  getOrder(id: string): Promise<Order | undefined>;
+  getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
+  listOrders(filter?: { customerId?: string }): Promise<Order[]>;
+
+  /** Atomic set-if-absent of an idempotency record (expired records count as absent). */
+  claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<ClaimResult>;
+  completeIdempotencyKey(customerId: string, key: string, orderId: string): Promise<void>;
+  releaseIdempotencyKey(customerId: string, key: string): Promise<void>;
+  getIdempotencyRecord(customerId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
+
+  /** Removes everything of one customer (orders, keys) or, without an id, everything. */
+  reset(customerId?: string): Promise<void>;
+}

@@ -1,0 +1,67 @@
+/**
+ * The simulator's domain operations and their outcomes. Operations return a
+ * discriminated union; callers switch over `kind` exhaustively. They throw
+ * only for bugs.
+ */
+import type { Service } from "../contract/operators.ts";
+import type { WebhookFaults } from "./faults.ts";
+import type { Customer, Order, OutcomePlan, Wallet } from "./model.ts";
+
+export interface PlaceOrderCommand {
+  readonly customerId: string;
+  /** Already schema-valid; the domain normalises account, service and wallet. */
+  readonly request: {
+    readonly service?: Service;
+    readonly account: string;
+    readonly amountCents: number;
+    readonly currency: string;
+    readonly reference: string;
+    readonly shortcode?: string;
+    readonly idempotencyKey?: string;
+  };
+  /** Overrides the default lifecycle (timing + outcome) for this order. */
+  readonly plan?: OutcomePlan;
+  /** Answer insufficient balance whatever the wallet holds (scenario effect). */
+  readonly forceInsufficient?: boolean;
+  readonly webhookFaults?: WebhookFaults;
+}
+
+export type PlaceOrderOutcome =
+  | { readonly kind: "placed"; readonly order: Order }
+  | { readonly kind: "replayed"; readonly order: Order }
+  | { readonly kind: "payload_mismatch" }
+  | { readonly kind: "insufficient_balance"; readonly reference: string; readonly wallet: Wallet }
+  | { readonly kind: "duplicate_reference"; readonly reference: string }
+  | { readonly kind: "service_undetectable"; readonly account: string }
+  | { readonly kind: "unknown_shortcode"; readonly shortcode: string };
+
+export type BalanceOutcome =
+  | { readonly kind: "balance"; readonly wallet: Wallet; readonly wallets: readonly Wallet[] }
+  | { readonly kind: "unknown_shortcode"; readonly shortcode: string };
+
+export type TransitionOutcome =
+  | { readonly kind: "transitioned"; readonly order: Order }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "invalid_transition"; readonly from: number; readonly to: number };
+
+/** Emitted after every status change is stored (webhooks subscribe to it). */
+export interface StatusChange {
+  readonly order: Order;
+  readonly previousStatus: number;
+  readonly final: boolean;
+  /** The funding wallet after the change (refunds applied). */
+  readonly wallet: Wallet;
+}
+
+export interface OrderEvents {
+  statusChanged(change: StatusChange): Promise<void>;
+}
+
+export interface AirtimeService {
+  placeOrder(command: PlaceOrderCommand): Promise<PlaceOrderOutcome>;
+  getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
+  getBalance(customerId: string, shortcode?: string): Promise<BalanceOutcome>;
+  /** Admin: force a status (succeed, fail, reverse …); the normal rules still apply. */
+  forceTransition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;
+  authenticate(token: string): Promise<Customer | undefined>;
+}

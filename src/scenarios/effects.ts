@@ -1,0 +1,50 @@
+/**
+ * What a scenario does to one send-airtime request, resolved from the rules
+ * that matched it. The HTTP pipeline applies the response effects, the domain
+ * takes the outcome plan, the webhook dispatcher reads the webhook faults.
+ */
+import type { Service } from "../contract/operators.ts";
+import type { WebhookFaults } from "../domain/faults.ts";
+import type { OutcomePlan } from "../domain/model.ts";
+
+/** The facts about a send-airtime request that rules match on. */
+export interface RequestFacts {
+  readonly customerId: string;
+  /** E.164 when the account parsed, else the raw value. */
+  readonly account: string;
+  /** Explicit or detected service, when known. */
+  readonly service?: Service;
+  readonly amountCents: number;
+  readonly reference: string;
+  readonly idempotencyKey?: string;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** The `X-Sim-Scenario` header, when sent. */
+  readonly requestedScenario?: string;
+}
+
+export type HttpFailure =
+  | { readonly kind: "error"; readonly status: 429 | 500 | 502 | 503; readonly retryAfterSeconds?: number }
+  /** Destroy the connection without an answer; the client sees a network error. */
+  | { readonly kind: "drop" };
+
+export interface ResolvedEffects {
+  /** `scenario/rule` names of every rule that fired, for the journal. */
+  readonly fired: readonly string[];
+  /** Added before the response is written. */
+  readonly latencyMs?: number;
+  /** Answer with this failure and do not commit the order. */
+  readonly beforeCommit?: HttpFailure;
+  /** Commit the order, then answer with this failure instead of the order. */
+  readonly afterCommit?: HttpFailure;
+  readonly plan?: OutcomePlan;
+  readonly forceInsufficient?: boolean;
+  readonly webhookFaults?: WebhookFaults;
+}
+
+export const NO_EFFECTS: ResolvedEffects = { fired: [] };
+
+export interface ScenarioEngine {
+  /** Resolves the effects for one request; advances the rules' attempt counters. */
+  evaluate(facts: RequestFacts): Promise<ResolvedEffects>;
+}
