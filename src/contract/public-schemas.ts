@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ERROR_CODES } from "./error-codes.ts";
 import { hasAtMostTwoDecimals } from "./money.ts";
 import { ACCOUNT_PATTERN, SERVICES } from "./operators.ts";
+import { DEFAULT_STATUS_DEFINITIONS, REVERSED_STATUS, SUCCESS_STATUS } from "./status-codes.ts";
 
 export const ServiceSchema = z.enum(SERVICES).meta({
   id: "Service",
@@ -32,6 +33,9 @@ export const ReferenceSchema = z
   .regex(REFERENCE_PATTERN, "must not contain control characters")
   .meta({ id: "Reference", example: "ORDER-2026-0001" });
 
+/** A recipient as the simulator reports it: always E.164. */
+export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
+
 export const AccountSchema = z
   .string()
   .regex(ACCOUNT_PATTERN, "must be a Kenyan mobile number: +2547XXXXXXXX, 2547XXXXXXXX, 07XXXXXXXX or 7XXXXXXXX")
@@ -44,6 +48,13 @@ export interface OrderLimits {
   readonly maxAmount: number;
   readonly currencies: readonly [string, ...string[]];
 }
+
+export const ShortcodeSchema = z.string().min(1).max(32).meta({
+  id: "Shortcode",
+  description:
+    "The caller's own paybill or till number, selecting which of its wallets funds the order. Omitted: the default wallet. Never selects the operator.",
+  example: "600100",
+});
 
 export const DEFAULT_ORDER_LIMITS: OrderLimits = {
   minAmount: 10,
@@ -78,14 +89,7 @@ export function createSendAirtimeRequestSchema(limits: OrderLimits = DEFAULT_ORD
       }),
       name: z.string().max(100).optional().meta({ description: "Customer first name." }),
       phone: z.string().max(32).optional().meta({ description: "The customer's own phone number, not the recipient." }),
-      shortcode: z
-        .string()
-        .min(1)
-        .max(32)
-        .optional()
-        .meta({
-          description: "The caller's paybill or till selecting the funding wallet. Omitted: the default wallet.",
-        }),
+      shortcode: ShortcodeSchema.optional(),
     })
     .meta({ id: "SendAirtimeRequest", title: "Send airtime request" });
 }
@@ -93,10 +97,22 @@ export function createSendAirtimeRequestSchema(limits: OrderLimits = DEFAULT_ORD
 export const SendAirtimeRequestSchema = createSendAirtimeRequestSchema();
 export type SendAirtimeRequest = z.infer<typeof SendAirtimeRequestSchema>;
 
+/** The default status table as a description list, so the document always shows the table the simulator uses. */
+function describeStatusTable(): string {
+  const lines = DEFAULT_STATUS_DEFINITIONS.map((d) => `- \`${d.code}\` ${d.message} (${d.class})`);
+  return [
+    "Transaction status code. The interface fixes only `0` Pending; the other codes follow the provider this API resembles.",
+    "Pending codes may move to any code; a final code never changes, except " +
+      `\`${SUCCESS_STATUS}\` Success → \`${REVERSED_STATUS}\` Reversed. Failed-class codes refund the funding wallet.`,
+    "",
+    ...lines,
+  ].join("\n");
+}
+
 export const StatusCodeSchema = z.number().int().min(0).meta({
   id: "StatusCode",
-  description:
-    "Transaction status code. 0 Pending, 3 Submitted, 31 Processing, 20 Success, 2 Failed, 6 Timeout, 7 Insufficient balance, 8 Reversed, … (see the status table).",
+  description: describeStatusTable(),
+  example: 0,
 });
 
 export const SendAirtimeResponseSchema = z
@@ -131,7 +147,10 @@ export const TransactionStatusResponseSchema = z
     status: StatusCodeSchema,
     message: z.string(),
     service: ServiceSchema,
-    account: z.string().meta({ description: "Recipient in E.164 form." }),
+    account: z
+      .string()
+      .regex(E164_ACCOUNT_PATTERN)
+      .meta({ description: "Recipient in E.164 form.", example: "+254712345678" }),
     amount: z.number(),
     currency: z.string(),
     shortcode: z

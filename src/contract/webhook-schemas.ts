@@ -3,7 +3,7 @@
  * reversal): the provider's flat body, signed with Standard Webhooks headers.
  */
 import { z } from "zod";
-import { ServiceSchema, StatusCodeSchema } from "./public-schemas.ts";
+import { E164_ACCOUNT_PATTERN, ServiceSchema, StatusCodeSchema } from "./public-schemas.ts";
 
 export const WEBHOOK_EVENT_TYPES = ["airtime.status"] as const;
 
@@ -16,7 +16,7 @@ export const WebhookPayloadSchema = z
     message: z.string(),
     final: z.boolean().meta({ description: "True when `status` is final." }),
     service: ServiceSchema,
-    account: z.string(),
+    account: z.string().regex(E164_ACCOUNT_PATTERN).meta({ description: "Recipient in E.164 form." }),
     amount: z.number(),
     balance: z.number().meta({ description: "The funding wallet's balance after this status, in KES." }),
     currency: z.string(),
