@@ -71,6 +71,12 @@ export interface Order {
   readonly idempotencyKey?: string;
   /** Webhook misbehaviour chosen by a scenario when the order was placed. */
   readonly webhookFaults?: WebhookFaults;
+  /**
+   * The order's planned future, kept with it so the scheduled `order.step`
+   * jobs (payload `{orderId, stepIndex}`) stay plain data and survive in a
+   * persistent store. Internal: not part of any HTTP body.
+   */
+  readonly plan?: OutcomePlan;
 }
 
 /** The normalised payload an idempotency key is bound to. */
@@ -89,5 +95,13 @@ export interface IdempotencyRecord {
   readonly fingerprint: string;
   /** Set once the order exists; absent while the first request is in flight. */
   readonly orderId?: string;
+  readonly expiresAt: number;
+}
+
+/** A bearer token issued by `POST /v1/auth/token`; valid until `expiresAt`. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly customerId: string;
+  readonly issuedAt: number;
   readonly expiresAt: number;
 }

@@ -3,7 +3,7 @@
  * synchronous: they are shaped for the slowest backend (Redis), so callers
  * never change when the adapter does.
  */
-import type { Customer, IdempotencyRecord, Order, Wallet } from "./model.ts";
+import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet, WebhookEndpoint } from "./model.ts";
 
 /** Milliseconds since the epoch on the simulator clock (real or virtual). */
 export interface Clock {
@@ -85,4 +85,36 @@ export interface Store {
 
   /** Removes everything of one customer (orders, keys) or, without an id, everything. */
   reset(customerId?: string): Promise<void>;
+
+  /**
+   * Atomic compare-and-set: stores `order` only when the stored order's
+   * history still has `expectedVersion` entries (every status change appends
+   * exactly one). False when another change won the race or the order is gone.
+   */
+  updateOrderIf(order: Order, expectedVersion: number): Promise<boolean>;
+  /**
+   * Atomic: changes a customer's own fields, never its wallets (so it cannot
+   * overwrite a concurrent debit). `webhook: null` removes the endpoint.
+   * Undefined when the customer does not exist.
+   */
+  patchCustomer(id: string, patch: CustomerPatch): Promise<Customer | undefined>;
+  /** Atomic: sets a wallet's balance, adding the wallet when absent. Undefined for an unknown customer. */
+  setWalletBalance(
+    customerId: string,
+    shortcode: string | null,
+    cents: number,
+    currency?: string,
+  ): Promise<Wallet | undefined>;
+  /** Keeps a token issued by `POST /v1/auth/token` (the adapter stores only its hash). */
+  putIssuedToken(token: IssuedToken): Promise<void>;
+  /** The customer owning an issued token not yet expired at `now`, compared in constant time. */
+  findCustomerByIssuedToken(token: string, now: number): Promise<Customer | undefined>;
+}
+
+/** The fields `Store.patchCustomer` may change; absent fields stay as they are. */
+export interface CustomerPatch {
+  readonly name?: string;
+  readonly tokens?: readonly string[];
+  readonly apiKey?: string;
+  readonly webhook?: WebhookEndpoint | null;
 }

@@ -22,30 +22,40 @@ export interface TimeKeeper {
 interface HeapEntry {
   readonly job: Job;
   readonly seq: number;
+  /** Set by cancel; the entry is dropped when it reaches the top. */
+  cancelled: boolean;
 }
 
+/**
+ * A binary min-heap ordered by (dueAt, insertion order), so jobs due at the
+ * same time run first-scheduled-first. Cancelling marks the entry (found
+ * through the id index in O(1)) instead of searching the array; marked
+ * entries are dropped when they surface. Push and pop are O(log n).
+ */
 class JobHeap {
   private readonly items: HeapEntry[] = [];
+  private readonly byId = new Map<string, HeapEntry>();
   private seq = 0;
-  private readonly cancelled = new Set<string>();
-  private live = 0;
 
   push(job: Job): void {
-    const entry = { job, seq: this.seq++ };
+    // Scheduling again under a live id replaces the earlier job.
+    this.cancel(job.id);
+    const entry: HeapEntry = { job, seq: this.seq++, cancelled: false };
     this.items.push(entry);
-    this.live++;
+    this.byId.set(job.id, entry);
     this.up(this.items.length - 1);
   }
 
   cancel(id: string): boolean {
-    if (!this.items.some((entry) => entry.job.id === id) || this.cancelled.has(id)) return false;
-    this.cancelled.add(id);
-    this.live--;
+    const entry = this.byId.get(id);
+    if (entry === undefined) return false;
+    entry.cancelled = true;
+    this.byId.delete(id);
     return true;
   }
 
   get size(): number {
-    return this.live;
+    return this.byId.size;
   }
 
   /** The earliest live job without removing it. */
@@ -59,15 +69,12 @@ class JobHeap {
     const top = this.items[0];
     if (top === undefined) return undefined;
     this.removeTop();
-    this.live--;
+    this.byId.delete(top.job.id);
     return top.job;
   }
 
   private dropCancelledTop(): void {
-    for (let top = this.items[0]; top !== undefined && this.cancelled.has(top.job.id); top = this.items[0]) {
-      this.cancelled.delete(top.job.id);
-      this.removeTop();
-    }
+    for (let top = this.items[0]; top?.cancelled === true; top = this.items[0]) this.removeTop();
   }
 
   private removeTop(): void {
@@ -124,6 +131,20 @@ export interface TimeKeeperOptions {
   readonly onError?: (error: unknown, job: Job) => void;
 }
 
+/**
+ * A clock and a scheduler over one job heap. Virtual mode: time stands still
+ * until `advance(ms)`, which runs every job falling due, in due order (ties in
+ * scheduling order), each with the clock at its due time — including jobs
+ * scheduled by handlers inside the window. Concurrent `advance` calls run one
+ * after another. Real mode: one wall-clock timer armed for the earliest job.
+ * Scheduling under the id of a job still waiting replaces that job.
+ *
+ * @example
+ * const time = createTimeKeeper({ mode: "virtual", startAt: 0 });
+ * time.scheduler.handle("ping", async (job) => console.log("ping at", time.clock.now()));
+ * await time.scheduler.schedule({ type: "ping", dueAt: 500, payload: null });
+ * await time.advance(1_000); // logs "ping at 500"; time.clock.now() === 1000
+ */
 export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
   const realNow = options.realNow ?? (() => Date.now());
   const heap = new JobHeap();
@@ -184,6 +205,19 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     timer.unref?.();
   }
 
+  let advancing: Promise<unknown> = Promise.resolve();
+
+  async function advanceNow(ms: number): Promise<void> {
+    const target = virtualNow + ms;
+    // Jobs scheduled by handlers inside the window run in this same advance.
+    for (let job = heap.peek(); job !== undefined && job.dueAt <= target; job = heap.peek()) {
+      heap.pop();
+      virtualNow = Math.max(virtualNow, job.dueAt);
+      await run(job);
+    }
+    virtualNow = target;
+  }
+
   const scheduler: Scheduler = {
     handle(type, handler) {
       handlers.set(type, handler);
@@ -208,17 +242,13 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     clock: { now },
     scheduler,
     mode: options.mode,
-    async advance(ms: number) {
-      if (options.mode !== "virtual") throw new Error("advance() needs a virtual clock");
-      if (!Number.isFinite(ms) || ms < 0) throw new RangeError("advance(ms) needs a finite ms >= 0");
-      const target = virtualNow + ms;
-      // Jobs scheduled by handlers inside the window run in this same advance.
-      for (let job = heap.peek(); job !== undefined && job.dueAt <= target; job = heap.peek()) {
-        heap.pop();
-        virtualNow = Math.max(virtualNow, job.dueAt);
-        await run(job);
-      }
-      virtualNow = target;
+    advance(ms: number) {
+      if (options.mode !== "virtual") return Promise.reject(new Error("advance() needs a virtual clock"));
+      if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance(ms) needs a finite ms >= 0"));
+      // Concurrent advances run one after another, each from where the previous one stopped.
+      const advanced = advancing.then(() => advanceNow(ms));
+      advancing = advanced.catch(() => undefined);
+      return advanced;
     },
     stop() {
       stopped = true;

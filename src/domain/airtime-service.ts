@@ -1,0 +1,204 @@
+/**
+ * The simulator's three operations and the admin transition, framework-free.
+ *
+ * `placeOrder` does its work in this order (DESIGN.md): normalise the request
+ * → idempotency → reference and balance → debit → insert the order at
+ * 0 Pending → start its lifecycle. Any failure before the order exists
+ * releases the idempotency key and gives back a debit, so the client can fix
+ * the cause and retry with the same key and reference.
+ */
+import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
+import { createCustomerAuthenticator } from "./customer-auth.ts";
+import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
+import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
+import type { Customer, Order, OrderFingerprint, Wallet } from "./model.ts";
+import { normaliseOrderRequest } from "./order-request.ts";
+import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
+import type { AirtimeService, OrderEvents, PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
+import { createStatusChanges } from "./status-changes.ts";
+
+export interface AirtimeServiceDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly ids: Ids;
+  readonly random: Random;
+  readonly events: OrderEvents;
+  readonly statusTable: StatusTable;
+  readonly lifecycle: LifecycleOptions;
+  /** How long an idempotency key binds its payload, on the simulator clock. Default 24 h. */
+  readonly idempotencyRetentionMs?: number;
+  /** Where a throwing `events` listener is reported (default: console.error); the change stands. */
+  readonly onEventError?: (error: unknown, order: Order) => void;
+}
+
+type Normalised = { readonly customer: Customer; readonly fingerprint: OrderFingerprint };
+
+/**
+ * Builds the domain service on the given ports. Registers the `order.step`
+ * job handler on the scheduler.
+ *
+ * @example
+ * const time = createTimeKeeper({ mode: "virtual", startAt: 0 });
+ * const service = createAirtimeService({
+ *   store: createMemoryStore(), clock: time.clock, scheduler: time.scheduler,
+ *   ids: createSequentialIds(), random: createSeededRandom(1), events: { statusChanged: async () => {} },
+ *   statusTable: DEFAULT_STATUS_TABLE, lifecycle: DEFAULT_LIFECYCLE,
+ * });
+ * const outcome = await service.placeOrder({ customerId: "cus_1",
+ *   request: { account: "0712345678", amountCents: 10_000, currency: "KES", reference: "r1", idempotencyKey: "k1" } });
+ * // outcome.kind === "placed", outcome.order.status === 0; after time.advance(2000) the order is 20 Success
+ */
+export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
+  const { store, clock, ids, random, statusTable, lifecycle } = deps;
+  const retentionMs = deps.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+  if (!(Number.isFinite(retentionMs) && retentionMs > 0)) throw new RangeError("idempotencyRetentionMs must be > 0");
+  assertLifecycleOptions(lifecycle, statusTable);
+  const pendingMessage = statusTable.get(PENDING_STATUS)?.message ?? "Pending";
+  const statusChanges = createStatusChanges(deps);
+  const sameKey = createKeyedQueue();
+  const authenticator = createCustomerAuthenticator({ store, clock });
+
+  async function walletOf(customerId: string, shortcode: string | null, currency: string): Promise<Wallet> {
+    const customer = await store.getCustomer(customerId);
+    return (
+      customer?.wallets.find((wallet) => wallet.shortcode === shortcode) ?? { shortcode, balanceCents: 0, currency }
+    );
+  }
+
+  /** Reference check, debit, insert, lifecycle: the part that runs once per order. */
+  async function commit(command: PlaceOrderCommand, fingerprint: OrderFingerprint): Promise<PlaceOrderOutcome> {
+    const { customerId } = command;
+    const { reference, shortcode, amountCents, currency } = fingerprint;
+    if (command.plan !== undefined) assertPlan(command.plan);
+    // Checked before the debit too, so a duplicate never shows as a passing dip in the balance;
+    // the atomic insert below still decides under a race.
+    if ((await store.getOrderByReference(customerId, reference)) !== undefined) {
+      return { kind: "duplicate_reference", reference };
+    }
+    if (command.forceInsufficient === true) {
+      return { kind: "insufficient_balance", reference, wallet: await walletOf(customerId, shortcode, currency) };
+    }
+    const debit = await store.debitWallet(customerId, shortcode, amountCents);
+    switch (debit.kind) {
+      case "debited":
+        break;
+      case "insufficient":
+        return { kind: "insufficient_balance", reference, wallet: debit.wallet };
+      case "unknown_wallet":
+        // The customer or wallet was removed after the request was normalised.
+        return { kind: "unknown_shortcode", shortcode: shortcode ?? "" };
+      default:
+        return assertNever(debit);
+    }
+
+    const now = clock.now();
+    const order: Order = {
+      id: ids.next("ord"),
+      customerId,
+      reference,
+      service: fingerprint.service,
+      account: fingerprint.account,
+      amountCents,
+      currency,
+      shortcode,
+      status: PENDING_STATUS,
+      message: pendingMessage,
+      createdAt: now,
+      updatedAt: now,
+      history: [{ status: PENDING_STATUS, message: pendingMessage, at: now }],
+      ...(command.request.idempotencyKey === undefined ? {} : { idempotencyKey: command.request.idempotencyKey }),
+      ...(command.webhookFaults === undefined ? {} : { webhookFaults: command.webhookFaults }),
+      plan: command.plan ?? createDefaultPlan(lifecycle, random),
+    };
+    if (!(await store.insertOrder(order))) {
+      await store.creditWallet(customerId, shortcode, amountCents);
+      return { kind: "duplicate_reference", reference };
+    }
+    if (command.request.idempotencyKey !== undefined) {
+      await store.completeIdempotencyKey(customerId, command.request.idempotencyKey, order.id);
+    }
+    return { kind: "placed", order: await statusChanges.start(order) };
+  }
+
+  /** Claims the key, or answers from the record it already holds. Runs alone per customer+key. */
+  async function placeWithKey(
+    command: PlaceOrderCommand,
+    key: string,
+    { fingerprint }: Normalised,
+  ): Promise<PlaceOrderOutcome> {
+    const text = fingerprintOrder(fingerprint);
+    const { customerId } = command;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const now = clock.now();
+      const claim = await store.claimIdempotencyKey(
+        { customerId, key, fingerprint: text, expiresAt: now + retentionMs },
+        now,
+      );
+      if (claim.kind === "claimed") {
+        try {
+          const outcome = await commit(command, fingerprint);
+          if (outcome.kind !== "placed") await store.releaseIdempotencyKey(customerId, key);
+          return outcome;
+        } catch (error) {
+          // Keep the key when the order exists already (a later step threw): retries must replay it.
+          const record = await store.getIdempotencyRecord(customerId, key, clock.now());
+          if (record?.orderId === undefined) await store.releaseIdempotencyKey(customerId, key);
+          throw error;
+        }
+      }
+      const { record } = claim;
+      if (record.fingerprint !== text) return { kind: "payload_mismatch" };
+      if (record.orderId === undefined) {
+        // Same-key requests of this process queue up, so only another process can hold the key in flight.
+        throw new Error(`idempotency key of ${customerId} is in flight in another process`);
+      }
+      const order = await store.getOrder(record.orderId);
+      if (order !== undefined) return { kind: "replayed", order };
+      // The record outlived its order (reset between the two): free it and claim afresh.
+      await store.releaseIdempotencyKey(customerId, key);
+    }
+    throw new Error("idempotency key could not be claimed");
+  }
+
+  return {
+    async placeOrder(command) {
+      const customer = await store.getCustomer(command.customerId);
+      if (customer === undefined) {
+        // Only when the customer was deleted after authenticating; there is no wallet to fund anything.
+        return { kind: "unknown_shortcode", shortcode: command.request.shortcode ?? "" };
+      }
+      const normalised = normaliseOrderRequest(customer, command.request);
+      if (normalised.kind !== "normalised") return normalised;
+      const key = command.request.idempotencyKey;
+      if (key === undefined) return commit(command, normalised.fingerprint);
+      return sameKey.run(`${command.customerId}\u0000${key}`, () =>
+        placeWithKey(command, key, { customer, fingerprint: normalised.fingerprint }),
+      );
+    },
+
+    getOrderByReference(customerId, reference) {
+      return store.getOrderByReference(customerId, reference);
+    },
+
+    async getBalance(customerId, shortcode) {
+      const customer = await store.getCustomer(customerId);
+      const wallets = customer?.wallets ?? [];
+      const wallet = wallets.find((candidate) => candidate.shortcode === (shortcode ?? null));
+      if (wallet === undefined) return { kind: "unknown_shortcode", shortcode: shortcode ?? "" };
+      return { kind: "balance", wallet, wallets };
+    },
+
+    forceTransition(orderId, status, message) {
+      return statusChanges.transition(orderId, status, message);
+    },
+
+    authenticate(token) {
+      return authenticator.authenticate(token);
+    },
+  };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,132 @@
+/**
+ * The one place an order's status changes, whether by a planned step or by an
+ * admin. The rules: only `isAllowedTransition` moves (a final status never
+ * changes, except Success → Reversed); entering a failed-class status refunds
+ * the funding wallet — exactly once, because a failed-class status is final
+ * and never left; every stored change is announced to `events`.
+ *
+ * Changes are compare-and-set on the order's version (its history length),
+ * so a planned step and an admin transition racing on one order cannot both
+ * win, and a refund cannot happen twice.
+ */
+import { isAllowedTransition, isFinalStatus, refundsWallet, type StatusTable } from "../contract/status-codes.ts";
+import { countImmediateSteps, isOrderStepPayload, ORDER_STEP_JOB, type OrderStepPayload } from "./lifecycle.ts";
+import type { Order, PlannedTransition, Wallet } from "./model.ts";
+import type { Clock, Job, Scheduler, Store } from "./ports.ts";
+import type { OrderEvents, TransitionOutcome } from "./service-types.ts";
+
+export interface StatusChangesDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly events: OrderEvents;
+  readonly statusTable: StatusTable;
+  /** Where a throwing event listener is reported; the change itself stands. */
+  readonly onEventError?: (error: unknown, order: Order) => void;
+}
+
+export interface StatusChanges {
+  /** Moves the order to `status` if the rules allow it, refunds and announces. */
+  transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;
+  /**
+   * Starts a freshly inserted order's plan: applies the steps due at once,
+   * schedules the first later one. Returns the order as it now stands.
+   */
+  start(order: Order): Promise<Order>;
+}
+
+export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
+  const { store, clock, scheduler, events, statusTable } = deps;
+  const onEventError =
+    deps.onEventError ??
+    ((error: unknown, order: Order) => {
+      console.error(`status change listener failed for order ${order.id}:`, error);
+    });
+
+  async function walletOf(order: Order): Promise<Wallet> {
+    const customer = await store.getCustomer(order.customerId);
+    const wallet = customer?.wallets.find((candidate) => candidate.shortcode === order.shortcode);
+    // The customer may have been deleted meanwhile; report an empty wallet rather than fail the change.
+    return wallet ?? { shortcode: order.shortcode, balanceCents: 0, currency: order.currency };
+  }
+
+  async function transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome> {
+    for (;;) {
+      const order = await store.getOrder(orderId);
+      if (order === undefined) return { kind: "not_found" };
+      if (!isAllowedTransition(statusTable, order.status, status)) {
+        return { kind: "invalid_transition", from: order.status, to: status };
+      }
+      const now = clock.now();
+      const text = message ?? statusTable.get(status)?.message ?? String(status);
+      const next: Order = {
+        ...order,
+        status,
+        message: text,
+        updatedAt: now,
+        history: [...order.history, { status, message: text, at: now }],
+      };
+      // Lost the race: re-read and judge the move again against the new status.
+      if (!(await store.updateOrderIf(next, order.history.length))) continue;
+
+      let wallet: Wallet;
+      if (refundsWallet(statusTable, status) && !refundsWallet(statusTable, order.status)) {
+        const credit = await store.creditWallet(order.customerId, order.shortcode, order.amountCents);
+        wallet = credit.kind === "unknown_wallet" ? await walletOf(order) : credit.wallet;
+      } else {
+        wallet = await walletOf(order);
+      }
+      try {
+        await events.statusChanged({
+          order: next,
+          previousStatus: order.status,
+          final: isFinalStatus(statusTable, status),
+          wallet,
+        });
+      } catch (error) {
+        onEventError(error, next);
+      }
+      return { kind: "transitioned", order: next };
+    }
+  }
+
+  async function applyStep(orderId: string, step: PlannedTransition): Promise<void> {
+    // A step the order can no longer take (an admin got there first) is skipped silently.
+    await transition(orderId, step.status, step.message);
+  }
+
+  async function scheduleStep(orderId: string, stepIndex: number, dueAt: number): Promise<void> {
+    const payload: OrderStepPayload = { orderId, stepIndex };
+    await scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
+  }
+
+  async function runStepJob(job: Job): Promise<void> {
+    if (!isOrderStepPayload(job.payload)) throw new Error(`malformed ${ORDER_STEP_JOB} payload`);
+    const { orderId, stepIndex } = job.payload;
+    const order = await store.getOrder(orderId);
+    const step = order?.plan?.steps[stepIndex];
+    // The order was reset away, or the plan is done.
+    if (step === undefined) return;
+    await applyStep(orderId, step);
+    const following = order?.plan?.steps[stepIndex + 1];
+    // Counted from this step's due time, not from when it ran, so timing stays exact.
+    if (following !== undefined) await scheduleStep(orderId, stepIndex + 1, job.dueAt + following.afterMs);
+  }
+
+  scheduler.handle(ORDER_STEP_JOB, runStepJob);
+
+  return {
+    transition,
+    async start(order) {
+      const steps = order.plan?.steps ?? [];
+      const immediate = countImmediateSteps({ steps });
+      for (let index = 0; index < immediate; index++) {
+        const step = steps[index];
+        if (step !== undefined) await applyStep(order.id, step);
+      }
+      const first = steps[immediate];
+      if (first !== undefined) await scheduleStep(order.id, immediate, order.createdAt + first.afterMs);
+      return (await store.getOrder(order.id)) ?? order;
+    },
+  };
+}

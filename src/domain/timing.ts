@@ -1,0 +1,174 @@
+/**
+ * How long an order stays pending: a fixed delay, a uniform range or a
+ * lognormal distribution (long-tailed, like real operator latency). One
+ * written syntax for the CLI, config files and scenarios:
+ *
+ * | text                | timing                                   |
+ * |---------------------|------------------------------------------|
+ * | `2s`, `500ms`, `1m` | fixed                                    |
+ * | `1s..3s`            | uniform between the two bounds           |
+ * | `lognormal:2s,0.5`  | lognormal with median 2 s and sigma 0.5  |
+ *
+ * Durations are a non-negative decimal number with a unit `ms`, `s`, `m` or
+ * `h` (`0` alone is allowed). Sampled delays are whole milliseconds.
+ */
+import { z } from "zod";
+import type { Random } from "./ports.ts";
+
+export type Timing =
+  | { readonly kind: "fixed"; readonly ms: number }
+  | { readonly kind: "uniform"; readonly minMs: number; readonly maxMs: number }
+  | { readonly kind: "lognormal"; readonly medianMs: number; readonly sigma: number };
+
+/** Pending → final after 2 s unless configured otherwise. */
+export const DEFAULT_TIMING: Timing = { kind: "fixed", ms: 2000 };
+
+export type TimingParseResult =
+  | { readonly ok: true; readonly timing: Timing }
+  | { readonly ok: false; readonly error: string };
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)$/;
+
+/**
+ * Parses one duration (`500ms`, `2s`, `1.5s`, `1m`, `0`) to milliseconds.
+ *
+ * @example
+ * parseDuration("1.5s"); // { ok: true, ms: 1500 }
+ * parseDuration("soon"); // { ok: false, error: "…" }
+ */
+export function parseDuration(
+  text: string,
+): { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly error: string } {
+  const trimmed = text.trim();
+  if (trimmed === "0") return { ok: true, ms: 0 };
+  const match = DURATION_PATTERN.exec(trimmed);
+  const unit = match?.[2] === undefined ? undefined : UNIT_MS[match[2]];
+  if (match?.[1] === undefined || unit === undefined) {
+    return { ok: false, error: `"${text}" is not a duration (expected e.g. 500ms, 2s, 1.5s, 1m)` };
+  }
+  return { ok: true, ms: Math.round(Number(match[1]) * unit) };
+}
+
+/**
+ * Parses the timing syntax. Never throws: bad text gives `{ok: false, error}`.
+ *
+ * @example
+ * parseTiming("2s");               // { ok: true, timing: { kind: "fixed", ms: 2000 } }
+ * parseTiming("1s..3s");           // { ok: true, timing: { kind: "uniform", minMs: 1000, maxMs: 3000 } }
+ * parseTiming("lognormal:2s,0.5"); // { ok: true, timing: { kind: "lognormal", medianMs: 2000, sigma: 0.5 } }
+ */
+export function parseTiming(text: string): TimingParseResult {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("lognormal:")) {
+    const parts = trimmed.slice("lognormal:".length).split(",");
+    if (parts.length !== 2) return { ok: false, error: `"${text}": expected lognormal:<median>,<sigma>` };
+    const median = parseDuration(parts[0] ?? "");
+    if (!median.ok) return median;
+    const sigmaText = (parts[1] ?? "").trim();
+    const sigma = Number(sigmaText);
+    if (sigmaText === "" || !Number.isFinite(sigma) || sigma < 0) {
+      return { ok: false, error: `"${text}": sigma must be a number >= 0` };
+    }
+    if (median.ms <= 0) return { ok: false, error: `"${text}": the median must be above 0` };
+    return { ok: true, timing: { kind: "lognormal", medianMs: median.ms, sigma } };
+  }
+  if (trimmed.includes("..")) {
+    const parts = trimmed.split("..");
+    if (parts.length !== 2) return { ok: false, error: `"${text}": expected <min>..<max>` };
+    const min = parseDuration(parts[0] ?? "");
+    if (!min.ok) return min;
+    const max = parseDuration(parts[1] ?? "");
+    if (!max.ok) return max;
+    if (min.ms > max.ms) return { ok: false, error: `"${text}": the lower bound is above the upper bound` };
+    return { ok: true, timing: { kind: "uniform", minMs: min.ms, maxMs: max.ms } };
+  }
+  const fixed = parseDuration(trimmed);
+  if (!fixed.ok) return fixed;
+  return { ok: true, timing: { kind: "fixed", ms: fixed.ms } };
+}
+
+/** Writes a timing back in the syntax `parseTiming` reads (durations in ms). */
+export function formatTiming(timing: Timing): string {
+  switch (timing.kind) {
+    case "fixed":
+      return `${timing.ms}ms`;
+    case "uniform":
+      return `${timing.minMs}ms..${timing.maxMs}ms`;
+    case "lognormal":
+      return `lognormal:${timing.medianMs}ms,${timing.sigma}`;
+    default:
+      return assertNever(timing);
+  }
+}
+
+/** A standard normal draw by the Box–Muller transform (two uniforms in, one normal out). */
+export function sampleStandardNormal(random: Random): number {
+  // 1 - u lies in (0, 1], so the logarithm is finite.
+  const u1 = 1 - random.next();
+  const u2 = random.next();
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
+
+/**
+ * A delay in whole milliseconds drawn from `timing`. Fixed timings draw
+ * nothing from `random`; uniform draws one number, lognormal two.
+ *
+ * @example
+ * sampleDelay({ kind: "uniform", minMs: 1000, maxMs: 3000 }, createSeededRandom(1)); // 1000..3000
+ */
+export function sampleDelay(timing: Timing, random: Random): number {
+  switch (timing.kind) {
+    case "fixed":
+      return timing.ms;
+    case "uniform":
+      // Inclusive of both bounds: there are max - min + 1 whole values.
+      return timing.minMs + Math.floor(random.next() * (timing.maxMs - timing.minMs + 1));
+    case "lognormal":
+      return Math.max(0, Math.round(timing.medianMs * Math.exp(timing.sigma * sampleStandardNormal(random))));
+    default:
+      return assertNever(timing);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected timing ${JSON.stringify(value)}`);
+}
+
+const Milliseconds = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** A timing as structured data (what `parseTiming` returns). */
+export const TimingSchema = z
+  .discriminatedUnion("kind", [
+    z.object({ kind: z.literal("fixed"), ms: Milliseconds }),
+    z
+      .object({ kind: z.literal("uniform"), minMs: Milliseconds, maxMs: Milliseconds })
+      .refine((t) => t.minMs <= t.maxMs, { message: "minMs must not exceed maxMs", path: ["maxMs"] }),
+    z.object({
+      kind: z.literal("lognormal"),
+      medianMs: Milliseconds.min(1),
+      sigma: z.number().min(0).max(10),
+    }),
+  ])
+  .meta({ id: "Timing", description: "Pending → final delay: fixed, uniform range or lognormal." });
+
+/**
+ * A timing written as text (`2s`, `1s..3s`, `lognormal:2s,0.5`), parsed to a
+ * `Timing`. It carries a transform, so generate JSON Schema from it with
+ * `io: "input"`.
+ */
+export const TimingTextSchema = z
+  .string()
+  .transform((text, ctx): Timing => {
+    const parsed = parseTiming(text);
+    if (parsed.ok) return parsed.timing;
+    ctx.issues.push({ code: "custom", message: parsed.error, input: text });
+    return z.NEVER;
+  })
+  .meta({
+    description: "Timing as text: `2s`, `500ms`, `1s..3s` (uniform) or `lognormal:2s,0.5` (median, sigma).",
+    examples: ["2s", "1s..3s", "lognormal:2s,0.5"],
+  });
+
+/** Either form, for config files and scenarios: text or structured. */
+export const TimingInputSchema = z.union([TimingTextSchema, TimingSchema]);

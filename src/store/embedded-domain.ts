@@ -1,0 +1,114 @@
+/**
+ * The whole domain on the embedded adapters (memory store, in-process clock
+ * and scheduler), wired in one call — for tests and for the simulator.
+ * It lives beside the adapters because the domain itself never imports them.
+ */
+import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contract/status-codes.ts";
+import { createAirtimeService } from "../domain/airtime-service.ts";
+import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
+import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../domain/idempotency.ts";
+import { createIds, createSequentialIds } from "../domain/ids.ts";
+import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
+import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
+import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
+import { createSeededRandom } from "../domain/random.ts";
+import type { AirtimeService } from "../domain/service-types.ts";
+import type { Timing } from "../domain/timing.ts";
+import { createMemoryStore } from "./memory-store.ts";
+import { createTimeKeeper, type TimeKeeper } from "./memory-time.ts";
+
+export interface EmbeddedDomainOptions {
+  /** `virtual` (default): nothing happens until `time.advance(ms)`. `real`: wall-clock timers. */
+  readonly clock?: "virtual" | "real";
+  /** Start of virtual time, ms since the epoch (default: now). */
+  readonly startAt?: number;
+  /** Seed of the one random source (ids, delays, failure coins). Default 1. */
+  readonly seed?: number;
+  /** `random` (default): `ord_` + 20 base32 characters; `sequential`: `ord_1`, `ord_2`, … */
+  readonly ids?: "random" | "sequential";
+  /** Pending → final delay (default fixed 2 s). */
+  readonly timing?: Timing;
+  /** Share of orders that fail, 0..1 (default 0). */
+  readonly failureRate?: number;
+  /** Final status of a failing order (default 2 Failed). */
+  readonly failureStatus?: number;
+  readonly statusTable?: StatusTable;
+  /** Default 24 h. */
+  readonly idempotencyRetentionMs?: number;
+  /** Another Store adapter (default: a fresh memory store). */
+  readonly store?: Store;
+  /** Generated customer secrets: `crypto` (default) or `seeded` from the random source. */
+  readonly secrets?: "crypto" | "seeded";
+  /** Called when a scheduled job throws (default: console.error). */
+  readonly onJobError?: (error: unknown, job: Job) => void;
+}
+
+export interface EmbeddedDomain {
+  readonly store: Store;
+  /** The clock and scheduler together; `time.advance(ms)` in virtual mode. */
+  readonly time: TimeKeeper;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly ids: Ids;
+  readonly random: Random;
+  readonly statusTable: StatusTable;
+  /** Subscribe status-change listeners here (webhooks, probes). */
+  readonly events: OrderEventBus;
+  readonly service: AirtimeService;
+  readonly customers: CustomerDirectory;
+}
+
+/**
+ * @example
+ * const domain = createEmbeddedDomain({ clock: "virtual", startAt: 0, ids: "sequential" });
+ * const made = await domain.customers.create({ id: "cus_demo", tokens: ["demo"], wallets: [{ balanceCents: 100_000 }] });
+ * const placed = await domain.service.placeOrder({ customerId: "cus_demo",
+ *   request: { account: "0712345678", amountCents: 5_000, currency: "KES", reference: "r1" } });
+ * await domain.time.advance(2_000); // the order is now 20 Success
+ */
+export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): EmbeddedDomain {
+  const store = options.store ?? createMemoryStore();
+  const time = createTimeKeeper({
+    mode: options.clock ?? "virtual",
+    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+    ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
+  });
+  const random = createSeededRandom(options.seed ?? 1);
+  const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
+  const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
+  const events = createOrderEventBus();
+  const service = createAirtimeService({
+    store,
+    clock: time.clock,
+    scheduler: time.scheduler,
+    ids,
+    random,
+    events: events.events,
+    statusTable,
+    lifecycle: {
+      timing: options.timing ?? DEFAULT_LIFECYCLE.timing,
+      failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
+      failureStatus: options.failureStatus ?? FAILED_STATUS,
+    },
+    idempotencyRetentionMs: options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
+  });
+  const customers = createCustomerDirectory({
+    store,
+    ids,
+    random,
+    clock: time.clock,
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+  });
+  return {
+    store,
+    time,
+    clock: time.clock,
+    scheduler: time.scheduler,
+    ids,
+    random,
+    statusTable,
+    events,
+    service,
+    customers,
+  };
+}

@@ -1,0 +1,296 @@
+/**
+ * The embedded Store: plain maps in this process. Every method the port calls
+ * atomic runs its check and its write in one synchronous stretch (no await in
+ * between), which is what makes it atomic on Node's single thread.
+ *
+ * Records are copied in and frozen, so nothing a caller holds — neither the
+ * object it passed in nor one it got back — can change stored state. Reads
+ * hand out the frozen record itself (no copy on the hot path); lists are new
+ * arrays.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
+import type { ClaimResult, CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
+
+interface TokenEntry {
+  readonly digest: Buffer;
+  readonly customerId: string;
+}
+
+interface IssuedEntry extends TokenEntry {
+  readonly expiresAt: number;
+}
+
+/** Frozen deep copy: the stored record can change only by being replaced. */
+function freezeCopy<T>(value: T): T {
+  return deepFreeze(structuredClone(value));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function digestOf(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+/**
+ * Tokens are found by the SHA-256 digest of what the caller sent: the map
+ * lookup then depends only on a digest an attacker cannot steer byte by
+ * byte, and the final check compares digests with `timingSafeEqual`.
+ */
+function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: string): E | undefined {
+  const digest = digestOf(token);
+  const entry = index.get(digest.toString("hex"));
+  if (entry === undefined || !timingSafeEqual(entry.digest, digest)) return undefined;
+  return entry;
+}
+
+function keyOf(customerId: string, key: string): string {
+  return `${customerId}\u0000${key}`;
+}
+
+function assertCents(cents: number): void {
+  if (!Number.isSafeInteger(cents) || cents < 0)
+    throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
+}
+
+/**
+ * A Store kept in memory. `reset()` empties it; `reset(customerId)` removes
+ * that customer's orders, idempotency keys and issued tokens but keeps the
+ * customer and its wallets.
+ *
+ * @example
+ * const store = createMemoryStore();
+ * await store.putCustomer({ id: "cus_1", name: "Shop", tokens: ["t"], apiKey: "k",
+ *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
+ * await store.debitWallet("cus_1", null, 2_500); // { kind: "debited", wallet: { balanceCents: 7_500, … } }
+ */
+export function createMemoryStore(): Store {
+  const customers = new Map<string, Customer>();
+  const tokens = new Map<string, TokenEntry>();
+  const issued = new Map<string, IssuedEntry>();
+  const orders = new Map<string, Order>();
+  /** customerId → reference → order id */
+  const references = new Map<string, Map<string, string>>();
+  /** `customerId\0key` → record; insertion order is expiry order while retention is constant. */
+  const keys = new Map<string, IdempotencyRecord>();
+
+  function indexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const digest = digestOf(token);
+      tokens.set(digest.toString("hex"), { digest, customerId: customer.id });
+    }
+  }
+
+  function unindexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const hex = digestOf(token).toString("hex");
+      if (tokens.get(hex)?.customerId === customer.id) tokens.delete(hex);
+    }
+  }
+
+  /** Replaces one wallet of a stored customer; the caller has checked it exists. */
+  function replaceWallet(customer: Customer, index: number, wallet: Wallet): Wallet {
+    const frozenWallet = Object.freeze({ ...wallet });
+    const wallets = customer.wallets.slice();
+    wallets[index] = frozenWallet;
+    customers.set(customer.id, Object.freeze({ ...customer, wallets: Object.freeze(wallets) }));
+    return frozenWallet;
+  }
+
+  function removeCustomerData(customerId: string): void {
+    for (const [id, order] of orders) if (order.customerId === customerId) orders.delete(id);
+    references.delete(customerId);
+    const prefix = `${customerId}\u0000`;
+    for (const composite of keys.keys()) if (composite.startsWith(prefix)) keys.delete(composite);
+    for (const [hex, entry] of issued) if (entry.customerId === customerId) issued.delete(hex);
+  }
+
+  /** Drops expired keys from the front; stops at the first live one (amortised O(1) per claim). */
+  function sweepExpiredKeys(now: number): void {
+    for (const [composite, record] of keys) {
+      if (record.expiresAt > now) return;
+      keys.delete(composite);
+    }
+  }
+
+  function liveKey(customerId: string, key: string, now: number): IdempotencyRecord | undefined {
+    const record = keys.get(keyOf(customerId, key));
+    return record !== undefined && record.expiresAt > now ? record : undefined;
+  }
+
+  return {
+    async putCustomer(customer) {
+      const previous = customers.get(customer.id);
+      if (previous !== undefined) unindexTokens(previous);
+      const stored = freezeCopy(customer);
+      customers.set(stored.id, stored);
+      indexTokens(stored);
+    },
+    async getCustomer(id) {
+      return customers.get(id);
+    },
+    async listCustomers() {
+      return [...customers.values()];
+    },
+    async deleteCustomer(id) {
+      const customer = customers.get(id);
+      if (customer !== undefined) unindexTokens(customer);
+      customers.delete(id);
+      removeCustomerData(id);
+    },
+    async findCustomerByToken(token) {
+      const entry = matchToken(tokens, token);
+      return entry === undefined ? undefined : customers.get(entry.customerId);
+    },
+
+    async debitWallet(customerId, shortcode, cents) {
+      assertCents(cents);
+      const customer = customers.get(customerId);
+      const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
+      const wallet = customer?.wallets[index];
+      if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" } satisfies DebitResult;
+      if (wallet.balanceCents < cents) return { kind: "insufficient", wallet };
+      return {
+        kind: "debited",
+        wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents - cents }),
+      };
+    },
+    async creditWallet(customerId, shortcode, cents) {
+      assertCents(cents);
+      const customer = customers.get(customerId);
+      const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
+      const wallet = customer?.wallets[index];
+      if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
+      return {
+        kind: "debited",
+        wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents + cents }),
+      };
+    },
+    async setWalletBalance(customerId, shortcode, cents, currency) {
+      assertCents(cents);
+      const customer = customers.get(customerId);
+      if (customer === undefined) return undefined;
+      const index = customer.wallets.findIndex((wallet) => wallet.shortcode === shortcode);
+      const existing = customer.wallets[index];
+      if (existing !== undefined) {
+        return replaceWallet(customer, index, {
+          ...existing,
+          balanceCents: cents,
+          currency: currency ?? existing.currency,
+        });
+      }
+      const wallet = Object.freeze({ shortcode, balanceCents: cents, currency: currency ?? "KES" });
+      customers.set(customer.id, Object.freeze({ ...customer, wallets: Object.freeze([...customer.wallets, wallet]) }));
+      return wallet;
+    },
+    async patchCustomer(id, patch: CustomerPatch) {
+      const customer = customers.get(id);
+      if (customer === undefined) return undefined;
+      const copy = freezeCopy(patch);
+      const { webhook: previousWebhook, ...rest } = customer;
+      const webhook = copy.webhook === undefined ? previousWebhook : (copy.webhook ?? undefined);
+      const updated: Customer = {
+        ...rest,
+        name: copy.name ?? customer.name,
+        tokens: copy.tokens ?? customer.tokens,
+        apiKey: copy.apiKey ?? customer.apiKey,
+        ...(webhook === undefined ? {} : { webhook }),
+      };
+      unindexTokens(customer);
+      const stored = Object.freeze(updated);
+      customers.set(id, stored);
+      indexTokens(stored);
+      return stored;
+    },
+
+    async insertOrder(order) {
+      let byReference = references.get(order.customerId);
+      if (byReference?.has(order.reference)) return false;
+      if (byReference === undefined) {
+        byReference = new Map();
+        references.set(order.customerId, byReference);
+      }
+      const stored = freezeCopy(order);
+      byReference.set(stored.reference, stored.id);
+      orders.set(stored.id, stored);
+      return true;
+    },
+    async updateOrder(order) {
+      // An order removed by a reset stays removed.
+      if (orders.has(order.id)) orders.set(order.id, freezeCopy(order));
+    },
+    async updateOrderIf(order, expectedVersion) {
+      const current = orders.get(order.id);
+      if (current === undefined || current.history.length !== expectedVersion) return false;
+      orders.set(order.id, freezeCopy(order));
+      return true;
+    },
+    async getOrder(id) {
+      return orders.get(id);
+    },
+    async getOrderByReference(customerId, reference) {
+      const id = references.get(customerId)?.get(reference);
+      return id === undefined ? undefined : orders.get(id);
+    },
+    async listOrders(filter) {
+      const all = [...orders.values()];
+      const customerId = filter?.customerId;
+      return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
+    },
+
+    async claimIdempotencyKey(record, now) {
+      sweepExpiredKeys(now);
+      const existing = liveKey(record.customerId, record.key, now);
+      if (existing !== undefined) return { kind: "existing", record: existing } satisfies ClaimResult;
+      const composite = keyOf(record.customerId, record.key);
+      // Delete first so a re-claimed key moves to the back (keeps expiry order).
+      keys.delete(composite);
+      keys.set(composite, freezeCopy(record));
+      return { kind: "claimed" };
+    },
+    async completeIdempotencyKey(customerId, key, orderId) {
+      const composite = keyOf(customerId, key);
+      const record = keys.get(composite);
+      if (record !== undefined) keys.set(composite, Object.freeze({ ...record, orderId }));
+    },
+    async releaseIdempotencyKey(customerId, key) {
+      keys.delete(keyOf(customerId, key));
+    },
+    async getIdempotencyRecord(customerId, key, now) {
+      return liveKey(customerId, key, now);
+    },
+
+    async putIssuedToken(token: IssuedToken) {
+      const digest = digestOf(token.token);
+      issued.set(digest.toString("hex"), { digest, customerId: token.customerId, expiresAt: token.expiresAt });
+    },
+    async findCustomerByIssuedToken(token, now) {
+      const entry = matchToken(issued, token);
+      if (entry === undefined) return undefined;
+      if (entry.expiresAt <= now) {
+        issued.delete(entry.digest.toString("hex"));
+        return undefined;
+      }
+      return customers.get(entry.customerId);
+    },
+
+    async reset(customerId) {
+      if (customerId !== undefined) {
+        removeCustomerData(customerId);
+        return;
+      }
+      customers.clear();
+      tokens.clear();
+      issued.clear();
+      orders.clear();
+      references.clear();
+      keys.clear();
+    },
+  };
+}

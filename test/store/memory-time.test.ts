@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Job } from "../../src/domain/ports.ts";
+import { createTimeKeeper } from "../../src/store/memory-time.ts";
+
+function virtual() {
+  const errors: unknown[] = [];
+  const time = createTimeKeeper({ mode: "virtual", startAt: 0, onError: (error) => errors.push(error) });
+  const ran: { id: string; at: number; payload: unknown }[] = [];
+  time.scheduler.handle("t", async (job: Job) => {
+    ran.push({ id: job.id, at: time.clock.now(), payload: job.payload });
+  });
+  return { time, ran, errors };
+}
+
+describe("virtual time keeper", () => {
+  it("does nothing until advanced", async () => {
+    const { time, ran } = virtual();
+    await time.scheduler.schedule({ type: "t", dueAt: 10, payload: null });
+    expect(ran).toEqual([]);
+    expect(time.clock.now()).toBe(0);
+    await time.advance(9);
+    expect(ran).toEqual([]);
+    await time.advance(1);
+    expect(ran).toHaveLength(1);
+  });
+
+  it("runs due jobs in due order, ties in scheduling order, each at its own time", async () => {
+    const { time, ran } = virtual();
+    for (const [id, dueAt] of [
+      ["c", 30],
+      ["a", 10],
+      ["b2", 20],
+      ["b1", 20],
+      ["late", 100],
+    ] as const) {
+      await time.scheduler.schedule({ id, type: "t", dueAt, payload: id });
+    }
+    await time.advance(50);
+    expect(ran.map((r) => [r.id, r.at])).toEqual([
+      ["a", 10],
+      ["b2", 20],
+      ["b1", 20],
+      ["c", 30],
+    ]);
+    expect(time.clock.now()).toBe(50);
+    expect(await time.scheduler.size()).toBe(1);
+  });
+
+  it("runs jobs scheduled by a handler inside the window in the same advance", async () => {
+    const { time, ran } = virtual();
+    time.scheduler.handle("chain", async (job) => {
+      const n = job.payload as number;
+      ran.push({ id: `chain${n}`, at: time.clock.now(), payload: n });
+      if (n < 5) await time.scheduler.schedule({ type: "chain", dueAt: job.dueAt + 10, payload: n + 1 });
+    });
+    await time.scheduler.schedule({ type: "chain", dueAt: 10, payload: 1 });
+    await time.advance(35);
+    expect(ran.map((r) => r.at)).toEqual([10, 20, 30]);
+    await time.advance(100);
+    expect(ran.map((r) => r.at)).toEqual([10, 20, 30, 40, 50]);
+  });
+
+  it("cancels a job, once", async () => {
+    const { time, ran } = virtual();
+    const keep = await time.scheduler.schedule({ type: "t", dueAt: 5, payload: "keep" });
+    const drop = await time.scheduler.schedule({ type: "t", dueAt: 5, payload: "drop" });
+    expect(await time.scheduler.cancel(drop)).toBe(true);
+    expect(await time.scheduler.cancel(drop)).toBe(false);
+    expect(await time.scheduler.size()).toBe(1);
+    await time.advance(5);
+    expect(ran.map((r) => r.payload)).toEqual(["keep"]);
+    expect(await time.scheduler.cancel(keep)).toBe(false);
+    expect(await time.scheduler.cancel("never-scheduled")).toBe(false);
+  });
+
+  it("replaces a live job scheduled again under the same id", async () => {
+    const { time, ran } = virtual();
+    await time.scheduler.schedule({ id: "x", type: "t", dueAt: 5, payload: "first" });
+    await time.scheduler.schedule({ id: "x", type: "t", dueAt: 7, payload: "second" });
+    expect(await time.scheduler.size()).toBe(1);
+    await time.advance(10);
+    expect(ran.map((r) => [r.payload, r.at])).toEqual([["second", 7]]);
+  });
+
+  it("serialises concurrent advances: each starts where the previous stopped", async () => {
+    const { time, ran } = virtual();
+    time.scheduler.handle("slow", async (job) => {
+      // A handler that yields several times, as store calls do.
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      ran.push({ id: job.id, at: time.clock.now(), payload: null });
+    });
+    for (let i = 1; i <= 6; i++)
+      await time.scheduler.schedule({ id: `j${i}`, type: "slow", dueAt: i * 10, payload: null });
+    await Promise.all([time.advance(20), time.advance(20), time.advance(20)]);
+    expect(ran.map((r) => [r.id, r.at])).toEqual([
+      ["j1", 10],
+      ["j2", 20],
+      ["j3", 30],
+      ["j4", 40],
+      ["j5", 50],
+      ["j6", 60],
+    ]);
+    expect(time.clock.now()).toBe(60);
+  });
+
+  it("reports a throwing handler and keeps going", async () => {
+    const { time, ran, errors } = virtual();
+    time.scheduler.handle("boom", async () => {
+      throw new Error("boom");
+    });
+    await time.scheduler.schedule({ type: "boom", dueAt: 1, payload: null });
+    await time.scheduler.schedule({ type: "nobody-handles", dueAt: 2, payload: null });
+    await time.scheduler.schedule({ type: "t", dueAt: 3, payload: "after" });
+    await time.advance(3);
+    expect(errors).toHaveLength(2);
+    expect(ran.map((r) => r.payload)).toEqual(["after"]);
+  });
+
+  it("refuses a negative advance and advance() in real mode", async () => {
+    const { time } = virtual();
+    await expect(time.advance(-1)).rejects.toThrow(RangeError);
+    const real = createTimeKeeper({ mode: "real" });
+    await expect(real.advance(1)).rejects.toThrow(/virtual/);
+    real.stop();
+  });
+
+  it("runs 50,000 jobs scheduled in scrambled order in due order, minus the cancelled ones", async () => {
+    const { time, ran } = virtual();
+    const ids: string[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      ids.push(await time.scheduler.schedule({ type: "t", dueAt: (i * 7919) % 50_000, payload: i }));
+    }
+    for (let i = 0; i < 50_000; i += 10) await time.scheduler.cancel(ids[i]!);
+    expect(await time.scheduler.size()).toBe(45_000);
+    await time.advance(50_000);
+    expect(ran).toHaveLength(45_000);
+    expect(ran.every((r, i) => i === 0 || ran[i - 1]!.at <= r.at)).toBe(true);
+    expect(ran.some((r) => (r.payload as number) % 10 === 0)).toBe(false);
+  });
+});
+
+describe("real time keeper", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("fires each job when its due time arrives, not before", async () => {
+    vi.useFakeTimers({ now: 1_000 });
+    const time = createTimeKeeper({ mode: "real" });
+    const fired: [string, number][] = [];
+    time.scheduler.handle("t", async (job) => {
+      fired.push([job.payload as string, Date.now()]);
+    });
+    await time.scheduler.schedule({ type: "t", dueAt: 1_500, payload: "later" });
+    await time.scheduler.schedule({ type: "t", dueAt: 1_200, payload: "sooner" });
+    await vi.advanceTimersByTimeAsync(199);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fired).toEqual([["sooner", 1_200]]);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(fired).toEqual([
+      ["sooner", 1_200],
+      ["later", 1_500],
+    ]);
+    time.stop();
+  });
+
+  it("runs a job due in the past at once, and nothing after stop", async () => {
+    vi.useFakeTimers({ now: 5_000 });
+    const time = createTimeKeeper({ mode: "real" });
+    const fired: string[] = [];
+    time.scheduler.handle("t", async (job) => {
+      fired.push(job.payload as string);
+    });
+    await time.scheduler.schedule({ type: "t", dueAt: 1, payload: "overdue" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fired).toEqual(["overdue"]);
+    await time.scheduler.schedule({ type: "t", dueAt: 6_000, payload: "never" });
+    time.stop();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(fired).toEqual(["overdue"]);
+  });
+
+  it("re-arms for a sooner job and skips a cancelled one", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const time = createTimeKeeper({ mode: "real" });
+    const fired: string[] = [];
+    time.scheduler.handle("t", async (job) => {
+      fired.push(job.payload as string);
+    });
+    const far = await time.scheduler.schedule({ type: "t", dueAt: 1_000, payload: "far" });
+    await time.scheduler.schedule({ type: "t", dueAt: 100, payload: "near" });
+    await time.scheduler.cancel(far);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(fired).toEqual(["near"]);
+    time.stop();
+  });
+});
