@@ -34,6 +34,8 @@ export interface SimulatorPlugin {
    * written, when the order asks for it (webhook sent before the response).
    */
   beforeResponse?(order: Order): Promise<void>;
+  /** Told of an admin reset (all, or one customer) so per-customer state is forgotten too. */
+  reset?(customerId?: string): Promise<void>;
   /** Awaited until background work started so far (webhook attempts) has settled. */
   settle?(): Promise<void>;
   close?(): Promise<void>;

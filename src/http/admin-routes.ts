@@ -1,0 +1,233 @@
+/**
+ * The admin API under `/_sim`, behind its own bearer token: reset,
+ * customers, orders, clock and journal, plus the routes plugins register.
+ * Bodies are validated with the schemas in `src/contract/admin-schemas.ts`;
+ * the work itself is done by the simulator's `AdminControls`.
+ */
+import { Router } from "express";
+import {
+  AdminClockAdvanceRequestSchema,
+  type AdminCreateCustomerRequest,
+  AdminCreateCustomerRequestSchema,
+  AdminJournalQuerySchema,
+  AdminOrderQuerySchema,
+  AdminTransitionRequestSchema,
+  type AdminUpdateCustomerRequest,
+  AdminUpdateCustomerRequestSchema,
+  type TransitionAction,
+} from "../contract/admin-schemas.ts";
+import { FAILED_STATUS, REVERSED_STATUS, SUCCESS_STATUS, TIMEOUT_STATUS } from "../contract/status-codes.ts";
+import type { Customer, Order } from "../domain/model.ts";
+import type { TransitionOutcome } from "../domain/service-types.ts";
+import type { AdminExtension } from "./admin-extension.ts";
+import { createAdminAuth } from "./auth.ts";
+import { HttpProblem } from "./http-problem.ts";
+import type { Journal } from "./journal.ts";
+import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";
+import { methodNotAllowed } from "./public-routes.ts";
+import { validate } from "./validation.ts";
+
+export type CreateCustomerResult =
+  | { readonly kind: "created"; readonly customer: Customer }
+  | { readonly kind: "already_exists"; readonly detail: string }
+  | { readonly kind: "invalid"; readonly detail: string };
+
+export type UpdateCustomerResult =
+  | { readonly kind: "updated"; readonly customer: Customer }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "already_exists"; readonly detail: string }
+  | { readonly kind: "invalid"; readonly detail: string };
+
+/** What the admin API drives; implemented by the simulator. */
+export interface AdminControls {
+  /** False when `customerId` names no customer. */
+  reset(customerId?: string): Promise<boolean>;
+  listCustomers(): Promise<Customer[]>;
+  getCustomer(id: string): Promise<Customer | undefined>;
+  createCustomer(input: AdminCreateCustomerRequest): Promise<CreateCustomerResult>;
+  updateCustomer(id: string, patch: AdminUpdateCustomerRequest): Promise<UpdateCustomerResult>;
+  listOrders(filter: { customerId?: string }): Promise<Order[]>;
+  getOrder(id: string): Promise<Order | undefined>;
+  transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;
+  readonly clock: {
+    readonly mode: "real" | "virtual";
+    now(): number;
+    advance(ms: number): Promise<void>;
+  };
+  readonly journal: Journal;
+}
+
+export interface AdminApiDeps {
+  readonly adminToken: string;
+  readonly authenticateCustomer: (token: string) => Promise<Customer | undefined>;
+  readonly controls: AdminControls;
+  readonly extensions: readonly AdminExtension[];
+}
+
+const ACTION_STATUS: Record<TransitionAction, number> = {
+  succeed: SUCCESS_STATUS,
+  fail: FAILED_STATUS,
+  timeout: TIMEOUT_STATUS,
+  reverse: REVERSED_STATUS,
+};
+
+function singleQuery(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function queryObject(query: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = singleQuery(query[name]);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function notFound(what: string): HttpProblem {
+  return new HttpProblem("not_found", `No ${what} with this id.`);
+}
+
+function clockBody(controls: AdminControls) {
+  const now = controls.clock.now();
+  return { mode: controls.clock.mode, now, iso: new Date(now).toISOString() };
+}
+
+export function createAdminRouter(deps: AdminApiDeps): Router {
+  const { controls } = deps;
+  const router = Router({ caseSensitive: true });
+  router.use(createAdminAuth(deps.adminToken, deps.authenticateCustomer));
+
+  router.post("/reset", async (req, res) => {
+    const customer = singleQuery(req.query.customer);
+    if (customer !== undefined && (typeof customer !== "string" || customer === "")) {
+      throw new HttpProblem("validation_failed", "`customer` must be one customer id.", {
+        errors: [{ pointer: "#/customer", detail: "must be a non-empty string" }],
+      });
+    }
+    if (!(await controls.reset(customer))) throw notFound("customer");
+    res.json({ reset: customer ?? "all" });
+  });
+  router.all("/reset", methodNotAllowed(["POST"]));
+
+  router.get("/customers", async (_req, res) => {
+    res.json({ customers: (await controls.listCustomers()).map(presentAdminCustomer) });
+  });
+  router.post("/customers", async (req, res) => {
+    const input = validate(AdminCreateCustomerRequestSchema, req.body, "customer");
+    const result = await controls.createCustomer(input);
+    switch (result.kind) {
+      case "created":
+        res.status(201).json(presentAdminCustomer(result.customer));
+        return;
+      case "already_exists":
+        throw new HttpProblem("already_exists", result.detail);
+      case "invalid":
+        throw new HttpProblem("validation_failed", `The customer is not valid: ${result.detail}.`);
+      default: {
+        const unreachable: never = result;
+        throw new Error(`unmapped create result ${JSON.stringify(unreachable)}`);
+      }
+    }
+  });
+  router.all("/customers", methodNotAllowed(["GET", "POST"]));
+
+  router.get("/customers/:id", async (req, res) => {
+    const customer = await controls.getCustomer(req.params.id as string);
+    if (customer === undefined) throw notFound("customer");
+    res.json(presentAdminCustomer(customer));
+  });
+  router.patch("/customers/:id", async (req, res) => {
+    const patch = validate(AdminUpdateCustomerRequestSchema, req.body, "customer update");
+    const result = await controls.updateCustomer(req.params.id as string, patch);
+    switch (result.kind) {
+      case "updated":
+        res.json(presentAdminCustomer(result.customer));
+        return;
+      case "not_found":
+        throw notFound("customer");
+      case "already_exists":
+        throw new HttpProblem("already_exists", result.detail);
+      case "invalid":
+        throw new HttpProblem("validation_failed", `The customer update is not valid: ${result.detail}.`);
+      default: {
+        const unreachable: never = result;
+        throw new Error(`unmapped update result ${JSON.stringify(unreachable)}`);
+      }
+    }
+  });
+  router.all("/customers/:id", methodNotAllowed(["GET", "PATCH"]));
+
+  router.get("/orders", async (req, res) => {
+    const query = validate(
+      AdminOrderQuerySchema,
+      queryObject(req.query, ["customer", "reference", "status"]),
+      "order query",
+    );
+    const orders = await controls.listOrders(query.customer === undefined ? {} : { customerId: query.customer });
+    const selected = orders.filter(
+      (order) =>
+        (query.reference === undefined || order.reference === query.reference) &&
+        (query.status === undefined || order.status === query.status),
+    );
+    res.json({ orders: selected.map(presentAdminOrder) });
+  });
+  router.all("/orders", methodNotAllowed(["GET"]));
+
+  router.get("/orders/:id", async (req, res) => {
+    const order = await controls.getOrder(req.params.id as string);
+    if (order === undefined) throw notFound("order");
+    res.json(presentAdminOrder(order));
+  });
+  router.all("/orders/:id", methodNotAllowed(["GET"]));
+
+  router.post("/orders/:id/transition", async (req, res) => {
+    const body = validate(AdminTransitionRequestSchema, req.body, "transition");
+    const [status, message] = "action" in body ? [ACTION_STATUS[body.action], undefined] : [body.status, body.message];
+    const outcome = await controls.transition(req.params.id as string, status, message);
+    switch (outcome.kind) {
+      case "transitioned":
+        res.json(presentAdminOrder(outcome.order));
+        return;
+      case "not_found":
+        throw notFound("order");
+      case "invalid_transition":
+        throw new HttpProblem(
+          "invalid_transition",
+          `An order cannot move from status ${outcome.from} to ${outcome.to}: a final status never changes, except Success → Reversed.`,
+        );
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped transition outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  });
+  router.all("/orders/:id/transition", methodNotAllowed(["POST"]));
+
+  router.get("/clock", (_req, res) => {
+    res.json(clockBody(controls));
+  });
+  router.all("/clock", methodNotAllowed(["GET"]));
+  router.post("/clock/advance", async (req, res) => {
+    const { ms } = validate(AdminClockAdvanceRequestSchema, req.body, "clock advance");
+    if (controls.clock.mode !== "virtual") {
+      throw new HttpProblem("clock_not_virtual", "The clock is real; start the simulator with --clock virtual.");
+    }
+    await controls.clock.advance(ms);
+    res.json(clockBody(controls));
+  });
+  router.all("/clock/advance", methodNotAllowed(["POST"]));
+
+  router.get("/journal", (req, res) => {
+    const query = validate(AdminJournalQuerySchema, queryObject(req.query, ["customer", "limit"]), "journal query");
+    const entries = controls.journal.list({
+      ...(query.customer === undefined ? {} : { customerId: query.customer }),
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+    });
+    res.json({ entries });
+  });
+  router.all("/journal", methodNotAllowed(["GET"]));
+
+  for (const extension of deps.extensions) extension.register(router);
+  return router;
+}

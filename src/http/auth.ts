@@ -1,0 +1,78 @@
+/**
+ * Bearer authentication for the public API and the admin API. Tokens are
+ * compared in constant time (the store does it for customer tokens) and
+ * never logged.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Request, RequestHandler } from "express";
+import type { Customer } from "../domain/model.ts";
+import { HttpProblem } from "./http-problem.ts";
+import { requestState } from "./request-context.ts";
+
+const BEARER = /^Bearer[ ]+([\x21-\x7E]+)[ ]*$/i;
+
+/** The bearer token, or a problem saying why there is none. */
+export function bearerToken(req: Request): string {
+  const header = req.headers.authorization;
+  if (header === undefined || header.trim() === "") {
+    throw new HttpProblem("missing_token", "Send Authorization: Bearer <token>.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="airtime"' },
+    });
+  }
+  const match = BEARER.exec(header);
+  if (match?.[1] === undefined) {
+    throw new HttpProblem("invalid_token", "The Authorization header is not a Bearer token.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="airtime", error="invalid_request"' },
+    });
+  }
+  return match[1];
+}
+
+function invalidToken(): HttpProblem {
+  return new HttpProblem("invalid_token", "The bearer token is unknown or has expired.", {
+    headers: { "WWW-Authenticate": 'Bearer realm="airtime", error="invalid_token"' },
+  });
+}
+
+export function customerOf(res: { locals: Record<string, unknown> }): Customer {
+  return res.locals.customer as Customer;
+}
+
+export function createCustomerAuth(authenticate: (token: string) => Promise<Customer | undefined>): RequestHandler {
+  return async (req, res, next) => {
+    const customer = await authenticate(bearerToken(req));
+    if (customer === undefined) throw invalidToken();
+    res.locals.customer = customer;
+    requestState(res).customerId = customer.id;
+    next();
+  };
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+export function constantTimeEquals(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * The admin token guards `/_sim`. A valid customer token there is a 403
+ * (authenticated, but not allowed), anything else a 401.
+ */
+export function createAdminAuth(
+  adminToken: string,
+  authenticate: (token: string) => Promise<Customer | undefined>,
+): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearerToken(req);
+    if (constantTimeEquals(token, adminToken)) {
+      next();
+      return;
+    }
+    if ((await authenticate(token)) !== undefined) {
+      throw new HttpProblem("forbidden", "A customer token cannot use the admin API; use the admin token.");
+    }
+    throw invalidToken();
+  };
+}

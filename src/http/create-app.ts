@@ -1,0 +1,45 @@
+/**
+ * The simulator's express app, one linear pipeline read top to bottom:
+ * request id → journal → body limits (415, 413, 400) → route → auth →
+ * validation → idempotency key → scenario effects → domain → response, with
+ * every failure leaving through the one error handler as problem+json.
+ */
+import express, { type Express } from "express";
+import type { Clock } from "../domain/ports.ts";
+import { type AdminApiDeps, createAdminRouter } from "./admin-routes.ts";
+import { parseJsonBody, rejectUnsafeStructure, requireJsonContentType } from "./body.ts";
+import { createErrorHandler } from "./error-handler.ts";
+import { HttpProblem } from "./http-problem.ts";
+import type { Journal } from "./journal.ts";
+import { createPublicRouter, type PublicApiDeps } from "./public-routes.ts";
+import { createRequestContext } from "./request-context.ts";
+
+export interface AppDeps {
+  readonly clock: Clock;
+  readonly journal: Journal;
+  readonly publicApi: PublicApiDeps;
+  readonly adminApi: AdminApiDeps;
+  /** Where unexpected errors (bugs) are reported; defaults to stderr. */
+  readonly reportError?: (error: unknown) => void;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  app.set("query parser", "simple");
+
+  app.use(createRequestContext(deps.clock, deps.journal));
+  app.use(requireJsonContentType, parseJsonBody, rejectUnsafeStructure);
+
+  app.use(createPublicRouter(deps.publicApi));
+  app.use("/_sim", createAdminRouter(deps.adminApi));
+
+  app.use((req) => {
+    throw new HttpProblem("not_found", `Nothing at ${req.method} ${req.path.slice(0, 200)}.`);
+  });
+  app.use(
+    createErrorHandler(deps.reportError ?? ((error) => console.error("airtime simulator: unexpected error", error))),
+  );
+  return app;
+}

@@ -1,0 +1,87 @@
+/**
+ * The one error handler: every failure leaves the simulator as RFC 9457
+ * `application/problem+json`. Errors raised by express' own parts (the JSON
+ * parser, parameter decoding) are mapped to catalogue codes; anything else is
+ * a bug, answered 500 `internal_error` without a stack trace and reported.
+ */
+import type { ErrorRequestHandler, Request, Response } from "express";
+import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
+import { problemInstance } from "./request-context.ts";
+
+interface ExpressError {
+  readonly type?: unknown;
+  readonly status?: unknown;
+}
+
+/** body-parser's error `type`s, and express' parameter decoding, as catalogue problems. */
+function fromFrameworkError(error: unknown): HttpProblem | undefined {
+  if (error instanceof URIError) return new HttpProblem("not_found", "The path is not valid percent-encoded UTF-8.");
+  if (typeof error !== "object" || error === null) return undefined;
+  const { type, status } = error as ExpressError;
+  switch (type) {
+    case "entity.too.large":
+      return new HttpProblem("payload_too_large", "The request body is larger than 64 KiB.");
+    case "entity.parse.failed":
+      return new HttpProblem("malformed_json", "The request body is not valid JSON (a JSON object is expected).");
+    case "encoding.unsupported":
+      return new HttpProblem("unsupported_media_type", "The Content-Encoding of the body is not supported.");
+    case "charset.unsupported":
+      return new HttpProblem("unsupported_media_type", "JSON bodies must be UTF-8.");
+    case "request.aborted":
+    case "request.size.invalid":
+      return new HttpProblem("malformed_json", "The request body could not be read completely.");
+    default:
+      if (typeof status === "number" && status >= 400 && status < 500) {
+        return new HttpProblem("malformed_json", "The request could not be read.");
+      }
+      return undefined;
+  }
+}
+
+export function sendProblem(res: Response, problem: HttpProblem): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+  res
+    .status(problem.status)
+    .type("application/problem+json")
+    .send(JSON.stringify(toProblemBody(problem, problemInstance(res))));
+}
+
+/** Largest unread body discarded so that a 413 reaches a client that is still sending. */
+const MAX_DRAIN_BYTES = 1024 * 1024;
+
+/**
+ * The JSON parser stops reading at the limit; answering then would reset the
+ * connection under a client still writing, which sees ECONNRESET instead of
+ * the 413. Reading (and discarding) the rest, up to a cap, lets it see the 413.
+ */
+function afterUnreadBody(req: Request, then: () => void): void {
+  if (req.complete || req.readableEnded) {
+    then();
+    return;
+  }
+  let seen = 0;
+  req.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > MAX_DRAIN_BYTES) req.socket.destroy();
+  });
+  req.once("end", then);
+  req.once("error", () => req.socket.destroy());
+  req.resume();
+}
+
+export function createErrorHandler(report: (error: unknown) => void): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const problem = isHttpProblem(error) ? error : fromFrameworkError(error);
+    if (problem !== undefined) {
+      if (problem.code === "payload_too_large") afterUnreadBody(req, () => sendProblem(res, problem));
+      else sendProblem(res, problem);
+      return;
+    }
+    report(error);
+    sendProblem(res, new HttpProblem("internal_error", "The simulator failed unexpectedly; see its log."));
+  };
+}

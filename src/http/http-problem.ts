@@ -1,0 +1,66 @@
+/**
+ * The one error type of the HTTP layer: a catalogue code plus what this
+ * occurrence adds (detail, validation issues, headers). The error handler is
+ * the only place that turns it into an RFC 9457 body.
+ */
+import { ERROR_CATALOGUE, type ErrorCode } from "../contract/error-codes.ts";
+
+export interface ValidationIssue {
+  readonly pointer: string;
+  readonly detail: string;
+}
+
+export interface HttpProblemOptions {
+  readonly errors?: readonly ValidationIssue[];
+  /** Extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export class HttpProblem extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors?: readonly ValidationIssue[];
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, detail: string, options: HttpProblemOptions = {}) {
+    super(`${code}: ${detail}`);
+    this.name = "HttpProblem";
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.title = ERROR_CATALOGUE[code].title;
+    this.detail = detail;
+    if (options.errors !== undefined) this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function isHttpProblem(value: unknown): value is HttpProblem {
+  return value instanceof HttpProblem;
+}
+
+/** Stable per-code URIs would need a hosted page; `about:blank` is RFC 9457's default. */
+export const PROBLEM_TYPE = "about:blank";
+
+export interface ProblemBody {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly instance: string;
+  readonly code: ErrorCode;
+  readonly errors?: readonly ValidationIssue[];
+}
+
+export function toProblemBody(problem: HttpProblem, instance: string): ProblemBody {
+  return {
+    type: PROBLEM_TYPE,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    instance,
+    code: problem.code,
+    ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The public API's routes: the interface's three endpoints and the
+ * provider-like token endpoint. Each route authenticates first, then does its
+ * work; known paths with another method answer 405 with `Allow`.
+ */
+import { type RequestHandler, Router } from "express";
+import { ReferenceSchema, type TokenResponse } from "../contract/public-schemas.ts";
+import type { Customer } from "../domain/model.ts";
+import { createCustomerAuth, customerOf } from "./auth.ts";
+import { HttpProblem } from "./http-problem.ts";
+import { createPlaceOrderHandler, type PlaceOrderDeps } from "./place-order.ts";
+import { presentBalance, presentTransaction } from "./presenters.ts";
+import { requestState } from "./request-context.ts";
+
+export interface PublicApiDeps extends PlaceOrderDeps {
+  /** Checks HTTP Basic credentials and issues an expiring token, or undefined when they are wrong. */
+  readonly issueToken: (customerId: string, apiKey: string) => Promise<TokenResponse | undefined>;
+}
+
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  const allow = allowed.includes("GET") ? [...allowed, "HEAD"] : [...allowed];
+  return (req) => {
+    throw new HttpProblem("method_not_allowed", `${req.method} is not allowed here; use ${allow.join(" or ")}.`, {
+      headers: { Allow: allow.join(", ") },
+    });
+  };
+}
+
+function invalidClient(detail: string): HttpProblem {
+  return new HttpProblem("invalid_client", detail, { headers: { "WWW-Authenticate": 'Basic realm="airtime"' } });
+}
+
+function basicCredentials(header: string | undefined): { id: string; secret: string } {
+  const match = header === undefined ? null : /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header);
+  if (match?.[1] === undefined) throw invalidClient("Send Authorization: Basic base64(customerId:apiKey).");
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) throw invalidClient("The Basic credentials must be customerId:apiKey.");
+  return { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+export function createPublicRouter(deps: PublicApiDeps): Router {
+  const router = Router({ caseSensitive: true, strict: false });
+  const auth = createCustomerAuth((token) => deps.service.authenticate(token));
+
+  router.post("/v1/airtime", auth, createPlaceOrderHandler(deps));
+  router.all("/v1/airtime", methodNotAllowed(["POST"]));
+
+  router.get("/v1/airtime/:reference", auth, async (req, res) => {
+    const customer: Customer = customerOf(res);
+    const reference = req.params.reference as string;
+    const valid = ReferenceSchema.safeParse(reference);
+    if (!valid.success) {
+      // No order can carry a reference that breaks the rules: say why rather than only "not found".
+      const errors = valid.error.issues.slice(0, 3).map((issue) => ({ pointer: "#/reference", detail: issue.message }));
+      throw new HttpProblem("validation_failed", `The reference is not valid: ${errors[0]?.detail ?? "invalid"}.`, {
+        errors,
+      });
+    }
+    const order = await deps.service.getOrderByReference(customer.id, reference);
+    // Another customer's reference is indistinguishable from a missing one.
+    if (order === undefined) throw new HttpProblem("not_found", "No order of yours has this reference.");
+    res.json(presentTransaction(order));
+  });
+  router.all("/v1/airtime/:reference", methodNotAllowed(["GET"]));
+
+  router.get("/v1/balance", auth, async (req, res) => {
+    const shortcode = req.query.shortcode;
+    if (shortcode !== undefined && typeof shortcode !== "string") {
+      throw new HttpProblem("validation_failed", "Send one `shortcode` query parameter.", {
+        errors: [{ pointer: "#/shortcode", detail: "must be a single string" }],
+      });
+    }
+    const outcome = await deps.service.getBalance(customerOf(res).id, shortcode === "" ? undefined : shortcode);
+    switch (outcome.kind) {
+      case "balance":
+        res.json(presentBalance(outcome.wallet, outcome.wallets));
+        return;
+      case "unknown_shortcode":
+        throw new HttpProblem(
+          "unknown_shortcode",
+          `The shortcode ${JSON.stringify(outcome.shortcode)} is not one of your wallets.`,
+        );
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped balance outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  });
+  router.all("/v1/balance", methodNotAllowed(["GET"]));
+
+  router.post("/v1/auth/token", async (req, res) => {
+    const { id, secret } = basicCredentials(req.headers.authorization);
+    const token = await deps.issueToken(id, secret);
+    if (token === undefined) throw invalidClient("Unknown customer id or wrong API key.");
+    requestState(res).customerId = id;
+    res.setHeader("Cache-Control", "no-store");
+    res.json(token);
+  });
+  router.all("/v1/auth/token", methodNotAllowed(["POST"]));
+
+  return router;
+}

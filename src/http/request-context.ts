@@ -1,0 +1,51 @@
+/**
+ * Per-request state shared along the pipeline (request id, authenticated
+ * customer, scenario rules that fired) and the first two pipeline steps:
+ * assign a request id, and journal the request when its response ends.
+ */
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Clock } from "../domain/ports.ts";
+import type { Journal } from "./journal.ts";
+
+export interface RequestState {
+  readonly requestId: string;
+  customerId: string | null;
+  fired: readonly string[];
+}
+
+export function requestState(res: Response): RequestState {
+  return res.locals.sim as RequestState;
+}
+
+/** `urn:uuid:…` identifies this occurrence in a problem's `instance`. */
+export function problemInstance(res: Response): string {
+  const state = res.locals.sim as RequestState | undefined;
+  return `urn:uuid:${state?.requestId ?? randomUUID()}`;
+}
+
+export function createRequestContext(clock: Clock, journal: Journal): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const state: RequestState = { requestId: randomUUID(), customerId: null, fired: [] };
+    res.locals.sim = state;
+    res.setHeader("X-Request-Id", state.requestId);
+    const at = clock.now();
+    const wallStart = Date.now();
+    const started = performance.now();
+    // One listener: "close" follows "finish" for an answered request, and comes alone for a dropped one.
+    res.once("close", () => {
+      journal.record({
+        requestId: state.requestId,
+        at,
+        wallMs: wallStart,
+        method: req.method,
+        path: req.originalUrl,
+        status: res.writableFinished ? res.statusCode : 0,
+        customerId: state.customerId,
+        fired: state.fired,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Validation of a send-airtime body against the public zod schema, with the
+ * two refinements a schema cannot express well: `network` as an alias of
+ * `service`, and a clear answer to the common mistake of sending the
+ * recipient in `phone`.
+ */
+import type { z } from "zod";
+import { toCents } from "../contract/money.ts";
+import type { Service } from "../contract/operators.ts";
+import { createSendAirtimeRequestSchema, type OrderLimits } from "../contract/public-schemas.ts";
+import { HttpProblem } from "./http-problem.ts";
+import { toValidationIssues } from "./validation.ts";
+
+export interface SendAirtimeInput {
+  readonly service?: Service;
+  readonly account: string;
+  readonly amountCents: number;
+  readonly currency: string;
+  readonly reference: string;
+  readonly shortcode?: string;
+  readonly bodyKey?: string;
+}
+
+const PHONE_IS_NOT_RECIPIENT =
+  "missing: `phone` is the customer's own phone number; put the recipient's number in `account`";
+
+function summarise(errors: readonly { pointer: string; detail: string }[]): string {
+  const shown = errors.slice(0, 3).map((e) => `${e.pointer}: ${e.detail}`);
+  const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : "";
+  return `The request body failed validation — ${shown.join("; ")}${more}.`;
+}
+
+export function createSendAirtimeParser(limits: OrderLimits): (body: unknown) => SendAirtimeInput {
+  const schema = createSendAirtimeRequestSchema(limits);
+  return (body) => {
+    const result = schema.safeParse(body);
+    if (!result.success) throw toProblem(result.error, body);
+    const data = result.data;
+    if (data.service !== undefined && data.network !== undefined && data.service !== data.network) {
+      const errors = [
+        { pointer: "#/network", detail: "is an alias of `service` and must equal it when both are sent" },
+      ];
+      throw new HttpProblem("validation_failed", summarise(errors), { errors });
+    }
+    const service = data.service ?? data.network;
+    return {
+      ...(service === undefined ? {} : { service }),
+      account: data.account,
+      amountCents: toCents(data.amount),
+      currency: data.currency,
+      reference: data.reference,
+      ...(data.shortcode === undefined ? {} : { shortcode: data.shortcode }),
+      ...(data.idempotencyKey === undefined ? {} : { bodyKey: data.idempotencyKey }),
+    };
+  };
+}
+
+function toProblem(error: z.ZodError, body: unknown): HttpProblem {
+  const hasPhoneOnly =
+    typeof body === "object" && body !== null && "phone" in body && !("account" in body) && !Array.isArray(body);
+  const errors = toValidationIssues(error).map((issue) =>
+    hasPhoneOnly && issue.pointer === "#/account" ? { ...issue, detail: PHONE_IS_NOT_RECIPIENT } : issue,
+  );
+  // A bad body key is the only problem: say so with the idempotency code.
+  const code = errors.every((e) => e.pointer === "#/idempotencyKey") ? "invalid_idempotency_key" : "validation_failed";
+  return new HttpProblem(code, summarise(errors), { errors });
+}

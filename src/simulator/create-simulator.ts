@@ -1,0 +1,279 @@
+/**
+ * `createSimulator()`: wires the domain, the embedded store and clock, the
+ * plugins (webhooks, scenarios, test extensions) and the HTTP layer into one
+ * simulator that a test runs in-process and `airtime-harness serve` runs as
+ * a server.
+ */
+import { randomInt } from "node:crypto";
+import type { Express } from "express";
+import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
+import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
+import { createAirtimeService } from "../domain/airtime-service.ts";
+import { createCustomerDirectory } from "../domain/customers.ts";
+import { createIds } from "../domain/ids.ts";
+import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
+import type { Order } from "../domain/model.ts";
+import type { Store } from "../domain/ports.ts";
+import { createSeededRandom } from "../domain/random.ts";
+import type { AirtimeService, OrderEvents, StatusChange } from "../domain/service-types.ts";
+import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
+import type { AdminExtension } from "../http/admin-extension.ts";
+import { createApp } from "../http/create-app.ts";
+import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
+import type { ScenarioEngine } from "../scenarios/effects.ts";
+import { createMemoryStore } from "../store/memory-store.ts";
+import { createTimeKeeper } from "../store/memory-time.ts";
+import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
+import { generateToken } from "./credentials.ts";
+import { DEFAULT_PLUGINS } from "./default-plugins.ts";
+import { createHttpServer } from "./http-server.ts";
+import type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
+import {
+  DEFAULT_DEMO_BALANCE,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  DEMO_CUSTOMER_ID,
+  type SimulatorOptions,
+} from "./simulator-options.ts";
+
+export interface SimulatorClock {
+  readonly mode: "real" | "virtual";
+  /** Simulator time, Unix ms. */
+  now(): number;
+  /**
+   * Virtual clock only: moves time forward, running every due transition,
+   * webhook attempt and key expiry in order, then waits for the plugins'
+   * background work to settle.
+   */
+  advance(ms: number): Promise<void>;
+}
+
+export interface Simulator {
+  /** Starts the HTTP server; resolves to its base URL. Defaults: port 0 (any free), host 127.0.0.1. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** The base URL once listening. Throws before `listen()`. */
+  readonly url: string;
+  readonly adminToken: string;
+  /** The seeded demo customer; undefined with `demo: false`. */
+  readonly demo: { readonly customerId: string; readonly token: string; readonly apiKey: string } | undefined;
+  readonly clock: SimulatorClock;
+  /** The customer directory: create, update, read customers (same rules as the admin API). */
+  readonly customers: SimulatorCustomers;
+  readonly service: AirtimeService;
+  readonly store: Store;
+  readonly journal: Journal;
+  /** The express app, for in-process requests without a socket. */
+  readonly app: Express;
+  readonly plugins: readonly SimulatorPlugin[];
+  /** Waits until background work started so far (webhook attempts) has settled. */
+  settle(): Promise<void>;
+  /** Stops timers, closes the plugins, stops accepting and finishes in-flight requests. */
+  close(): Promise<void>;
+}
+
+function resolveTiming(timing: string | Timing | undefined): Timing {
+  if (timing === undefined) return DEFAULT_TIMING;
+  if (typeof timing !== "string") return timing;
+  const parsed = parseTiming(timing);
+  if (!parsed.ok) throw new RangeError(`timing: ${parsed.error}`);
+  return parsed.timing;
+}
+
+function resolveStatusTable(table: SimulatorOptions["statusTable"]): StatusTable {
+  if (table === undefined) return DEFAULT_STATUS_TABLE;
+  return table instanceof Map ? table : createStatusTable(table as Parameters<typeof createStatusTable>[0]);
+}
+
+function resolveLimits(limits: Partial<OrderLimits> | undefined): OrderLimits {
+  const resolved = { ...DEFAULT_ORDER_LIMITS, ...limits };
+  if (!(resolved.minAmount > 0 && resolved.minAmount <= resolved.maxAmount)) {
+    throw new RangeError("limits: need 0 < minAmount <= maxAmount");
+  }
+  return resolved;
+}
+
+/** Fans stored status changes out to every plugin, in order. */
+function createEventFanOut(listeners: OrderEvents[]): OrderEvents {
+  return {
+    async statusChanged(change: StatusChange) {
+      for (const listener of listeners) await listener.statusChanged(change);
+    },
+  };
+}
+
+/**
+ * Builds a simulator: embedded store, real or virtual clock, the default
+ * plugins plus `options.plugins`, a `demo` customer unless `demo: false`.
+ * Nothing listens until `listen()`.
+ *
+ * @example
+ * const sim = await createSimulator({ clock: "virtual", demo: { token: "demo-token" } });
+ * const url = await sim.listen();
+ * const res = await fetch(`${url}/v1/airtime`, {
+ *   method: "POST",
+ *   headers: { authorization: "Bearer demo-token", "content-type": "application/json", "idempotency-key": "k1" },
+ *   body: JSON.stringify({ account: "0712345678", amount: 100, currency: "KES", reference: "order-1" }),
+ * });
+ * // 200 {id, reference: "order-1", status: 0, message: "Pending"}
+ * await sim.clock.advance(2_000); // the order is now 20 Success
+ * await sim.close();
+ */
+export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
+  const mode = options.clock ?? "real";
+  const time = createTimeKeeper({
+    mode,
+    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+    onError: (error) => onError(error),
+  });
+  const random = createSeededRandom(options.seed ?? randomInt(2 ** 31));
+  const ids = createIds(random);
+  const store = createMemoryStore();
+  const statusTable = resolveStatusTable(options.statusTable);
+  const limits = resolveLimits(options.limits);
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+  if (!(Number.isInteger(tokenTtlSeconds) && tokenTtlSeconds > 0)) throw new RangeError("tokenTtlSeconds must be > 0");
+  const failureRate = options.failureRate ?? 0;
+  if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
+
+  const listeners: OrderEvents[] = [];
+  const service = createAirtimeService({
+    store,
+    clock: time.clock,
+    scheduler: time.scheduler,
+    ids,
+    random,
+    events: createEventFanOut(listeners),
+    statusTable,
+    lifecycle: { ...DEFAULT_LIFECYCLE, timing: resolveTiming(options.timing), failureRate },
+    ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
+    onEventError: (error) => onError(error),
+  });
+
+  const context: SimulatorContext = {
+    store,
+    clock: time.clock,
+    scheduler: time.scheduler,
+    ids,
+    random,
+    statusTable,
+    service,
+  };
+  const factories: SimulatorPluginFactory[] = [
+    ...(options.defaultPlugins === false
+      ? []
+      : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
+    ...(options.plugins ?? []),
+  ];
+  const plugins: SimulatorPlugin[] = [];
+  for (const factory of factories) plugins.push(await factory(context));
+  for (const plugin of plugins) if (plugin.events !== undefined) listeners.push(plugin.events);
+
+  const settle = async (): Promise<void> => {
+    for (const plugin of plugins) await plugin.settle?.();
+  };
+  const clock: SimulatorClock = {
+    mode,
+    now: () => time.clock.now(),
+    async advance(ms) {
+      await time.advance(ms);
+      await settle();
+    },
+  };
+
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const directory = createCustomerDirectory({ store, ids, random, clock: time.clock });
+  const controls = createAdminControls({
+    store,
+    directory,
+    service,
+    journal,
+    clock,
+    onReset: async (customerId) => {
+      for (const plugin of plugins) await plugin.reset?.(customerId);
+    },
+  });
+
+  const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {});
+  for (const input of options.customers ?? []) await controls.seed(input);
+
+  const issueToken = async (customerId: string, apiKey: string): Promise<TokenResponse | undefined> => {
+    const outcome = await directory.issueToken(customerId, apiKey, tokenTtlSeconds);
+    switch (outcome.kind) {
+      case "issued":
+        return { access_token: outcome.accessToken, issued_at: outcome.issuedAt, expires_in: outcome.expiresInSeconds };
+      case "invalid_client":
+        return undefined;
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped token outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+
+  const adminToken = options.adminToken ?? generateToken("adm");
+  const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
+  const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
+  const app = createApp({
+    clock: time.clock,
+    journal,
+    reportError: onError,
+    publicApi: {
+      service,
+      limits,
+      scenarioEngines: engines,
+      beforeResponse: async (order: Order) => {
+        for (const plugin of plugins) await plugin.beforeResponse?.(order);
+      },
+      issueToken,
+    },
+    adminApi: {
+      adminToken,
+      authenticateCustomer: (token) => service.authenticate(token),
+      // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
+      controls,
+      extensions,
+    },
+  });
+
+  const server = createHttpServer(app);
+  let closed = false;
+  return {
+    listen: (port = 0, host = "127.0.0.1") => server.listen(port, host),
+    get url() {
+      if (server.url === undefined) throw new Error("the simulator is not listening; call listen() first");
+      return server.url;
+    },
+    adminToken,
+    demo,
+    clock,
+    customers: controls,
+    service,
+    store,
+    journal,
+    app,
+    plugins,
+    settle,
+    async close() {
+      if (closed) return;
+      closed = true;
+      time.stop();
+      await server.close();
+      for (const plugin of plugins) await plugin.close?.();
+    },
+  };
+}
+
+async function seedDemo(
+  customers: SimulatorCustomers,
+  demo: NonNullable<Exclude<SimulatorOptions["demo"], false>>,
+): Promise<{ customerId: string; token: string; apiKey: string }> {
+  const customer = await customers.seed({
+    id: DEMO_CUSTOMER_ID,
+    name: "Demo customer",
+    balance: demo.balance ?? DEFAULT_DEMO_BALANCE,
+    ...(demo.token === undefined ? {} : { token: demo.token }),
+    ...(demo.apiKey === undefined ? {} : { apiKey: demo.apiKey }),
+    ...(demo.webhook === undefined ? {} : { webhook: demo.webhook }),
+  });
+  return { customerId: customer.id, token: customer.tokens[0] as string, apiKey: customer.apiKey };
+}

@@ -1,0 +1,34 @@
+/**
+ * The plugins every simulator gets unless `defaultPlugins: false`: one line
+ * per built-in module (webhooks, scenarios). Each entry sees the simulator's
+ * options and returns a plugin factory, or undefined to stay out.
+ */
+import type { AdminExtensionSpec } from "../http/admin-extension.ts";
+import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
+import { createScenariosPlugin } from "../scenarios/scenarios-plugin.ts";
+import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
+import { createWebhookPlugin } from "../webhooks/webhook-plugin.ts";
+import type { SimulatorPluginFactory } from "./plugin.ts";
+import type { SimulatorOptions } from "./simulator-options.ts";
+
+export type DefaultPlugin = (options: SimulatorOptions) => SimulatorPluginFactory | undefined;
+
+export const DEFAULT_PLUGINS: readonly DefaultPlugin[] = [
+  // Webhooks: signed deliveries with retries; `webhooks: false` leaves them out.
+  (options) => (options.webhooks === false ? undefined : createWebhookPlugin(options.webhooks)),
+  // Scenarios: the library, magic test accounts, X-Sim-Scenario; `scenarios: false` leaves them out.
+  (options) =>
+    options.scenarios === false
+      ? undefined
+      : createScenariosPlugin({
+          ...options.scenarios,
+          ...(options.seed === undefined || options.scenarios?.seed !== undefined ? {} : { seed: options.seed }),
+          ...(options.timing === undefined ? {} : { defaultOutcomeTiming: options.timing }),
+        }),
+];
+
+/**
+ * The `adminSpec` of each default plugin, importable without a running
+ * simulator: `spec/admin.openapi.yaml` is generated from these.
+ */
+export const DEFAULT_ADMIN_SPECS: readonly AdminExtensionSpec[] = [DELIVERY_ADMIN_SPEC, SCENARIO_ADMIN_SPEC];

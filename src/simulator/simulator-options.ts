@@ -1,0 +1,64 @@
+/**
+ * Options of `createSimulator()`, and how they resolve to the ports' settings.
+ */
+import type { OrderLimits } from "../contract/public-schemas.ts";
+import type { StatusDefinition, StatusTable } from "../contract/status-codes.ts";
+import type { Timing } from "../domain/timing.ts";
+import type { ScenarioOptions } from "../scenarios/options.ts";
+import type { WebhookPluginOptions } from "../webhooks/webhook-plugin.ts";
+import type { CustomerInput } from "./customer-setup.ts";
+import type { SimulatorPluginFactory } from "./plugin.ts";
+
+export interface DemoCustomerOptions {
+  /** The demo customer's bearer token; generated when omitted. */
+  readonly token?: string;
+  /** Its default wallet balance in KES (default 100,000). */
+  readonly balance?: number;
+  /** Its API key for `POST /v1/auth/token`; generated when omitted. */
+  readonly apiKey?: string;
+  /** Where its webhooks go; a `whsec_` secret is generated when none is given. */
+  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
+}
+
+export interface SimulatorOptions {
+  /** `virtual`: nothing happens until `clock.advance(ms)`. Default `real`. */
+  readonly clock?: "real" | "virtual";
+  /** Start of virtual time, Unix ms (default: now). */
+  readonly startAt?: number;
+  /** Pending → final delay: `2s`, `1s..3s`, `lognormal:2s,0.5`, or a Timing. Default 2 s. */
+  readonly timing?: string | Timing;
+  /** Seed of every random choice (ids, delays, failures). Default: random. */
+  readonly seed?: number;
+  /** Share of orders that fail (0..1), drawn from the seeded random. Default 0. */
+  readonly failureRate?: number;
+  /** Bearer token of the admin API; generated when omitted. */
+  readonly adminToken?: string;
+  /** The `demo` customer seeded by default; `false` for none. */
+  readonly demo?: DemoCustomerOptions | false;
+  /** Further customers, as in the config file. */
+  readonly customers?: readonly CustomerInput[];
+  /** Amount range and currencies (default KES 10–10,000, KES). */
+  readonly limits?: Partial<OrderLimits>;
+  /** Replaces the status table (a profile). Must define 0 as pending. */
+  readonly statusTable?: StatusTable | readonly StatusDefinition[];
+  /** How long an idempotency key stays bound, on the simulator clock. Default 24 h. */
+  readonly idempotencyRetentionMs?: number;
+  /** Lifetime of tokens from `POST /v1/auth/token`, in seconds. Default 3600. */
+  readonly tokenTtlSeconds?: number;
+  /** Extra plugins, built after the default ones. */
+  readonly plugins?: readonly SimulatorPluginFactory[];
+  /** Set false to leave out the built-in plugins (webhooks, scenarios). Default true. */
+  readonly defaultPlugins?: boolean;
+  /** Webhook delivery: retry schedule, per-attempt timeout, jitter, intermediate statuses; `false` for none. */
+  readonly webhooks?: WebhookPluginOptions | false;
+  /** Failure scenarios: shipped library, files, activations, magic test accounts; `false` for none. */
+  readonly scenarios?: ScenarioOptions | false;
+  /** Request journal capacity (newest kept). Default 10,000. */
+  readonly journalLimit?: number;
+  /** Where unexpected errors (bugs, failing jobs) go. Default: stderr. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export const DEMO_CUSTOMER_ID = "demo";
+export const DEFAULT_DEMO_BALANCE = 100_000;
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;

@@ -1,0 +1,268 @@
+import { request } from "node:http";
+import { fc } from "@fast-check/vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { isErrorCode } from "../../src/contract/error-codes.ts";
+import type { Simulator, SimulatorOptions } from "../../src/index.ts";
+import { balanceOf, DEMO_TOKEN, startSimulator } from "./support.ts";
+
+interface FuzzRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+interface FuzzReply {
+  readonly status: number;
+  readonly contentType: string;
+  readonly text: string;
+}
+
+type Auth = "demo" | "admin" | "none" | "garbage";
+
+const KNOWN_PATHS = [
+  "/v1/airtime",
+  "/v1/airtime/ref-1",
+  "/v1/balance",
+  "/v1/balance?shortcode=600100",
+  "/v1/auth/token",
+  "/_sim/reset?customer=nobody",
+  "/_sim/customers",
+  "/_sim/customers/demo",
+  "/_sim/orders",
+  "/_sim/orders?status=x",
+  "/_sim/orders/ord_x/transition",
+  "/_sim/clock",
+  "/_sim/clock/advance",
+  "/_sim/journal?limit=-1",
+];
+
+const segmentArb = fc.string({ unit: "binary", maxLength: 30 }).map(encodeURIComponent);
+const pathArb = fc.oneof(
+  fc.constantFrom(...KNOWN_PATHS),
+  fc
+    .tuple(fc.constantFrom("/v1/airtime/", "/_sim/orders/", "/_sim/customers/", "/", "/v1/"), segmentArb)
+    .map(([a, b]) => a + b),
+  fc.array(segmentArb, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join("/")}`),
+  fc.constantFrom("/v1/airtime/%E0%A4%A", "/v1/airtime/%", "/%2e%2e/%2e%2e/etc/passwd", "/v1//airtime", "/V1/AIRTIME"),
+);
+
+/** JSON values with the keys attackers like. */
+const nastyKeyArb = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "amount");
+const jsonArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.string({ unit: "binary", maxLength: 200 }),
+    fc.constantFrom(1e308, -0, 10.001, Number.MAX_SAFE_INTEGER + 2),
+    fc.dictionary(fc.oneof(nastyKeyArb, fc.string({ maxLength: 8 })), tie("value"), { maxKeys: 4 }),
+    fc.array(tie("value"), { maxLength: 3 }),
+  ),
+})).value;
+
+/** Mostly valid, sometimes not: each field is valid four times in five, so requests reach the domain. */
+const mostly = <T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>) =>
+  fc.oneof({ arbitrary: valid, weight: 4 }, { arbitrary: invalid, weight: 1 });
+
+const validOrderArb = fc.record(
+  {
+    account: mostly(
+      fc.constantFrom("0712345678", "+254733000111", "0760123456", "712345678"),
+      fc.string({ maxLength: 14 }),
+    ),
+    amount: mostly(fc.integer({ min: 10, max: 10_000 }), fc.oneof(fc.double(), fc.string({ maxLength: 5 }))),
+    currency: mostly(fc.constant("KES"), fc.constantFrom("USD", "kes", "")),
+    // Small pools of references and keys make duplicates, replays and mismatches likely.
+    reference: mostly(
+      fc.oneof(fc.constantFrom("r-1", "r-2", "r-3"), fc.string({ minLength: 1, maxLength: 60 })),
+      fc.string({ unit: "binary", maxLength: 120 }),
+    ),
+    service: fc.constantFrom("safaricom", "airtel", "telkom", "jtl", "equitel", "orange"),
+    shortcode: mostly(fc.constant("600100"), fc.constantFrom("", "x".repeat(40), "123")),
+    idempotencyKey: mostly(
+      fc.oneof(fc.constantFrom("k-1", "k-2"), fc.uuid()),
+      fc.string({ unit: "binary", maxLength: 300 }),
+    ),
+    phone: fc.string({ maxLength: 40 }),
+  },
+  { requiredKeys: ["account", "amount", "currency", "reference"] },
+);
+
+const bodyArb: fc.Arbitrary<string | undefined> = fc.oneof(
+  fc.constant(undefined),
+  validOrderArb.map((o) => JSON.stringify(o)),
+  jsonArb.map((v) => JSON.stringify(v) ?? "null"),
+  fc.string({ unit: "binary", maxLength: 200 }),
+  fc.constantFrom("{", '{"a":', "[1,2", "{'a':1}", "\u0000", '{"__proto__":{"polluted":1}}', "nul", "{}"),
+  fc.integer({ min: 1, max: 3_000 }).map((n) => `{"a":${"[".repeat(n)}${"]".repeat(n)}}`),
+  fc.integer({ min: 60_000, max: 70_000 }).map((n) => JSON.stringify({ reference: "x".repeat(n) })),
+);
+
+const headerNameArb = fc.oneof(
+  { arbitrary: fc.constantFrom("x-sim-scenario", "accept", "x-random", "prefer"), weight: 9 },
+  { arbitrary: fc.constantFrom("content-encoding"), weight: 1 },
+);
+const headersArb = fc.record({
+  contentType: fc.option(
+    fc.constantFrom(
+      "application/json",
+      "application/json",
+      "application/json",
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/json; charset=latin1",
+      "application/merge-patch+json",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "garbage",
+    ),
+    { nil: undefined },
+  ),
+  auth: fc.constantFrom<Auth>("demo", "admin", "none", "garbage"),
+  extra: fc.dictionary(headerNameArb, fc.string({ unit: "grapheme-ascii", maxLength: 40 }), { maxKeys: 3 }),
+});
+
+const requestArb = (adminToken: string): fc.Arbitrary<FuzzRequest> => {
+  const randomRequest = fc
+    .record({
+      method: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND"),
+      path: pathArb,
+      headers: headersArb,
+      body: bodyArb,
+    })
+    .map(({ method, path, headers, body }) => toRequest(method, path, headers, body, adminToken));
+  const orderRequest = fc
+    .record({
+      order: validOrderArb,
+      headers: headersArb,
+      key: fc.option(mostly(fc.constantFrom("k-1", "k-2", '"k-1"'), fc.string({ maxLength: 260 })), { nil: undefined }),
+    })
+    .map(({ order, headers, key }) =>
+      toRequest(
+        "POST",
+        "/v1/airtime",
+        {
+          ...headers,
+          auth: "demo",
+          contentType: "application/json",
+          extra: key === undefined ? headers.extra : { ...headers.extra, "idempotency-key": key },
+        },
+        JSON.stringify(order),
+        adminToken,
+      ),
+    );
+  return fc.oneof({ arbitrary: randomRequest, weight: 1 }, { arbitrary: orderRequest, weight: 1 });
+};
+
+function toRequest(
+  method: string,
+  path: string,
+  headers: { contentType: string | undefined; auth: Auth; extra: Record<string, string> },
+  body: string | undefined,
+  adminToken: string,
+): FuzzRequest {
+  const out: Record<string, string> = { ...headers.extra };
+  if (headers.contentType !== undefined) out["content-type"] = headers.contentType;
+  const token = { demo: DEMO_TOKEN, admin: adminToken, none: undefined, garbage: "x y\tz" }[headers.auth];
+  if (token !== undefined) out.authorization = `Bearer ${token}`;
+  return body === undefined ? { method, path, headers: out } : { method, path, headers: out, body };
+}
+
+function sendRaw(base: string, req: FuzzRequest): Promise<FuzzReply | "unsendable"> {
+  return new Promise((resolve, reject) => {
+    let client: ReturnType<typeof request>;
+    try {
+      // Bodies are framed with Content-Length: the fuzz targets the API, not node's HTTP parser.
+      const framing = req.body === undefined ? {} : { "content-length": String(Buffer.byteLength(req.body)) };
+      client = request(`${base}${req.path}`, { method: req.method, headers: { ...req.headers, ...framing } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? "", text }),
+        );
+      });
+    } catch {
+      // The client refused to build the request (invalid header characters): nothing reaches the server.
+      resolve("unsendable");
+      return;
+    }
+    client.on("error", reject);
+    client.end(req.body);
+  });
+}
+
+/** The rule the fuzz checks: never a 5xx; every 4xx is problem+json with a catalogue code (402 is the order envelope). */
+function violation(req: FuzzRequest, reply: FuzzReply): string | undefined {
+  if (reply.status >= 500) return `5xx: ${reply.status} ${reply.text.slice(0, 200)}`;
+  if (reply.status < 400 || reply.status === 402 || req.method === "HEAD") return undefined;
+  if (!reply.contentType.startsWith("application/problem+json"))
+    return `4xx without problem+json: ${reply.contentType}`;
+  const body = JSON.parse(reply.text) as { code?: string; status?: number };
+  if (body.status !== reply.status || typeof body.code !== "string" || !isErrorCode(body.code)) {
+    return `bad problem body: ${reply.text.slice(0, 200)}`;
+  }
+  if (/\bat [\w.<>]+ \(|node:internal|\.ts:\d+/.test(reply.text)) return "stack trace in body";
+  return undefined;
+}
+
+function fuzzProperty(sim: Simulator, statuses = new Map<number, number>()) {
+  return fc.asyncProperty(requestArb(sim.adminToken), async (req) => {
+    const reply = await sendRaw(sim.url, req);
+    if (reply === "unsendable") return true;
+    statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+    const problem = violation(req, reply);
+    if (problem !== undefined) throw new Error(`${req.method} ${req.path}: ${problem}`);
+    return true;
+  });
+}
+
+const FUZZ_OPTIONS: SimulatorOptions = { demo: { token: DEMO_TOKEN, balance: 10_000_000 } };
+
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator(FUZZ_OPTIONS);
+  await sim.customers.updateCustomer("demo", { wallets: [{ shortcode: "600100", balance: 1_000_000 }] });
+});
+afterAll(() => sim.close());
+
+test("fuzz of the public and admin APIs: only 4xx problem+json, never a 5xx, and the server still answers", async () => {
+  const statuses = new Map<number, number>();
+  const result = await fc.check(fuzzProperty(sim, statuses), { numRuns: 400 });
+  expect(result.failed, fc.defaultReportMessage(result)).toBe(false);
+  // The generated traffic reaches every layer: success, the domain's refusals, and each pipeline guard.
+  for (const status of [200, 400, 401, 404, 405, 409, 415]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
+  expect(await balanceOf(sim)).toBeGreaterThan(0);
+  const clock = await fetch(`${sim.url}/_sim/clock`, { headers: { authorization: `Bearer ${sim.adminToken}` } });
+  expect(clock.status).toBe(200);
+});
+
+test("the fuzz finds a counterexample in a deliberately broken simulator", async () => {
+  // A plugin that throws (→ 500) on one kind of otherwise valid order.
+  const broken = await startSimulator({
+    ...FUZZ_OPTIONS,
+    plugins: [
+      () => ({
+        name: "broken",
+        scenarios: {
+          async evaluate(facts) {
+            if (facts.amountCents % 300 === 0) throw new Error("boom");
+            return { fired: [] };
+          },
+        },
+      }),
+    ],
+    onError: () => {},
+  });
+  try {
+    const result = await fc.check(fuzzProperty(broken), { numRuns: 400, seed: 7 });
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(/5xx: 500/);
+    expect(result.counterexample?.[0]).toMatchObject({ method: "POST", path: "/v1/airtime" });
+  } finally {
+    await broken.close();
+  }
+});
