@@ -1,0 +1,153 @@
+/**
+ * `airtime-harness listen`: a webhook receiver for the terminal. Verifies
+ * every request with the given secret(s), prints each verified delivery on
+ * one line as it arrives (stdout) and each rejected request (stderr), and
+ * answers with a chosen status so a sender's retries can be watched.
+ */
+import { parseArgs } from "node:util";
+import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
+import { isWebhookSecret } from "../webhooks/signing.ts";
+
+const USAGE = `usage: airtime-harness listen --secret whsec_... [options]
+
+Receives webhooks, verifies their Standard Webhooks signature, and prints
+one line per verified delivery: time, webhook-id, reference, status, message.
+Rejected requests (bad signature, stale timestamp) go to stderr with the reason.
+A repeated webhook-id is answered like the first, counted, and not printed again.
+
+options:
+  --port P        port to listen on (default 4020; 0 = any free port)      AIRTIME_LISTEN_PORT
+  --host H        address to bind (default 127.0.0.1)                      AIRTIME_LISTEN_HOST
+  --secret S      the whsec_ secret to verify with; repeat for rotation    AIRTIME_WEBHOOK_SECRET
+                  (the variable takes several, separated by spaces or commas)
+  --status N      HTTP status to answer verified requests with (default 200;
+                  e.g. 503 to watch the sender retry, 410 to disable it)   AIRTIME_LISTEN_STATUS
+  --json          print each delivery as one JSON line (headers, payload)
+  -h, --help      this text
+
+Stop with Ctrl-C.`;
+
+export const DEFAULT_LISTEN_PORT = 4020;
+
+interface ListenConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly secrets: readonly string[];
+  readonly status: number;
+  readonly json: boolean;
+}
+
+type ParseResult =
+  | { readonly kind: "run"; readonly config: ListenConfig }
+  | { readonly kind: "exit"; readonly code: number };
+
+function fail(message: string): ParseResult {
+  console.error(`airtime-harness listen: ${message}\n\n${USAGE}`);
+  return { kind: "exit", code: 2 };
+}
+
+function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    values = parse(args).values;
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) {
+    console.log(USAGE);
+    return { kind: "exit", code: 0 };
+  }
+  const portText = values.port ?? env.AIRTIME_LISTEN_PORT ?? String(DEFAULT_LISTEN_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) return fail(`--port must be 0–65535, not '${portText}'`);
+  const statusText = values.status ?? env.AIRTIME_LISTEN_STATUS ?? "200";
+  const status = Number(statusText);
+  if (!/^\d{3}$/.test(statusText) || status < 200 || status > 599) {
+    return fail(`--status must be an HTTP status 200–599, not '${statusText}'`);
+  }
+  const secrets = values.secret ?? (env.AIRTIME_WEBHOOK_SECRET ?? "").split(/[\s,]+/).filter((s) => s !== "");
+  if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
+  const invalid = secrets.find((secret) => !isWebhookSecret(secret));
+  if (invalid !== undefined) return fail(`'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`);
+  return {
+    kind: "run",
+    config: {
+      port,
+      host: values.host ?? env.AIRTIME_LISTEN_HOST ?? "127.0.0.1",
+      secrets,
+      status,
+      json: values.json === true,
+    },
+  };
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      secret: { type: "string", multiple: true },
+      status: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+/** One line per delivery: time, webhook-id, reference, status, message. */
+export function formatDelivery(delivery: InboxDelivery): string {
+  const time = new Date(delivery.receivedAt).toISOString();
+  const webhook = delivery.webhook;
+  if (webhook === undefined)
+    return `${time}  ${delivery.webhookId}  (not an airtime webhook) ${delivery.body.slice(0, 200)}`;
+  return `${time}  ${delivery.webhookId}  ${webhook.reference}  ${webhook.status}  ${webhook.message}${webhook.final ? "" : " (not final)"}`;
+}
+
+export function formatRejection(rejection: InboxRejection): string {
+  const time = new Date(rejection.receivedAt).toISOString();
+  return `${time}  rejected ${rejection.webhookId ?? "(no webhook-id)"}: ${rejection.reason}`;
+}
+
+/**
+ * @example
+ * // airtime-harness listen --port 4020 --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+ * const code = await listen(["--port", "0", "--secret", secret]); // resolves on SIGINT/SIGTERM
+ */
+export async function listen(args: string[]): Promise<number> {
+  const parsed = parseListenArgs(args, process.env);
+  if (parsed.kind === "exit") return parsed.code;
+  const { config } = parsed;
+  let seen = 0;
+  const inbox = createWebhookInbox({
+    secrets: config.secrets,
+    port: config.port,
+    host: config.host,
+    respond: config.status,
+    onDelivery: (delivery) => {
+      seen++;
+      console.log(config.json ? JSON.stringify(delivery) : formatDelivery(delivery));
+    },
+    onRejected: (rejection) => console.error(formatRejection(rejection)),
+  });
+  let url: string;
+  try {
+    url = await inbox.listen();
+  } catch (error) {
+    console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
+    return 1;
+  }
+  const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;
+  console.log(`listening on ${url} (verifying with ${secretCount}, answering ${config.status}); Ctrl-C to stop`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  await inbox.close();
+  const deliveries = seen === 1 ? "1 delivery" : `${seen} deliveries`;
+  const duplicates = inbox.duplicates() === 1 ? "1 duplicate" : `${inbox.duplicates()} duplicates`;
+  console.error(`${signal}: stopped after ${deliveries}, ${duplicates}, ${inbox.rejected().length} rejected`);
+  return 0;
+}

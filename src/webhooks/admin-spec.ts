@@ -1,0 +1,232 @@
+/**
+ * The OpenAPI side of `/_sim/deliveries…`, merged into the admin document.
+ * Importable without a running simulator.
+ */
+import type { PathsObject } from "openapi3-ts/oas31";
+import { z } from "zod";
+import { jsonBody, jsonResponse, parameter } from "../contract/openapi/content.ts";
+import { type ProblemCase, problemResponses } from "../contract/openapi/problems.ts";
+import { createSchemaRegistry } from "../contract/openapi/schema-registry.ts";
+import { ProblemSchema } from "../contract/public-schemas.ts";
+import type { AdminExtensionSpec } from "../http/admin-extension.ts";
+import {
+  type AdminDelivery,
+  type AdminDeliveryAttempt,
+  AdminDeliveryDetailSchema,
+  AdminDeliveryListSchema,
+  AdminDeliveryStateSchema,
+  AdminRedeliverRequestSchema,
+  AdminRedeliverResponseSchema,
+} from "./admin-schemas.ts";
+
+const EXAMPLE_DELIVERY: AdminDelivery = {
+  id: "dlv_4m8q2t6v0x3z5b7d9f1h",
+  messageId: "msg_2c6k8m0q4t7v9x1z3b5d",
+  kind: "status",
+  customerId: "demo",
+  orderId: "ord_7h3k9m2p4r6t8v0x1z3b",
+  reference: "ORDER-2026-0001",
+  status: 20,
+  final: true,
+  state: "delivered",
+  reason: null,
+  createdAt: "2026-03-02T09:15:02.000Z",
+  nextAttemptAt: null,
+  deliveredAt: "2026-03-02T09:15:07.012Z",
+  attemptCount: 2,
+  parentId: null,
+  badSignature: false,
+  payload: {
+    type: "airtime.status",
+    id: "ord_7h3k9m2p4r6t8v0x1z3b",
+    reference: "ORDER-2026-0001",
+    status: 20,
+    message: "Success",
+    final: true,
+    service: "safaricom",
+    account: "+254712345678",
+    amount: 100,
+    balance: 9900,
+    currency: "KES",
+    shortcode: null,
+    timestamp: "2026-03-02T09:15:02.000Z",
+  },
+};
+
+const attemptOf = (number: number, overrides: Partial<AdminDeliveryAttempt>): AdminDeliveryAttempt => ({
+  number,
+  trigger: "schedule",
+  scheduledAt: "2026-03-02T09:15:02.000Z",
+  sentAt: "2026-03-02T09:15:02.000Z",
+  sentAtWall: "2026-03-02T09:15:02.004Z",
+  url: "https://example.com/webhooks/airtime",
+  requestHeaders: {
+    "content-type": "application/json",
+    "user-agent": "airtime-harness-webhooks/1",
+    "webhook-id": EXAMPLE_DELIVERY.messageId,
+    "webhook-timestamp": "1772442902",
+    "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  },
+  requestBody: JSON.stringify(EXAMPLE_DELIVERY.payload),
+  responseStatus: 200,
+  error: null,
+  latencyMs: 12,
+  outcome: "delivered",
+  retryAfterMs: null,
+  ...overrides,
+});
+
+const FAILED_ATTEMPT = attemptOf(1, { responseStatus: 503, outcome: "failed", latencyMs: 8 });
+const DELIVERED_ATTEMPT = attemptOf(2, {
+  scheduledAt: "2026-03-02T09:15:07.008Z",
+  sentAt: "2026-03-02T09:15:07.008Z",
+  sentAtWall: "2026-03-02T09:15:07.010Z",
+});
+const EXAMPLE_DETAIL = { ...EXAMPLE_DELIVERY, attempts: [FAILED_ATTEMPT, DELIVERED_ATTEMPT] };
+
+const NOT_FOUND: ProblemCase = {
+  code: "not_found",
+  when: "No delivery with this id.",
+  detail: "No delivery with this id.",
+};
+const AUTH_CASES: ProblemCase[] = [
+  { code: "missing_token", when: "No admin bearer token.", detail: "Send the admin token as a bearer token." },
+  { code: "invalid_token", when: "The token is not the admin token.", detail: "The bearer token is not valid." },
+  { code: "forbidden", when: "A customer's token was used.", detail: "This token cannot use the admin API." },
+];
+
+function buildPaths(): PathsObject {
+  const registry = createSchemaRegistry();
+  const idParameter = parameter(registry, z.string().min(1), {
+    name: "id",
+    in: "path",
+    description: "The delivery id (`dlv_…`).",
+    example: EXAMPLE_DELIVERY.id,
+  });
+  const filter = (name: string, description: string, example: string) =>
+    parameter(registry, z.string().min(1), { name, in: "query", description, example });
+  return {
+    "/_sim/deliveries": {
+      get: {
+        operationId: "listDeliveries",
+        tags: ["Webhooks"],
+        summary: "List webhook deliveries",
+        description:
+          "Every webhook message on its way to a customer's endpoint, oldest first. Filters combine with AND. " +
+          "A duplicated message (scenario) shows as several deliveries sharing one `messageId`.",
+        parameters: [
+          filter("customer", "Only this customer's deliveries.", "demo"),
+          filter("order", "Only this order's deliveries (order id).", EXAMPLE_DELIVERY.orderId),
+          filter("reference", "Only deliveries for orders with this reference.", EXAMPLE_DELIVERY.reference),
+          parameter(registry, AdminDeliveryStateSchema, { name: "state", in: "query", example: "failed" }),
+        ],
+        responses: {
+          "200": jsonResponse(
+            registry,
+            AdminDeliveryListSchema,
+            { delivered: { summary: "One delivered webhook", value: { deliveries: [EXAMPLE_DELIVERY] } } },
+            { description: "The matching deliveries." },
+          ),
+          ...problemResponses(
+            registry,
+            [
+              {
+                code: "validation_failed",
+                when: "A filter is malformed (e.g. an unknown `state`).",
+                detail: "The query is not valid: #/state Invalid option",
+                errors: [{ pointer: "#/state", detail: "Invalid option" }],
+              },
+              ...AUTH_CASES,
+            ],
+            { instance: "/_sim/deliveries" },
+          ),
+        },
+      },
+    },
+    "/_sim/deliveries/{id}": {
+      get: {
+        operationId: "getDelivery",
+        tags: ["Webhooks"],
+        summary: "One webhook delivery with every attempt",
+        description:
+          "Each attempt shows when it was due and sent (simulator clock, and wall clock as in `webhook-timestamp`), " +
+          "the URL, the exact request headers and body, the answer's status or the network error, and the latency.",
+        parameters: [idParameter],
+        responses: {
+          "200": jsonResponse(
+            registry,
+            AdminDeliveryDetailSchema,
+            { retried: { summary: "Delivered on the second attempt", value: EXAMPLE_DETAIL } },
+            { description: "The delivery and its attempts, oldest first." },
+          ),
+          ...problemResponses(registry, [NOT_FOUND, ...AUTH_CASES], {
+            instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}`,
+          }),
+        },
+      },
+    },
+    "/_sim/deliveries/{id}/redeliver": {
+      post: {
+        operationId: "redeliverDelivery",
+        tags: ["Webhooks"],
+        summary: "Send a delivery again, now",
+        description:
+          "Makes one extra attempt at once (same `webhook-id` and body, a fresh `webhook-timestamp` and signature " +
+          "with the endpoint's current secrets) and answers when it is done. A 2xx marks the delivery delivered; " +
+          "a failure leaves a pending delivery's schedule running and marks any other delivery `failed`. " +
+          'An endpoint disabled by a 410 stays disabled unless the body says `{"enable": true}`.',
+        parameters: [idParameter],
+        requestBody: {
+          ...jsonBody(registry, AdminRedeliverRequestSchema, {
+            enable: { summary: "Re-enable the endpoint, then redeliver", value: { enable: true } },
+          }),
+          required: false,
+        },
+        responses: {
+          "200": jsonResponse(
+            registry,
+            AdminRedeliverResponseSchema,
+            {
+              delivered: {
+                summary: "The receiver is back",
+                value: { delivery: EXAMPLE_DETAIL, attempt: DELIVERED_ATTEMPT },
+              },
+            },
+            { description: "The attempt (whatever its outcome) and the delivery after it." },
+          ),
+          ...problemResponses(
+            registry,
+            [
+              NOT_FOUND,
+              {
+                code: "webhook_endpoint_disabled",
+                when: 'The endpoint answered 410 Gone earlier and `{"enable": true}` was not sent.',
+                detail:
+                  'The endpoint is disabled (it answered 410 Gone); send {"enable": true} to re-enable it and redeliver.',
+              },
+              {
+                code: "webhook_endpoint_missing",
+                when: "The customer has no webhook endpoint any more.",
+                detail: "The delivery's customer has no webhook endpoint now.",
+              },
+              {
+                code: "validation_failed",
+                when: "The body is not `{enable?: boolean}`.",
+                detail: "The request body is not valid: #/enable Invalid input: expected boolean, received string",
+                errors: [{ pointer: "#/enable", detail: "Invalid input: expected boolean, received string" }],
+              },
+              ...AUTH_CASES,
+            ],
+            { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}/redeliver` },
+          ),
+        },
+      },
+    },
+  };
+}
+
+/** The delivery routes' OpenAPI paths and the component schemas they use. */
+export const DELIVERY_ADMIN_SPEC: AdminExtensionSpec = {
+  paths: buildPaths(),
+  schemas: [AdminDeliveryListSchema, AdminDeliveryDetailSchema, AdminRedeliverResponseSchema, ProblemSchema],
+};

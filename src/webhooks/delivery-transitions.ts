@@ -1,0 +1,91 @@
+/**
+ * What one attempt's result does to a delivery: pure functions over the
+ * delivery record, so the rules (delivered is final, 410 disables, a
+ * failure schedules the next slot or exhausts the schedule, a manual
+ * redelivery never starts a schedule) read in one place.
+ */
+import type { AttemptOutcome, AttemptTrigger, Delivery } from "./ports.ts";
+import type { PostResult } from "./post-webhook.ts";
+
+/** The scheduler job payload of one attempt: plain JSON. */
+export interface AttemptJobPayload {
+  readonly deliveryId: string;
+  readonly scheduleIndex: number;
+}
+
+export function isAttemptJobPayload(value: unknown): value is AttemptJobPayload {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return typeof record.deliveryId === "string" && Number.isInteger(record.scheduleIndex);
+}
+
+/** Which chain an attempt belongs to, and so what its failure schedules. */
+export interface AttemptContext {
+  readonly trigger: AttemptTrigger;
+  readonly scheduledAt: number;
+  /** The schedule slot this attempt fills; null for a manual redelivery. */
+  readonly scheduleIndex: number | null;
+  /** The job id the delivery expected for this slot. */
+  readonly jobId: string | null;
+}
+
+export const jobIdFor = (deliveryId: string, scheduleIndex: number) => `${deliveryId}/${scheduleIndex}`;
+
+/**
+ * The delivery after an attempt with `outcome` that finished at `finishedAt`
+ * (simulator clock). `retryDelay` is the wait before the next scheduled slot,
+ * undefined when the schedule is used up.
+ */
+export function nextState(
+  current: Delivery,
+  context: AttemptContext,
+  outcome: AttemptOutcome,
+  finishedAt: number,
+  retryDelay: number | undefined,
+  scheduleLength: number,
+): Delivery {
+  const counted = { ...current, attemptCount: current.attemptCount + 1 };
+  // Delivered is final: a late failure of a parallel attempt changes nothing.
+  if (current.state === "delivered") return counted;
+  const stop = { nextAttemptAt: null, nextJobId: null };
+  switch (outcome) {
+    case "delivered": {
+      const { reason: _cleared, ...rest } = counted;
+      return { ...rest, ...stop, state: "delivered", deliveredAt: finishedAt };
+    }
+    case "gone":
+      return { ...counted, ...stop, state: "disabled", reason: "the endpoint answered 410 Gone" };
+    case "failed": {
+      const ownsChain = current.state === "pending" && context.jobId !== null && current.nextJobId === context.jobId;
+      if (!ownsChain) {
+        // A manual redelivery that failed leaves a running schedule alone.
+        return current.state === "pending" ? counted : { ...counted, state: "failed", reason: "redelivery failed" };
+      }
+      const index = (context.scheduleIndex ?? 0) + 1;
+      if (retryDelay === undefined) {
+        return {
+          ...counted,
+          ...stop,
+          state: "failed",
+          reason: `no 2xx after ${scheduleLength} scheduled attempts`,
+        };
+      }
+      return {
+        ...counted,
+        scheduleIndex: index,
+        nextAttemptAt: finishedAt + retryDelay,
+        nextJobId: jobIdFor(current.id, index),
+      };
+    }
+    default: {
+      const unreachable: never = outcome;
+      throw new Error(`unknown attempt outcome ${String(unreachable)}`);
+    }
+  }
+}
+
+export function outcomeOf(result: PostResult): AttemptOutcome {
+  if (result.kind === "error") return "failed";
+  if (result.status >= 200 && result.status < 300) return "delivered";
+  return result.status === 410 ? "gone" : "failed";
+}

@@ -1,0 +1,426 @@
+/**
+ * Webhook delivery: a message for every final status (and reversal), signed
+ * with Standard Webhooks headers, retried on a schedule on the simulator
+ * clock, every attempt recorded.
+ *
+ * Attempts run as scheduler jobs (`webhook.attempt`, JSON payload), so a
+ * persistent scheduler keeps them across restarts. A job only *starts* the
+ * HTTP request and returns: a slow receiver never holds up the scheduler,
+ * the simulator clock or other deliveries. `settle()` awaits the requests
+ * started so far.
+ */
+import { setMaxListeners } from "node:events";
+import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
+import { createIds } from "../domain/ids.ts";
+import type { WebhookEndpoint } from "../domain/model.ts";
+import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
+import { createSeededRandom } from "../domain/random.ts";
+import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
+import {
+  type AttemptContext,
+  type AttemptJobPayload,
+  isAttemptJobPayload,
+  jobIdFor,
+  nextState,
+  outcomeOf,
+} from "./delivery-transitions.ts";
+import { createKeyedLimiter } from "./keyed-limiter.ts";
+import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
+import { buildStalePayload, buildWebhookPayload, staleEntryBefore } from "./payload.ts";
+import type { Delivery, DeliveryAttempt, DeliveryKind, DeliveryStore } from "./ports.ts";
+import { type PostResult, postWebhook } from "./post-webhook.ts";
+import { resolveSchedule, resolveTimeout, withJitter } from "./schedule.ts";
+import { generateWebhookSecret, signWebhook } from "./signing.ts";
+
+export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
+export const DEFAULT_WEBHOOK_JITTER = 0.1;
+const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
+const USER_AGENT = "airtime-harness-webhooks/1";
+
+export interface WebhookDispatcherOptions {
+  /** Delay before each attempt (ms list or text like `0,100ms,1s`); default Standard Webhooks' example. */
+  readonly schedule?: readonly number[] | string;
+  /** Per-attempt timeout (ms or text like `500ms`); default 15 s. */
+  readonly timeout?: number | string;
+  /** Relative jitter on each retry delay, 0..1 (0.1 = ±10 %); default 0.1. Drawn from the seeded source. */
+  readonly jitter?: number;
+  /** Also send intermediate (pending-class) statuses; default false. */
+  readonly intermediate?: boolean;
+  readonly deliveryStore?: DeliveryStore;
+  /** Wall clock for `webhook-timestamp` and latencies; injectable for tests. */
+  readonly wallClock?: () => number;
+  /** Concurrent requests per receiver origin; default 32. */
+  readonly maxConcurrentPerEndpoint?: number;
+}
+
+/** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */
+export interface WebhookDispatcherDeps {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly random: Random;
+  readonly statusTable: StatusTable;
+}
+
+export type RedeliverOutcome =
+  | { readonly kind: "attempted"; readonly delivery: Delivery; readonly attempt: DeliveryAttempt }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "no_endpoint" }
+  | { readonly kind: "endpoint_disabled" }
+  | { readonly kind: "closed" };
+
+export interface WebhookDispatcher {
+  /** Subscribe the simulator's status changes here. */
+  readonly events: OrderEvents;
+  readonly deliveries: DeliveryStore;
+  /** The resolved retry schedule, ms. */
+  readonly schedule: readonly number[];
+  readonly timeoutMs: number;
+  /** Sends one order's not-yet-attempted deliveries now and waits for the answers (webhook before response). */
+  sendNow(orderId: string): Promise<void>;
+  /** One extra attempt now, awaited. `enable` re-enables an endpoint disabled by a 410. */
+  redeliver(deliveryId: string, options?: { readonly enable?: boolean }): Promise<RedeliverOutcome>;
+  /** Resolves when every attempt started so far has finished. */
+  settle(): Promise<void>;
+  /** Forgets one customer's deliveries (or all) and cancels their scheduled attempts. */
+  reset(customerId?: string): Promise<void>;
+  /** Aborts requests in flight and starts no more. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the dispatcher and registers its job handler on the scheduler.
+ *
+ * @example
+ * const dispatcher = createWebhookDispatcher(context, { schedule: "0,100ms,1s", timeout: "500ms", jitter: 0 });
+ * const service = createAirtimeService({ ...deps, events: dispatcher.events });
+ */
+export function createWebhookDispatcher(
+  deps: WebhookDispatcherDeps,
+  options: WebhookDispatcherOptions = {},
+): WebhookDispatcher {
+  const { store, clock, scheduler, statusTable } = deps;
+  const schedule = resolveSchedule(options.schedule);
+  const timeoutMs = resolveTimeout(options.timeout);
+  const jitter = options.jitter ?? DEFAULT_WEBHOOK_JITTER;
+  if (!(jitter >= 0 && jitter <= 1)) throw new RangeError("jitter must be within 0..1");
+  const wallNow = options.wallClock ?? (() => Date.now());
+  const deliveries = options.deliveryStore ?? createMemoryDeliveryStore();
+  const limiter = createKeyedLimiter(options.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT);
+  // A stream of our own, seeded from the simulator's: webhook ids and jitter are drawn
+  // as network answers arrive, and must not shift the ids of later orders.
+  const random = createSeededRandom(Math.floor(deps.random.next() * 2 ** 32));
+  const ids: Ids = createIds(random);
+  const inFlight = new Set<Promise<unknown>>();
+  const closing = new AbortController();
+  // Every attempt in flight listens on this one signal; hundreds at once are normal, not a leak.
+  setMaxListeners(0, closing.signal);
+
+  function track<T>(work: Promise<T>): Promise<T> {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  async function createDelivery(
+    fields: Omit<Delivery, "id" | "nextJobId" | "nextAttemptAt" | "scheduleIndex" | "attemptCount" | "deliveredAt">,
+    dueAt: number | null,
+    { scheduleFirst = true }: { readonly scheduleFirst?: boolean } = {},
+  ): Promise<Delivery> {
+    const id = ids.next("dlv");
+    const delivery: Delivery = {
+      ...fields,
+      id,
+      nextAttemptAt: dueAt,
+      nextJobId: dueAt === null ? null : jobIdFor(id, 0),
+      scheduleIndex: 0,
+      attemptCount: 0,
+      deliveredAt: null,
+    };
+    // Stored before its job exists, so the job always finds it.
+    await deliveries.insert(delivery);
+    if (dueAt !== null && scheduleFirst) {
+      const payload: AttemptJobPayload = { deliveryId: id, scheduleIndex: 0 };
+      await scheduler.schedule({ id: jobIdFor(id, 0), type: WEBHOOK_ATTEMPT_JOB, dueAt, payload });
+    }
+    return delivery;
+  }
+
+  async function statusChanged(change: StatusChange): Promise<void> {
+    const { order } = change;
+    if (!change.final && options.intermediate !== true) return;
+    const endpoint = (await store.getCustomer(order.customerId))?.webhook;
+    // No endpoint configured: nothing to send, nothing to show.
+    if (endpoint === undefined) return;
+    const faults = order.webhookFaults ?? {};
+    const now = clock.now();
+    // Only the first final status gets a stale follow-up, not a later reversal.
+    const firstFinal = change.final && !isFinalStatus(statusTable, change.previousStatus);
+    const stale = faults.staleAfterFinal === true && firstFinal ? staleEntryBefore(change, statusTable) : undefined;
+    const fields = {
+      messageId: ids.next("msg"),
+      kind: "status" as DeliveryKind,
+      customerId: order.customerId,
+      orderId: order.id,
+      reference: order.reference,
+      status: order.status,
+      final: change.final,
+      body: JSON.stringify(buildWebhookPayload(change)),
+      createdAt: now,
+      badSignature: faults.badSignature === true,
+      ...(stale === undefined
+        ? {}
+        : { followUp: { status: stale.status, body: JSON.stringify(buildStalePayload(change, stale)) } }),
+    };
+    if (faults.drop === true) {
+      await createDelivery({ ...fields, state: "dropped", reason: "dropped by a scenario" }, null);
+      return;
+    }
+    if (endpoint.disabled === true) {
+      await createDelivery({ ...fields, state: "disabled", reason: "the endpoint is disabled" }, null);
+      return;
+    }
+    const dueAt = now + (faults.delayMs ?? 0) + withJitter(schedule[0] ?? 0, jitter, () => random.next());
+    const original = await createDelivery({ ...fields, state: "pending" }, dueAt);
+    const { followUp: _once, ...copy } = fields;
+    for (let i = 0; i < (faults.duplicates ?? 0); i++) {
+      await createDelivery({ ...copy, kind: "duplicate", parentId: original.id, state: "pending" }, dueAt);
+    }
+  }
+
+  async function runJob(job: Job): Promise<void> {
+    if (!isAttemptJobPayload(job.payload)) throw new Error(`malformed ${WEBHOOK_ATTEMPT_JOB} payload`);
+    if (closing.signal.aborted) return;
+    const { deliveryId, scheduleIndex } = job.payload;
+    const delivery = await deliveries.get(deliveryId);
+    // Delivered meanwhile, reset away, or superseded (redelivery, webhook before response).
+    if (delivery === undefined || delivery.state !== "pending" || delivery.nextJobId !== job.id) return;
+    // Not awaited: the scheduler moves on while the request is out.
+    void track(
+      attemptScheduled(delivery, { trigger: "schedule", scheduledAt: job.dueAt, scheduleIndex, jobId: job.id }),
+    );
+  }
+
+  async function attemptScheduled(delivery: Delivery, context: AttemptContext): Promise<void> {
+    const endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
+    if (endpoint === undefined || endpoint.disabled === true) {
+      const reason = endpoint === undefined ? "the customer has no webhook endpoint" : "the endpoint is disabled";
+      await deliveries.update(delivery.id, (current) =>
+        current.state === "pending" && current.nextJobId === context.jobId
+          ? { ...current, state: "disabled", reason, nextAttemptAt: null, nextJobId: null }
+          : current,
+      );
+      return;
+    }
+    await attempt(delivery, endpoint, context);
+  }
+
+  /** One HTTP attempt, recorded, and its consequence for the delivery. */
+  async function attempt(
+    delivery: Delivery,
+    endpoint: WebhookEndpoint,
+    context: AttemptContext,
+  ): Promise<DeliveryAttempt | undefined> {
+    const origin = safeOrigin(endpoint.url);
+    return limiter.run(origin, async () => {
+      if (closing.signal.aborted) return undefined;
+      const sentAt = clock.now();
+      const sentAtWall = wallNow();
+      // A wrong secret nobody holds: the receiver must reject it.
+      const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
+      const requestHeaders = {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        ...signWebhook({
+          id: delivery.messageId,
+          timestampSeconds: Math.floor(sentAtWall / 1000),
+          body: delivery.body,
+          secrets,
+        }),
+      };
+      const result = await postWebhook({
+        url: endpoint.url,
+        headers: requestHeaders,
+        body: delivery.body,
+        timeoutMs,
+        signal: closing.signal,
+        wallNow,
+      });
+      const outcome = outcomeOf(result);
+      // The time the attempt took as the simulator clock saw it, never more than it
+      // really took: a virtual clock advanced meanwhile does not delay the retry.
+      const finishedAt = sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
+      const retryDelay = retryDelayAfter(context, result);
+      const before = delivery.state;
+      const updated = await deliveries.update(delivery.id, (current) =>
+        nextState(current, context, outcome, finishedAt, retryDelay, schedule.length),
+      );
+      // Reset away while the request was out.
+      if (updated === undefined) return undefined;
+      const record: DeliveryAttempt = {
+        deliveryId: delivery.id,
+        messageId: delivery.messageId,
+        customerId: delivery.customerId,
+        orderId: delivery.orderId,
+        reference: delivery.reference,
+        number: updated.attemptCount,
+        trigger: context.trigger,
+        scheduledAt: context.scheduledAt,
+        sentAt,
+        sentAtWall,
+        url: endpoint.url,
+        requestHeaders,
+        requestBody: delivery.body,
+        responseStatus: result.kind === "response" ? result.status : null,
+        error: result.kind === "error" ? result.error : null,
+        latencyMs: result.latencyMs,
+        outcome,
+        ...(result.kind === "response" && result.retryAfterMs !== undefined
+          ? { retryAfterMs: result.retryAfterMs }
+          : {}),
+      };
+      await deliveries.addAttempt(record);
+      const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
+      // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
+      if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !closing.signal.aborted) {
+        const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
+        await scheduler.schedule({
+          id: updated.nextJobId,
+          type: WEBHOOK_ATTEMPT_JOB,
+          dueAt: updated.nextAttemptAt,
+          payload,
+        });
+      }
+      if (outcome === "gone") await disableEndpoint(delivery.customerId, endpoint.url);
+      const settled = updated.state === "delivered" || updated.state === "failed";
+      if (before === "pending" && settled && updated.followUp !== undefined) await sendFollowUp(updated);
+      return record;
+    });
+  }
+
+  function retryDelayAfter(context: AttemptContext, result: PostResult): number | undefined {
+    if (context.scheduleIndex === null) return undefined;
+    const delay = schedule[context.scheduleIndex + 1];
+    if (delay === undefined) return undefined;
+    const jittered = withJitter(delay, jitter, () => random.next());
+    const asked = result.kind === "response" ? result.retryAfterMs : undefined;
+    // Retry-After only ever makes the wait longer than the schedule's.
+    return asked !== undefined && asked > jittered ? asked : jittered;
+  }
+
+  /**
+   * Starts the stale follow-up at once rather than through the scheduler, so it
+   * reaches the receiver within the same `advance()` as the final message it
+   * follows; its retries, if any, are scheduled as usual.
+   */
+  async function sendFollowUp(parent: Delivery): Promise<void> {
+    const followUp = parent.followUp;
+    if (followUp === undefined) return;
+    const now = clock.now();
+    const stale = await createDelivery(
+      {
+        messageId: ids.next("msg"),
+        kind: "stale",
+        parentId: parent.id,
+        customerId: parent.customerId,
+        orderId: parent.orderId,
+        reference: parent.reference,
+        status: followUp.status,
+        final: false,
+        body: followUp.body,
+        createdAt: now,
+        badSignature: parent.badSignature,
+        state: "pending",
+      },
+      now,
+      { scheduleFirst: false },
+    );
+    const context: AttemptContext = { trigger: "schedule", scheduledAt: now, scheduleIndex: 0, jobId: stale.nextJobId };
+    // Not awaited: it runs after the final message's attempt has finished; settle() still waits for it.
+    void track(attemptScheduled(stale, context));
+  }
+
+  async function disableEndpoint(customerId: string, url: string): Promise<void> {
+    const customer = await store.getCustomer(customerId);
+    // Only the endpoint that answered 410: the URL may have been changed meanwhile.
+    if (customer?.webhook === undefined || customer.webhook.url !== url) return;
+    await store.putCustomer({ ...customer, webhook: { ...customer.webhook, disabled: true } });
+  }
+
+  async function enableEndpoint(customerId: string): Promise<WebhookEndpoint | undefined> {
+    const customer = await store.getCustomer(customerId);
+    if (customer?.webhook === undefined) return undefined;
+    const { disabled: _cleared, ...webhook } = customer.webhook;
+    await store.putCustomer({ ...customer, webhook });
+    return webhook;
+  }
+
+  scheduler.handle(WEBHOOK_ATTEMPT_JOB, runJob);
+
+  return {
+    events: { statusChanged },
+    deliveries,
+    schedule,
+    timeoutMs,
+    async sendNow(orderId) {
+      const waiting = await deliveries.list({ orderId, state: "pending" });
+      const runs: Promise<unknown>[] = [];
+      for (const delivery of waiting) {
+        if (delivery.attemptCount > 0 || delivery.nextJobId === null) continue;
+        // Take the first attempt away from the scheduler; if it already ran, leave it be.
+        if (!(await scheduler.cancel(delivery.nextJobId))) continue;
+        const context: AttemptContext = {
+          trigger: "before_response",
+          scheduledAt: clock.now(),
+          scheduleIndex: delivery.scheduleIndex,
+          jobId: delivery.nextJobId,
+        };
+        runs.push(track(attemptScheduled(delivery, context)));
+      }
+      await Promise.all(runs);
+    },
+    async redeliver(deliveryId, redeliverOptions = {}) {
+      if (closing.signal.aborted) return { kind: "closed" };
+      const delivery = await deliveries.get(deliveryId);
+      if (delivery === undefined) return { kind: "not_found" };
+      let endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
+      if (endpoint === undefined) return { kind: "no_endpoint" };
+      if (endpoint.disabled === true) {
+        if (redeliverOptions.enable !== true) return { kind: "endpoint_disabled" };
+        endpoint = (await enableEndpoint(delivery.customerId)) ?? endpoint;
+      }
+      const context: AttemptContext = {
+        trigger: "redeliver",
+        scheduledAt: clock.now(),
+        scheduleIndex: null,
+        jobId: null,
+      };
+      const record = await track(attempt(delivery, endpoint, context));
+      const updated = await deliveries.get(deliveryId);
+      if (record === undefined || updated === undefined) return { kind: "not_found" };
+      return { kind: "attempted", delivery: updated, attempt: record };
+    },
+    async settle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async reset(customerId) {
+      const doomed = await deliveries.list(customerId === undefined ? {} : { customerId });
+      for (const delivery of doomed) {
+        if (delivery.nextJobId !== null) await scheduler.cancel(delivery.nextJobId);
+      }
+      await deliveries.reset(customerId);
+    },
+    async close() {
+      closing.abort();
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,346 @@
+/**
+ * A small real HTTP receiver for the simulator's webhooks (or any Standard
+ * Webhooks sender): it verifies every request with the `standardwebhooks`
+ * package, rejects bad ones with 400, dedupes on `webhook-id`, records what it
+ * accepted, and answers with a status a test can program (to exercise the
+ * sender's retries).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
+import { verifyWebhook } from "./signing.ts";
+
+/** What the inbox answers: a status, a full reply, or `"hang"` (never answer; the sender times out). */
+export type InboxReply =
+  | number
+  | { readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string }
+  | "hang";
+
+/** Facts about a verified request, for a programmable reply. */
+export interface InboxRequestInfo {
+  readonly webhookId: string;
+  /** 1 for the first request carrying this `webhook-id`, 2 for the next, … */
+  readonly attempt: number;
+  readonly payload: unknown;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type InboxResponder = InboxReply | ((request: InboxRequestInfo) => InboxReply);
+
+/** A verified message the inbox accepted (answered 2xx), recorded once per `webhook-id`. */
+export interface InboxDelivery {
+  readonly webhookId: string;
+  /** Wall-clock ms when it arrived. */
+  readonly receivedAt: number;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly payload: unknown;
+  /** The payload when it conforms to the airtime webhook schema. */
+  readonly webhook?: WebhookPayload;
+  readonly verified: true;
+  /** Which request for this `webhook-id` was accepted (1 = the first). */
+  readonly attempt: number;
+}
+
+/** A request that failed verification (answered 400, never recorded as a delivery). */
+export interface InboxRejection {
+  readonly receivedAt: number;
+  readonly path: string;
+  readonly webhookId?: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly reason: string;
+}
+
+/** Every request, in arrival order, with what the inbox answered. */
+export interface InboxRequestRecord {
+  readonly receivedAt: number;
+  readonly webhookId?: string;
+  readonly verified: boolean;
+  /** The status answered; null when the inbox hung up on it. */
+  readonly status: number | null;
+  readonly duplicate: boolean;
+}
+
+export interface WebhookInboxOptions {
+  /** The `whsec_` secret to verify with. */
+  readonly secret?: string;
+  /** Several secrets (rotation): a request is valid when any of them verifies it. */
+  readonly secrets?: readonly string[];
+  /** Port to listen on; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Initial reply for verified requests; default 200. */
+  readonly respond?: InboxResponder;
+  /** Largest accepted body in bytes; default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Wall clock for `receivedAt`; injectable for tests. */
+  readonly now?: () => number;
+  readonly onDelivery?: (delivery: InboxDelivery) => void;
+  readonly onRejected?: (rejection: InboxRejection) => void;
+}
+
+export interface WaitForOptions {
+  /** Only a delivery with this status code counts. */
+  readonly status?: number;
+  /** Default 5000 ms (wall clock). */
+  readonly timeoutMs?: number;
+}
+
+export interface WebhookInbox {
+  /** Starts listening; resolves with the receiver's URL. */
+  listen(): Promise<string>;
+  /** The URL (after `listen()`), e.g. `http://127.0.0.1:41234/webhooks`. */
+  readonly url: string;
+  /** Changes how verified requests are answered from now on. */
+  respondWith(responder: InboxResponder): void;
+  /** Resolves with the first verified delivery for `reference` (and `status`, if given). */
+  waitFor(reference: string, options?: WaitForOptions): Promise<InboxDelivery>;
+  /** Resolves once `predicate` holds over the accepted deliveries. */
+  waitUntil(predicate: (deliveries: readonly InboxDelivery[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Accepted deliveries, one per `webhook-id`, in arrival order. */
+  deliveries(): readonly InboxDelivery[];
+  rejected(): readonly InboxRejection[];
+  requests(): readonly InboxRequestRecord[];
+  /** How many verified requests repeated an already accepted `webhook-id`. */
+  duplicates(): number;
+  /** Forgets everything received (the reply and the secrets stay). */
+  clear(): void;
+  /** Stops listening and drops open connections (hanging requests included). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_WAIT_MS = 5000;
+const WEBHOOK_PATH = "/webhooks";
+
+interface Waiter {
+  readonly check: () => boolean;
+  readonly resolve: () => void;
+}
+
+/**
+ * Creates a webhook receiver on a real port.
+ *
+ * @example
+ * const inbox = createWebhookInbox({ secret: "whsec_…" });
+ * const url = await inbox.listen(); // point the customer's webhook here
+ * inbox.respondWith(({ attempt }) => (attempt <= 2 ? 503 : 200)); // fail the first two
+ * const delivery = await inbox.waitFor("ORDER-1", { status: 20 });
+ * await inbox.close();
+ */
+export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
+  const secrets = [...(options.secrets ?? []), ...(options.secret === undefined ? [] : [options.secret])];
+  if (secrets.length === 0) throw new Error("createWebhookInbox needs a secret (or secrets)");
+  const now = options.now ?? (() => Date.now());
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let responder: InboxResponder = options.respond ?? 200;
+
+  const accepted: InboxDelivery[] = [];
+  const acceptedIds = new Set<string>();
+  const attemptsById = new Map<string, number>();
+  const rejections: InboxRejection[] = [];
+  const requestLog: InboxRequestRecord[] = [];
+  let duplicateCount = 0;
+  let waiters: Waiter[] = [];
+  let baseUrl: string | undefined;
+
+  function notify(): void {
+    if (waiters.length === 0) return;
+    const pending: Waiter[] = [];
+    for (const waiter of waiters) {
+      if (waiter.check()) waiter.resolve();
+      else pending.push(waiter);
+    }
+    waiters = pending;
+  }
+
+  function log(record: InboxRequestRecord): void {
+    requestLog.push(record);
+    notify();
+  }
+
+  function reply(res: ServerResponse, answer: Exclude<InboxReply, "hang">): number {
+    const spec = typeof answer === "number" ? { status: answer } : answer;
+    res.writeHead(spec.status, { "content-type": "text/plain; charset=utf-8", ...spec.headers });
+    res.end(spec.body ?? "");
+    return spec.status;
+  }
+
+  function reject(res: ServerResponse, rejection: InboxRejection): void {
+    rejections.push(rejection);
+    log({
+      receivedAt: rejection.receivedAt,
+      ...(rejection.webhookId === undefined ? {} : { webhookId: rejection.webhookId }),
+      verified: false,
+      status: 400,
+      duplicate: false,
+    });
+    options.onRejected?.(rejection);
+    reply(res, { status: 400, body: `rejected: ${rejection.reason}` });
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, body: string, receivedAt: number): void {
+    const headers = flattenHeaders(req);
+    const path = req.url ?? "/";
+    const webhookId = headers["webhook-id"];
+    const outcome = verifyWebhook(body, headers, secrets);
+    if (outcome.kind === "rejected") {
+      reject(res, { receivedAt, path, headers, body, reason: outcome.reason, ...(webhookId ? { webhookId } : {}) });
+      return;
+    }
+    // verifyWebhook only verifies with the three headers present.
+    const id = webhookId as string;
+    const attempt = (attemptsById.get(id) ?? 0) + 1;
+    attemptsById.set(id, attempt);
+    const answer =
+      typeof responder === "function"
+        ? responder({ webhookId: id, attempt, payload: outcome.payload, headers })
+        : responder;
+    if (answer === "hang") {
+      // Never answered; the connection is dropped by close() or the sender's timeout.
+      log({ receivedAt, webhookId: id, verified: true, status: null, duplicate: false });
+      return;
+    }
+    const status = reply(res, answer);
+    const ok = status >= 200 && status < 300;
+    const duplicate = ok && acceptedIds.has(id);
+    log({ receivedAt, webhookId: id, verified: true, status, duplicate });
+    if (!ok) return;
+    if (duplicate) {
+      duplicateCount++;
+      return;
+    }
+    acceptedIds.add(id);
+    const parsed = WebhookPayloadSchema.safeParse(outcome.payload);
+    const delivery: InboxDelivery = {
+      webhookId: id,
+      receivedAt,
+      path,
+      headers,
+      body,
+      payload: outcome.payload,
+      ...(parsed.success ? { webhook: parsed.data } : {}),
+      verified: true,
+      attempt,
+    };
+    accepted.push(delivery);
+    options.onDelivery?.(delivery);
+    notify();
+  }
+
+  const server = createServer((req, res) => {
+    const receivedAt = now();
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST", "content-type": "text/plain; charset=utf-8" });
+      res.end("webhooks are POSTed");
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (tooLarge) {
+        reply(res, { status: 413, body: "payload too large" });
+        return;
+      }
+      handle(req, res, Buffer.concat(chunks).toString("utf8"), receivedAt);
+    });
+    req.on("error", () => res.destroy());
+  });
+  // Keep-alive sockets would hold close() open; the sender opens new ones as needed.
+  server.keepAliveTimeout = 1000;
+
+  function waitUntil(check: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, rejectWait) => {
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((waiter) => waiter !== entry);
+        rejectWait(new Error(`webhook inbox: timed out after ${timeoutMs} ms waiting for ${describe()}`));
+      }, timeoutMs);
+      const entry: Waiter = {
+        check,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      waiters.push(entry);
+    });
+  }
+
+  return {
+    async listen() {
+      await new Promise<void>((resolve, rejectListen) => {
+        server.once("error", rejectListen);
+        server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+          server.off("error", rejectListen);
+          resolve();
+        });
+      });
+      const address = server.address() as AddressInfo;
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      baseUrl = `http://${host}:${address.port}${WEBHOOK_PATH}`;
+      return baseUrl;
+    },
+    get url() {
+      if (baseUrl === undefined) throw new Error("webhook inbox: call listen() first");
+      return baseUrl;
+    },
+    respondWith(next) {
+      responder = next;
+    },
+    async waitFor(reference, waitOptions = {}) {
+      const matches = (delivery: InboxDelivery) =>
+        delivery.webhook?.reference === reference &&
+        (waitOptions.status === undefined || delivery.webhook.status === waitOptions.status);
+      const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
+      await waitUntil(
+        () => accepted.some(matches),
+        timeoutMs,
+        () => `reference ${reference}${waitOptions.status === undefined ? "" : ` with status ${waitOptions.status}`}`,
+      );
+      return accepted.find(matches) as InboxDelivery;
+    },
+    waitUntil(predicate, timeoutMs = DEFAULT_WAIT_MS) {
+      return waitUntil(
+        () => predicate(accepted),
+        timeoutMs,
+        () => `a condition (${accepted.length} deliveries so far)`,
+      );
+    },
+    deliveries: () => [...accepted],
+    rejected: () => [...rejections],
+    requests: () => [...requestLog],
+    duplicates: () => duplicateCount,
+    clear() {
+      accepted.length = 0;
+      acceptedIds.clear();
+      attemptsById.clear();
+      rejections.length = 0;
+      requestLog.length = 0;
+      duplicateCount = 0;
+    },
+    async close() {
+      if (!server.listening) return;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}

@@ -1,0 +1,54 @@
+/**
+ * Webhooks as a simulator plugin: status changes in, signed deliveries out,
+ * `/_sim/deliveries…` on the admin API, the clock's `advance()` settling
+ * attempts in flight.
+ */
+import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import { createDeliveryAdmin } from "./admin-routes.ts";
+import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
+
+export type WebhookPluginOptions = WebhookDispatcherOptions;
+
+export const WEBHOOK_PLUGIN_NAME = "webhooks";
+
+/** The plugin, with its dispatcher reachable for in-process tests. */
+export interface WebhookPlugin extends SimulatorPlugin {
+  readonly dispatcher: WebhookDispatcher;
+  /** Forgets one customer's deliveries (or all) and cancels their scheduled attempts. */
+  reset(customerId?: string): Promise<void>;
+}
+
+/**
+ * @example
+ * const sim = await createSimulator({
+ *   clock: "virtual",
+ *   webhooks: { schedule: "0,100ms,1s", timeout: "500ms", jitter: 0 },
+ * });
+ * // or, with the built-in plugins off: createSimulator({ defaultPlugins: false, plugins: [createWebhookPlugin()] })
+ */
+export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
+  return (context): WebhookPlugin => {
+    const dispatcher = createWebhookDispatcher(context, options);
+    return {
+      name: WEBHOOK_PLUGIN_NAME,
+      dispatcher,
+      events: dispatcher.events,
+      admin: createDeliveryAdmin(dispatcher),
+      adminSpec: DELIVERY_ADMIN_SPEC,
+      async beforeResponse(order) {
+        if (order.webhookFaults?.beforeResponse === true) await dispatcher.sendNow(order.id);
+      },
+      settle: () => dispatcher.settle(),
+      reset: (customerId) => dispatcher.reset(customerId),
+      close: () => dispatcher.close(),
+    };
+  };
+}
+
+/** The webhook plugin among a simulator's plugins, if it is there. */
+export function findWebhookPlugin(plugins: readonly SimulatorPlugin[]): WebhookPlugin | undefined {
+  return plugins.find(
+    (plugin): plugin is WebhookPlugin => plugin.name === WEBHOOK_PLUGIN_NAME && "dispatcher" in plugin,
+  );
+}

@@ -1,0 +1,86 @@
+import { readFileSync } from "node:fs";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parse } from "yaml";
+import { WebhookHeadersSchema, WebhookPayloadSchema } from "../../src/contract/webhook-schemas.ts";
+import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
+import {
+  addCustomer,
+  admin,
+  getStatus,
+  PENDING_MS,
+  placeOrder,
+  startSim,
+  type TestCustomer,
+  type WebhookSim,
+} from "./support.ts";
+
+let env: WebhookSim;
+let acme: TestCustomer;
+
+beforeAll(async () => {
+  env = await startSim();
+  acme = await addCustomer(env.sim, "acme");
+});
+
+afterAll(async () => {
+  await env?.close();
+  await acme?.inbox.close();
+});
+
+it("a final status is delivered, signed so that standardwebhooks verifies it, and matches the lookup", async () => {
+  await placeOrder(env.url, acme.token, "SIGNED-1");
+  await env.sim.clock.advance(PENDING_MS);
+  const delivery = await acme.inbox.waitFor("SIGNED-1");
+  const headers = WebhookHeadersSchema.parse(delivery.headers);
+  expect(delivery.headers["content-type"]).toBe("application/json");
+  // Wall clock, not the virtual clock: within a few seconds of now.
+  expect(Math.abs(Number(headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(5);
+  const verified = new Webhook(acme.secret).verify(delivery.body, headers);
+  expect(WebhookPayloadSchema.parse(verified)).toMatchObject({
+    reference: "SIGNED-1",
+    final: true,
+    type: "airtime.status",
+  });
+  expect(() => new Webhook(generateWebhookSecret()).verify(delivery.body, headers)).toThrow();
+  expect(() => new Webhook(acme.secret).verify(delivery.body.replace("SIGNED-1", "SIGNED-2"), headers)).toThrow();
+  const lookup = await getStatus(env.url, acme.token, "SIGNED-1");
+  expect(delivery.webhook?.status).toBe(lookup.status);
+  expect(delivery.webhook?.message).toBe(lookup.message);
+});
+
+it("the delivery and its attempt are visible on the admin API", async () => {
+  const listed = await admin(env.url, "GET", "/deliveries?customer=acme&reference=SIGNED-1");
+  expect(listed.status).toBe(200);
+  expect(listed.body.deliveries).toHaveLength(1);
+  const [delivery] = listed.body.deliveries;
+  expect(delivery).toMatchObject({ state: "delivered", kind: "status", attemptCount: 1, customerId: "acme" });
+  const detail = await admin(env.url, "GET", `/deliveries/${delivery.id}`);
+  expect(detail.status).toBe(200);
+  expect(detail.body.attempts).toHaveLength(1);
+  expect(detail.body.attempts[0]).toMatchObject({
+    number: 1,
+    outcome: "delivered",
+    responseStatus: 200,
+    error: null,
+    trigger: "schedule",
+  });
+  expect(detail.body.attempts[0].requestHeaders["webhook-id"]).toBe(delivery.messageId);
+});
+
+it("what is sent matches the public spec's webhooks section (headers, media type, body schema)", async () => {
+  const spec = parse(readFileSync(new URL("../../spec/openapi.yaml", import.meta.url), "utf8"));
+  const operation = spec.webhooks.airtimeStatus.post;
+  const headerNames = operation.parameters
+    .filter((p: { in: string; required: boolean }) => p.in === "header" && p.required)
+    .map((p: { name: string }) => p.name)
+    .sort();
+  expect(headerNames).toEqual(["webhook-id", "webhook-signature", "webhook-timestamp"]);
+  expect(Object.keys(operation.requestBody.content)).toEqual(["application/json"]);
+  expect(operation.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/WebhookPayload");
+  const [delivery] = acme.inbox.deliveries();
+  for (const name of headerNames) expect(delivery?.headers[name]).toBeTruthy();
+  expect(delivery?.headers["content-type"]).toBe("application/json");
+  const componentKeys = Object.keys(spec.components.schemas.WebhookPayload.properties).sort();
+  expect(Object.keys(JSON.parse(delivery?.body ?? "{}")).sort()).toEqual(componentKeys);
+});
