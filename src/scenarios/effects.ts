@@ -3,6 +3,7 @@
  * that matched it. The HTTP pipeline applies the response effects, the domain
  * takes the outcome plan, the webhook dispatcher reads the webhook faults.
  */
+import type { ErrorCode } from "../contract/error-codes.ts";
 import type { Service } from "../contract/operators.ts";
 import type { WebhookFaults } from "../domain/faults.ts";
 import type { OutcomePlan } from "../domain/model.ts";
@@ -40,6 +41,11 @@ export interface ResolvedEffects {
   readonly plan?: OutcomePlan;
   readonly forceInsufficient?: boolean;
   readonly webhookFaults?: WebhookFaults;
+  /**
+   * Refuse the request with this problem before anything else happens
+   * (e.g. an `X-Sim-Scenario` naming no loaded scenario: `unknown_scenario`).
+   */
+  readonly rejection?: { readonly code: ErrorCode; readonly detail: string };
 }
 
 export const NO_EFFECTS: ResolvedEffects = { fired: [] };

@@ -1,0 +1,161 @@
+/**
+ * The scenario admin API, mounted under `/_sim` behind the admin token:
+ *
+ *   GET  /_sim/scenarios                    loaded and active scenarios
+ *   POST /_sim/scenarios                    upload one (YAML or JSON), validated; replaces by name
+ *   GET  /_sim/scenarios/:name              one loaded scenario, as parsed
+ *   POST /_sim/scenarios/:name/activate     {customer?}: for one customer, or for everyone
+ *   POST /_sim/scenarios/:name/deactivate   {customer?}
+ */
+import express, { type Request, type Router } from "express";
+import type { Store } from "../domain/ports.ts";
+import type { AdminExtension } from "../http/admin-extension.ts";
+import { HttpProblem } from "../http/http-problem.ts";
+import { methodNotAllowed } from "../http/public-routes.ts";
+import { validate } from "../http/validation.ts";
+import { type ScenarioActivationRequest, ScenarioActivationRequestSchema } from "./admin-schemas.ts";
+import type { ManagedScenarioEngine, ScenarioSummary } from "./engine.ts";
+import {
+  formatScenarioIssue,
+  issuePointer,
+  type ParseOptions,
+  parseScenarioText,
+  type ScenarioParseResult,
+  validateScenario,
+} from "./load.ts";
+
+/** Content types of a YAML upload (JSON bodies go through the usual JSON parser). */
+export const YAML_MEDIA_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"] as const;
+
+const UPLOAD_SOURCE = "admin upload";
+const UPLOAD_LIMIT_BYTES = 64 * 1024;
+
+function parseUpload(body: unknown, options: ParseOptions): ScenarioParseResult {
+  if (typeof body === "string") return parseScenarioText(body, UPLOAD_SOURCE, options);
+  // A JSON client may also wrap the YAML text: {"yaml": "name: …"}.
+  if (typeof body === "object" && body !== null && !Array.isArray(body)) {
+    const keys = Object.keys(body);
+    const yaml = (body as Record<string, unknown>).yaml;
+    if (keys.length === 1 && typeof yaml === "string") return parseScenarioText(yaml, UPLOAD_SOURCE, options);
+    return validateScenario(body, UPLOAD_SOURCE, options);
+  }
+  return {
+    ok: false,
+    issues: [
+      {
+        file: UPLOAD_SOURCE,
+        path: "(root)",
+        message: "send a scenario as YAML (Content-Type: application/yaml) or as a JSON object",
+      },
+    ],
+  };
+}
+
+function summary(engine: ManagedScenarioEngine, name: string): ScenarioSummary {
+  const found = engine.list().loaded.find((entry) => entry.name === name);
+  if (found === undefined) throw new Error(`scenario ${name} vanished after loading`);
+  return found;
+}
+
+function activationBody(req: Request): ScenarioActivationRequest {
+  return validate(ScenarioActivationRequestSchema, req.body ?? {}, "activation");
+}
+
+export interface ScenarioAdminDeps {
+  readonly engine: ManagedScenarioEngine;
+  /** To refuse activating for a customer that does not exist. */
+  readonly store: Pick<Store, "getCustomer">;
+  readonly parseOptions?: ParseOptions;
+}
+
+export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
+  const { engine, store } = deps;
+
+  function requireLoaded(name: string): void {
+    if (engine.get(name) === undefined) {
+      throw new HttpProblem("not_found", `No scenario named ${JSON.stringify(name)} is loaded.`);
+    }
+  }
+
+  async function requireCustomer(customer: string | undefined): Promise<void> {
+    if (customer !== undefined && (await store.getCustomer(customer)) === undefined) {
+      throw new HttpProblem("not_found", `No customer with the id ${JSON.stringify(customer)}.`);
+    }
+  }
+
+  return {
+    name: "scenarios",
+    register(router: Router) {
+      router.get("/scenarios", (_req, res) => {
+        res.json(engine.list());
+      });
+      router.post(
+        "/scenarios",
+        express.text({ type: [...YAML_MEDIA_TYPES], limit: UPLOAD_LIMIT_BYTES }),
+        (req, res) => {
+          const result = parseUpload(req.body, deps.parseOptions ?? {});
+          if (!result.ok) {
+            throw new HttpProblem(
+              "validation_failed",
+              `The scenario is not valid: ${result.issues.map((issue) => formatScenarioIssue(issue).slice(UPLOAD_SOURCE.length + 2)).join("; ")}`,
+              {
+                errors: result.issues
+                  .slice(0, 20)
+                  .map((issue) => ({ pointer: issuePointer(issue), detail: issue.message })),
+              },
+            );
+          }
+          const added = engine.add([result.scenario]);
+          if (added.kind === "reserved_name") {
+            throw new HttpProblem("validation_failed", `The name ${JSON.stringify(added.name)} is reserved.`, {
+              errors: [{ pointer: "#/name", detail: "reserved for the built-in magic test accounts" }],
+            });
+          }
+          const replaced = added.replaced.length > 0;
+          res.status(replaced ? 200 : 201).json({
+            scenario: summary(engine, result.scenario.definition.name),
+            replaced,
+          });
+        },
+      );
+      router.all("/scenarios", methodNotAllowed(["GET", "POST"]));
+
+      router.get("/scenarios/:name", (req, res) => {
+        const name = req.params.name as string;
+        requireLoaded(name);
+        res.json({ ...summary(engine, name), definition: engine.get(name)?.definition });
+      });
+      router.all("/scenarios/:name", methodNotAllowed(["GET"]));
+
+      router.post("/scenarios/:name/activate", async (req, res) => {
+        const name = req.params.name as string;
+        const { customer } = activationBody(req);
+        requireLoaded(name);
+        await requireCustomer(customer);
+        const outcome = engine.activate(name, customer === undefined ? {} : { customer });
+        if (outcome.kind === "unknown_scenario") requireLoaded(name);
+        res.json({
+          scenario: name,
+          ...(customer === undefined ? {} : { customer }),
+          changed: outcome.kind === "activated",
+          active: engine.list().active,
+        });
+      });
+      router.all("/scenarios/:name/activate", methodNotAllowed(["POST"]));
+
+      router.post("/scenarios/:name/deactivate", (req, res) => {
+        const name = req.params.name as string;
+        const { customer } = activationBody(req);
+        requireLoaded(name);
+        const outcome = engine.deactivate(name, customer === undefined ? {} : { customer });
+        res.json({
+          scenario: name,
+          ...(customer === undefined ? {} : { customer }),
+          changed: outcome.kind === "deactivated",
+          active: engine.list().active,
+        });
+      });
+      router.all("/scenarios/:name/deactivate", methodNotAllowed(["POST"]));
+    },
+  };
+}

@@ -1,0 +1,363 @@
+/**
+ * The scenario engine: which scenarios are loaded and active, and what they
+ * do to one send-airtime request.
+ *
+ * Evaluation order (documented in docs/scenarios.md):
+ *  1. the scenarios named in the request's `X-Sim-Scenario` header, in the order written;
+ *  2. the scenarios active for the request's customer, in activation order;
+ *  3. the scenarios active globally, in activation order;
+ *  4. the magic test accounts (unless disabled).
+ * Within a scenario, rules run top to bottom. Every matching rule is listed
+ * in `fired`; the first rule that sets an effect field wins that field
+ * (latency, the before/after-commit failure, the outcome plan, insufficient
+ * balance, and each webhook fault on its own).
+ *
+ * Each activation has its own state — a PRNG seeded from the scenario's seed
+ * (or the engine seed and the scenario's name) and its attempt counters — so
+ * a scenario active for one customer, or sent in one customer's header,
+ * never changes what another customer's requests get.
+ */
+
+import type { WebhookFaults } from "../domain/faults.ts";
+import type { PlannedTransition } from "../domain/model.ts";
+import type { Random } from "../domain/ports.ts";
+import { createSeededRandom } from "../domain/random.ts";
+import type { Timing } from "../domain/timing.ts";
+import { DEFAULT_TIMING, sampleDelay } from "../domain/timing.ts";
+import { type CompiledRule, type CompiledScenario, compileScenario, type EffectTemplate } from "./compile.ts";
+import type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./effects.ts";
+import type { LoadedScenario } from "./load.ts";
+import { MAGIC_ACCOUNTS_SCENARIO, MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
+
+export interface ScenarioEngineOptions {
+  /** Seeds every scenario that has no `seed` of its own (mixed with the scenario's name). */
+  readonly seed?: number;
+  /** The magic test accounts; on unless `false`. */
+  readonly magicAccounts?: boolean;
+  /** Delay of an `outcome` without `after` (the simulator's default lifecycle timing). */
+  readonly defaultOutcomeTiming?: Timing;
+  /** Scenarios loaded at start (already validated). */
+  readonly scenarios?: readonly LoadedScenario[];
+  /** Attempt counters kept per rule before the oldest are forgotten. */
+  readonly maxTrackedKeys?: number;
+  /**
+   * Which state (generator, counters) a request- or customer-scoped
+   * activation uses. The default keeps one per customer; the tests replace
+   * it with a shared one to prove the isolation property can fail.
+   */
+  readonly stateScope?: (kind: "request" | "customer", customerId: string) => string;
+}
+
+export interface ActivationScope {
+  /** Active for this customer only; absent: for every customer. */
+  readonly customer?: string;
+}
+
+export type ActivationOutcome =
+  | { readonly kind: "activated" }
+  | { readonly kind: "already_active" }
+  | { readonly kind: "unknown_scenario"; readonly name: string };
+
+export type DeactivationOutcome = { readonly kind: "deactivated" } | { readonly kind: "not_active" };
+
+export type AddOutcome =
+  | { readonly kind: "added"; readonly replaced: readonly string[] }
+  | {
+      readonly kind: "reserved_name";
+      readonly name: string;
+    };
+
+export interface ScenarioSummary {
+  readonly name: string;
+  readonly description: string;
+  readonly rules: readonly string[];
+  readonly source: string;
+  readonly seed?: number;
+}
+
+export interface ScenarioListing {
+  readonly loaded: readonly ScenarioSummary[];
+  readonly active: {
+    readonly global: readonly string[];
+    readonly customers: Readonly<Record<string, readonly string[]>>;
+  };
+  readonly magicAccounts: boolean;
+}
+
+/** A `ScenarioEngine` plus the controls the CLI, the config and the admin API use. */
+export interface ManagedScenarioEngine extends ScenarioEngine {
+  /** Adds (or replaces, by name) validated scenarios, all or none; replaced scenarios start afresh. */
+  add(scenarios: readonly LoadedScenario[]): AddOutcome;
+  get(name: string): LoadedScenario | undefined;
+  activate(name: string, scope?: ActivationScope): ActivationOutcome;
+  deactivate(name: string, scope?: ActivationScope): DeactivationOutcome;
+  list(): ScenarioListing;
+  /**
+   * Forgets attempt counters and restarts generators: all of them (a full
+   * simulator reset), or only what one customer's traffic built up.
+   */
+  resetState(customerId?: string): void;
+}
+
+interface ScenarioState {
+  readonly random: Random;
+  /** Per rule index: attempt count per customer + idempotency key (or reference). */
+  readonly counters: Map<number, Map<string, number>>;
+}
+
+/** FNV-1a, to turn a scenario's name into a seed. */
+export function hashSeed(text: string, base: number): number {
+  let hash = (base ^ 0x811c9dc5) >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+/** Collects effect fields; the first rule to set a field keeps it. */
+class EffectsAccumulator {
+  readonly fired: string[] = [];
+  latencyMs: number | undefined;
+  beforeCommit: HttpFailure | undefined;
+  afterCommit: HttpFailure | undefined;
+  plan: PlannedTransition[] | undefined;
+  forceInsufficient: boolean | undefined;
+  readonly webhook: { -readonly [K in keyof WebhookFaults]: WebhookFaults[K] } = {};
+
+  constructor(private readonly defaultOutcomeTiming: Timing) {}
+
+  apply(rule: CompiledRule, random: Random): void {
+    this.fired.push(rule.id);
+    const effects: EffectTemplate = rule.effects;
+    if (this.latencyMs === undefined && effects.latency !== undefined) {
+      this.latencyMs = sampleDelay(effects.latency, random);
+    }
+    this.beforeCommit ??= effects.beforeCommit;
+    this.afterCommit ??= effects.afterCommit;
+    if (this.plan === undefined && effects.plan !== undefined) {
+      this.plan = effects.plan.map((step) => ({
+        afterMs: sampleDelay(step.after ?? this.defaultOutcomeTiming, random),
+        status: step.status,
+        ...(step.message === undefined ? {} : { message: step.message }),
+      }));
+    }
+    this.forceInsufficient ??= effects.forceInsufficient;
+    const webhook = effects.webhook;
+    if (this.webhook.delayMs === undefined && webhook.delay !== undefined) {
+      this.webhook.delayMs = sampleDelay(webhook.delay, random);
+    }
+    this.webhook.duplicates ??= webhook.duplicates;
+    this.webhook.staleAfterFinal ??= webhook.staleAfterFinal;
+    this.webhook.badSignature ??= webhook.badSignature;
+    this.webhook.drop ??= webhook.drop;
+    this.webhook.beforeResponse ??= webhook.beforeResponse;
+  }
+
+  result(): ResolvedEffects {
+    const webhook = Object.fromEntries(Object.entries(this.webhook).filter(([, value]) => value !== undefined));
+    return {
+      fired: this.fired,
+      ...(this.latencyMs === undefined ? {} : { latencyMs: this.latencyMs }),
+      ...(this.beforeCommit === undefined ? {} : { beforeCommit: this.beforeCommit }),
+      ...(this.afterCommit === undefined ? {} : { afterCommit: this.afterCommit }),
+      ...(this.plan === undefined ? {} : { plan: { steps: this.plan } }),
+      ...(this.forceInsufficient === undefined ? {} : { forceInsufficient: this.forceInsufficient }),
+      ...(Object.keys(webhook).length === 0 ? {} : { webhookFaults: webhook as WebhookFaults }),
+    };
+  }
+}
+
+/** The names in an `X-Sim-Scenario` header: one name, or several separated by commas. */
+export function parseRequestedScenarios(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  const names = header
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  return [...new Set(names)];
+}
+
+/**
+ * @example
+ * const engine = createScenarioEngine({ seed: 7, scenarios: loaded });
+ * engine.activate("flaky-gateway", { customer: "acme" });
+ * const effects = await engine.evaluate(facts); // { fired: ["flaky-gateway/503-twice"], beforeCommit: … }
+ */
+export function createScenarioEngine(options: ScenarioEngineOptions = {}): ManagedScenarioEngine {
+  const engineSeed = (options.seed ?? 0) >>> 0;
+  const magicEnabled = options.magicAccounts !== false;
+  const defaultOutcomeTiming = options.defaultOutcomeTiming ?? DEFAULT_TIMING;
+  const maxTrackedKeys = options.maxTrackedKeys ?? 100_000;
+  const scopeOf = options.stateScope ?? ((kind, customerId) => `${kind}:${customerId}`);
+
+  const loaded = new Map<string, { readonly scenario: LoadedScenario; readonly compiled: CompiledScenario }>();
+  const global: string[] = [];
+  const perCustomer = new Map<string, string[]>();
+  const states = new Map<string, ScenarioState>();
+  const magic = compileScenario(MAGIC_ACCOUNTS_SCENARIO.definition);
+
+  function stateOf(scope: string, scenario: CompiledScenario): ScenarioState {
+    const key = `${scope}\u0000${scenario.name}`;
+    let state = states.get(key);
+    if (state === undefined) {
+      state = { random: createSeededRandom(scenario.seed ?? hashSeed(scenario.name, engineSeed)), counters: new Map() };
+      states.set(key, state);
+    }
+    return state;
+  }
+
+  function forgetState(name: string, scope?: string): void {
+    for (const key of [...states.keys()]) {
+      const [keyScope, keyName] = key.split("\u0000");
+      if (keyName === name && (scope === undefined || keyScope === scope)) states.delete(key);
+    }
+  }
+
+  function bump(state: ScenarioState, ruleIndex: number, key: string): number {
+    let counts = state.counters.get(ruleIndex);
+    if (counts === undefined) {
+      counts = new Map();
+      state.counters.set(ruleIndex, counts);
+    }
+    const count = (counts.get(key) ?? 0) + 1;
+    counts.delete(key);
+    counts.set(key, count);
+    if (counts.size > maxTrackedKeys) {
+      const oldest = counts.keys().next().value;
+      if (oldest !== undefined) counts.delete(oldest);
+    }
+    return count;
+  }
+
+  function run(scenario: CompiledScenario, state: ScenarioState, facts: RequestFacts, into: EffectsAccumulator) {
+    if (scenario.onlyAccounts !== undefined && !scenario.onlyAccounts.has(facts.account)) return;
+    // Attempts are counted per customer and idempotency key, or per reference without a key.
+    const attemptKey = `${facts.customerId}\u0000${facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`}`;
+    scenario.rules.forEach((rule, index) => {
+      if (!rule.matches(facts)) return;
+      if (rule.attempt !== undefined) {
+        const count = bump(state, index, attemptKey);
+        if (rule.attempt.kind === "nth" ? count !== rule.attempt.n : count > rule.attempt.n) return;
+      }
+      if (rule.probability !== undefined && !(state.random.next() < rule.probability)) return;
+      into.apply(rule, state.random);
+    });
+  }
+
+  const engine: ManagedScenarioEngine = {
+    async evaluate(facts) {
+      const requested = parseRequestedScenarios(facts.requestedScenario);
+      for (const name of requested) {
+        if (!loaded.has(name)) {
+          return {
+            fired: [],
+            rejection: {
+              code: "unknown_scenario",
+              detail: `X-Sim-Scenario names '${name}', which is not loaded; GET /_sim/scenarios lists the loaded scenarios.`,
+            },
+          };
+        }
+      }
+      const into = new EffectsAccumulator(defaultOutcomeTiming);
+      for (const name of requested) {
+        const entry = loaded.get(name);
+        if (entry !== undefined)
+          run(entry.compiled, stateOf(scopeOf("request", facts.customerId), entry.compiled), facts, into);
+      }
+      for (const name of perCustomer.get(facts.customerId) ?? []) {
+        const entry = loaded.get(name);
+        if (entry !== undefined)
+          run(entry.compiled, stateOf(scopeOf("customer", facts.customerId), entry.compiled), facts, into);
+      }
+      for (const name of global) {
+        const entry = loaded.get(name);
+        if (entry !== undefined) run(entry.compiled, stateOf("global", entry.compiled), facts, into);
+      }
+      if (magicEnabled) run(magic, stateOf("magic", magic), facts, into);
+      return into.result();
+    },
+
+    add(scenarios) {
+      const reserved = scenarios.find((entry) => entry.definition.name === MAGIC_ACCOUNTS_SCENARIO_NAME);
+      if (reserved !== undefined) return { kind: "reserved_name", name: reserved.definition.name };
+      const replaced: string[] = [];
+      for (const scenario of scenarios) {
+        const { name } = scenario.definition;
+        if (loaded.has(name)) replaced.push(name);
+        loaded.set(name, { scenario, compiled: compileScenario(scenario.definition) });
+        forgetState(name);
+      }
+      return { kind: "added", replaced };
+    },
+
+    get(name) {
+      return loaded.get(name)?.scenario;
+    },
+
+    activate(name, scope = {}) {
+      if (!loaded.has(name)) return { kind: "unknown_scenario", name };
+      const list = scope.customer === undefined ? global : (perCustomer.get(scope.customer) ?? []);
+      if (list.includes(name)) return { kind: "already_active" };
+      list.push(name);
+      if (scope.customer !== undefined) perCustomer.set(scope.customer, list);
+      // An activation starts from the beginning: fresh counters and generator.
+      forgetState(name, scope.customer === undefined ? "global" : scopeOf("customer", scope.customer));
+      return { kind: "activated" };
+    },
+
+    deactivate(name, scope = {}) {
+      const list = scope.customer === undefined ? global : perCustomer.get(scope.customer);
+      const index = list?.indexOf(name) ?? -1;
+      if (list === undefined || index < 0) return { kind: "not_active" };
+      list.splice(index, 1);
+      if (scope.customer !== undefined && list.length === 0) perCustomer.delete(scope.customer);
+      return { kind: "deactivated" };
+    },
+
+    list() {
+      return {
+        loaded: [...loaded.values()]
+          .map(({ scenario }) => ({
+            name: scenario.definition.name,
+            description: scenario.definition.description,
+            rules: scenario.definition.rules.map((rule) => rule.name),
+            source: scenario.source,
+            ...(scenario.definition.seed === undefined ? {} : { seed: scenario.definition.seed }),
+          }))
+          .sort((a, b) => a.name.localeCompare(b.name)),
+        active: {
+          global: [...global],
+          customers: Object.fromEntries([...perCustomer].map(([customer, names]) => [customer, [...names]])),
+        },
+        magicAccounts: magicEnabled,
+      };
+    },
+
+    resetState(customerId) {
+      if (customerId === undefined) {
+        states.clear();
+        return;
+      }
+      const own = new Set([scopeOf("request", customerId), scopeOf("customer", customerId)]);
+      const prefix = `${customerId}\u0000`;
+      for (const [key, state] of [...states]) {
+        if (own.has(key.split("\u0000")[0] as string)) {
+          states.delete(key);
+          continue;
+        }
+        for (const counts of state.counters.values()) {
+          for (const counted of [...counts.keys()]) if (counted.startsWith(prefix)) counts.delete(counted);
+        }
+      }
+    },
+  };
+
+  if (options.scenarios !== undefined) {
+    const added = engine.add(options.scenarios);
+    if (added.kind === "reserved_name") {
+      throw new Error(`the scenario name '${added.name}' is reserved for the magic test accounts`);
+    }
+  }
+  return engine;
+}

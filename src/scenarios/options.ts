@@ -1,0 +1,156 @@
+/**
+ * How scenarios are chosen at start: the options of the scenarios plugin
+ * (from `createSimulator({ scenarios })`, the config file's `scenarios:` key
+ * and `serve --scenario`), resolved to validated scenarios and activations —
+ * all or nothing, so a bad file stops the start instead of half-applying.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
+import { listLibraryFiles, looksLikeFile, resolveScenarioArgument } from "./library.ts";
+import {
+  combineScenarioResults,
+  type LoadedScenario,
+  readScenarioFile,
+  readScenarioFiles,
+  type ScenarioIssue,
+  validateScenario,
+} from "./load.ts";
+import { MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
+import type { ScenarioFileInput } from "./schema.ts";
+
+export interface ScenarioOptions {
+  /** Files or shipped scenario names, active for every customer (`serve --scenario`). */
+  readonly active?: readonly string[];
+  /** Per customer id: files or names active for that customer only (`serve --scenario-for ID=NAME`). */
+  readonly customers?: Readonly<Record<string, readonly string[]>>;
+  /** Files or names loaded but not active (for `X-Sim-Scenario` and the admin API). */
+  readonly load?: readonly string[];
+  /** Scenario objects given in code, loaded but not active. */
+  readonly definitions?: readonly ScenarioFileInput[];
+  /** Load the shipped library, so `X-Sim-Scenario: flaky-gateway` works. Default true. */
+  readonly library?: boolean;
+  /** The magic test accounts. Default true. */
+  readonly magicAccounts?: boolean;
+  /** Seed of every scenario without its own `seed`. Default: the simulator's seed. */
+  readonly seed?: number;
+  /** Relative file paths resolve from here (the config file's folder). Default: the working directory. */
+  readonly baseDir?: string;
+}
+
+const ScenarioRefSchema = z
+  .string()
+  .min(1)
+  .meta({ description: "A scenario file (path relative to this config file) or a shipped scenario's name." });
+
+/** The `scenarios:` key of the simulator config file. */
+export const ScenariosConfigSchema = z
+  .strictObject({
+    active: z.array(ScenarioRefSchema).optional().meta({ description: "Active for every customer." }),
+    customers: z
+      .record(z.string().min(1), z.array(ScenarioRefSchema))
+      .optional()
+      .meta({ description: "Customer id → scenarios active for that customer only." }),
+    load: z
+      .array(ScenarioRefSchema)
+      .optional()
+      .meta({ description: "Loaded, not active (X-Sim-Scenario, admin API)." }),
+    library: z.boolean().optional().meta({ description: "Load the shipped scenario library (default true)." }),
+    magicAccounts: z.boolean().optional().meta({ description: "The magic test accounts (default true)." }),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional(),
+  })
+  .meta({ description: "Failure scenarios: which are loaded and which are active, globally or per customer." });
+export type ScenariosConfig = z.infer<typeof ScenariosConfigSchema>;
+
+export interface Activation {
+  readonly name: string;
+  readonly customer?: string;
+}
+
+export type PreparedScenarios =
+  | { readonly ok: true; readonly scenarios: readonly LoadedScenario[]; readonly activations: readonly Activation[] }
+  | { readonly ok: false; readonly issues: readonly ScenarioIssue[] };
+
+/** A start-up failure carrying every issue (`file: path: message`). */
+export class ScenarioLoadError extends Error {
+  constructor(readonly issues: readonly ScenarioIssue[]) {
+    super(
+      `invalid scenarios:\n${issues.map((issue) => `  ${issue.file}: ${issue.path}: ${issue.message}`).join("\n")}`,
+    );
+    this.name = "ScenarioLoadError";
+  }
+}
+
+/**
+ * Reads the library, the files named in `options` and the inline
+ * definitions; checks every activation names a scenario. A user file may
+ * replace a shipped scenario of the same name.
+ */
+export async function prepareScenarios(
+  options: ScenarioOptions,
+  statusTable: StatusTable = DEFAULT_STATUS_TABLE,
+): Promise<PreparedScenarios> {
+  const baseDir = options.baseDir ?? process.cwd();
+  const toFile = (ref: string) => {
+    const file = resolveScenarioArgument(ref);
+    return looksLikeFile(ref) && !isAbsolute(file) ? resolve(baseDir, file) : file;
+  };
+  const refs = [
+    ...(options.active ?? []).map((ref) => ({ ref })),
+    ...Object.entries(options.customers ?? {}).flatMap(([customer, list]) => list.map((ref) => ({ ref, customer }))),
+    ...(options.load ?? []).map((ref) => ({ ref, loadOnly: true })),
+  ];
+
+  const libraryFiles = options.library === false ? [] : await listLibraryFiles();
+  const library = await readScenarioFiles(libraryFiles, { statusTable });
+  const userFiles = [...new Set(refs.filter(({ ref }) => looksLikeFile(ref)).map(({ ref }) => toFile(ref)))];
+  // A shipped name asked for with library: false is read from the library folder on its own.
+  const namedFiles =
+    options.library === false
+      ? [...new Set(refs.filter(({ ref }) => !looksLikeFile(ref)).map(({ ref }) => toFile(ref)))]
+      : [];
+  const user = combineScenarioResults([
+    ...(await Promise.all([...userFiles, ...namedFiles].map((file) => readScenarioFile(file, { statusTable })))),
+    ...(options.definitions ?? []).map((definition, index) =>
+      validateScenario(definition, `definitions[${index}]`, { statusTable }),
+    ),
+  ]);
+
+  const issues: ScenarioIssue[] = [...(library.ok ? [] : library.issues), ...(user.ok ? [] : user.issues)];
+  const byName = new Map<string, LoadedScenario>();
+  for (const scenario of [...(library.ok ? library.scenarios : []), ...(user.ok ? user.scenarios : [])]) {
+    if (scenario.definition.name === MAGIC_ACCOUNTS_SCENARIO_NAME) {
+      issues.push({ file: scenario.source, path: "name", message: `'${MAGIC_ACCOUNTS_SCENARIO_NAME}' is reserved` });
+    }
+    byName.set(scenario.definition.name, scenario);
+  }
+  const nameOfFile = new Map(
+    [...byName.values()].map((scenario) => [scenario.source, scenario.definition.name] as const),
+  );
+
+  const activations: Activation[] = [];
+  for (const { ref, customer, loadOnly } of refs as { ref: string; customer?: string; loadOnly?: boolean }[]) {
+    const name = looksLikeFile(ref) ? nameOfFile.get(toFile(ref)) : ref;
+    if (name === undefined) continue; // the file's own issues are already listed
+    if (!byName.has(name)) {
+      const where = customer === undefined ? "--scenario" : `--scenario-for ${customer}`;
+      issues.push({
+        file: where,
+        path: ref,
+        message: `no scenario named '${ref}' (shipped: ${libraryNames(library)}; or give a file path)`,
+      });
+      continue;
+    }
+    if (loadOnly !== true) activations.push(customer === undefined ? { name } : { name, customer });
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, scenarios: [...byName.values()], activations };
+}
+
+function libraryNames(library: Awaited<ReturnType<typeof readScenarioFiles>>): string {
+  if (!library.ok || library.scenarios.length === 0) return "none";
+  return library.scenarios.map((scenario) => scenario.definition.name).join(", ");
+}

@@ -1,0 +1,139 @@
+/**
+ * A simulator on a real port (127.0.0.1, port 0) on a virtual clock, and the
+ * few HTTP calls the scenario tests make against it.
+ */
+import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
+import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
+import { createWebhookInbox, type InboxDelivery, type WebhookInbox } from "../../src/webhooks/inbox.ts";
+
+export const DEMO_TOKEN = "demo-token-for-scenarios";
+/** The `qa` customer, whose webhooks go to the harness's inbox. */
+export const QA_TOKEN = "qa-token-for-scenarios";
+export const QA_CUSTOMER = "qa";
+const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+export interface Harness {
+  readonly sim: Simulator;
+  readonly url: string;
+  readonly inbox: WebhookInbox;
+  /** Accepted (verified) webhooks for one reference, in arrival order. */
+  webhooksFor(reference: string): InboxDelivery[];
+  order(input: OrderInput): Promise<OrderReply>;
+  lookup(reference: string, token?: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  balance(token?: string): Promise<number>;
+  admin(method: string, path: string, body?: unknown, contentType?: string): Promise<AdminReply>;
+  close(): Promise<void>;
+}
+
+export interface OrderInput {
+  readonly account: string;
+  readonly reference: string;
+  readonly amount?: number;
+  readonly key?: string;
+  readonly service?: string;
+  readonly token?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export type OrderReply =
+  | {
+      readonly kind: "response";
+      readonly status: number;
+      readonly headers: Headers;
+      readonly body: Record<string, unknown>;
+      readonly elapsedMs: number;
+    }
+  | { readonly kind: "network_error"; readonly message: string };
+
+export interface AdminReply {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+export async function startHarness(options: SimulatorOptions = {}): Promise<Harness> {
+  const inbox = createWebhookInbox({ secret: WEBHOOK_SECRET });
+  const inboxUrl = await inbox.listen();
+  const sim = await createSimulator({
+    clock: "virtual",
+    seed: 7,
+    demo: { token: DEMO_TOKEN, balance: 100_000 },
+    customers: [
+      { id: QA_CUSTOMER, token: QA_TOKEN, balance: 100_000, webhook: { url: inboxUrl, secrets: [WEBHOOK_SECRET] } },
+    ],
+    webhooks: { schedule: "0,100ms,1s", jitter: 0 },
+    ...options,
+  }).catch(async (error: unknown) => {
+    await inbox.close();
+    throw error;
+  });
+  const url = await sim.listen();
+  return {
+    sim,
+    url,
+    inbox,
+    webhooksFor: (reference) => inbox.deliveries().filter((delivery) => delivery.webhook?.reference === reference),
+    async order(input) {
+      const started = performance.now();
+      try {
+        const res = await fetch(`${url}/v1/airtime`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${input.token ?? DEMO_TOKEN}`,
+            "content-type": "application/json",
+            ...(input.key === undefined ? {} : { "idempotency-key": input.key }),
+            ...input.headers,
+          },
+          body: JSON.stringify({
+            account: input.account,
+            amount: input.amount ?? 100,
+            currency: "KES",
+            reference: input.reference,
+            ...(input.service === undefined ? {} : { service: input.service }),
+          }),
+        });
+        const body = (await res.json()) as Record<string, unknown>;
+        return {
+          kind: "response",
+          status: res.status,
+          headers: res.headers,
+          body,
+          elapsedMs: performance.now() - started,
+        };
+      } catch (error) {
+        return { kind: "network_error", message: String((error as Error).cause ?? error) };
+      }
+    },
+    async lookup(reference, token = DEMO_TOKEN) {
+      const res = await fetch(`${url}/v1/airtime/${encodeURIComponent(reference)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    async balance(token = DEMO_TOKEN) {
+      const res = await fetch(`${url}/v1/balance`, { headers: { authorization: `Bearer ${token}` } });
+      return ((await res.json()) as { amount: number }).amount;
+    },
+    async admin(method, path, body, contentType = "application/json") {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${sim.adminToken}`,
+          ...(body === undefined ? {} : { "content-type": contentType }),
+        },
+        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+    },
+    async close() {
+      await sim.close();
+      await inbox.close();
+    },
+  };
+}
+
+/** The response of an order that must have been answered. */
+export function answered(reply: OrderReply) {
+  if (reply.kind !== "response") throw new Error(`expected an HTTP response, got a network error: ${reply.message}`);
+  return reply;
+}
