@@ -1,0 +1,114 @@
+/**
+ * The simulator's admin API (`/_sim/…`), used only when the harness is given
+ * sim-only powers: fresh customers per run, advancing a virtual clock, forcing
+ * outcomes. Admin calls never go through the fault proxy and are never
+ * judged by checks; a failing admin call is a harness error.
+ */
+import {
+  type AdminClock,
+  AdminClockSchema,
+  type AdminCustomer,
+  AdminCustomerSchema,
+  type AdminOrder,
+  AdminOrderListSchema,
+  type TransitionAction,
+} from "../contract/admin-schemas.ts";
+import { HarnessError } from "./checker.ts";
+import { createHttpClient, type HttpClient } from "./http-client.ts";
+
+export interface CreateCustomerInput {
+  readonly id?: string;
+  readonly name?: string;
+  readonly token?: string;
+  readonly balance?: number;
+  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
+}
+
+export type TransitionResult =
+  | { readonly kind: "transitioned"; readonly status: number }
+  | { readonly kind: "refused"; readonly detail: string };
+
+export interface AdminClient {
+  readonly url: string;
+  reset(customerId?: string): Promise<void>;
+  createCustomer(input: CreateCustomerInput): Promise<AdminCustomer>;
+  getCustomer(id: string): Promise<AdminCustomer>;
+  listOrders(filter?: { readonly customer?: string; readonly reference?: string }): Promise<AdminOrder[]>;
+  /** Forces an outcome; `refused` when the order's current status does not allow it (409). */
+  transition(orderId: string, action: TransitionAction): Promise<TransitionResult>;
+  clock(): Promise<AdminClock>;
+  advance(ms: number): Promise<AdminClock | undefined>;
+}
+
+/**
+ * @example
+ * const admin = createAdminClient(sim.url, sim.adminToken);
+ * const customer = await admin.createCustomer({ balance: 50_000 });
+ * await admin.advance(2_000);
+ */
+export function createAdminClient(url: string, token: string): AdminClient {
+  const client: HttpClient = createHttpClient(url);
+
+  async function call(method: string, path: string, body?: unknown, allow: readonly number[] = []): Promise<unknown> {
+    const outcome = await client.send({
+      method,
+      path,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (outcome.kind === "network_error") {
+      throw new HarnessError(`admin API ${method} ${path}: ${outcome.code} ${outcome.message}`);
+    }
+    if (allow.includes(outcome.status)) return { refused: outcome.status, detail: outcome.text.slice(0, 300) };
+    if (outcome.status < 200 || outcome.status >= 300) {
+      throw new HarnessError(`admin API ${method} ${path}: HTTP ${outcome.status} ${outcome.text.slice(0, 300)}`);
+    }
+    return outcome.json;
+  }
+
+  return {
+    url,
+    async reset(customerId) {
+      await call("POST", `/_sim/reset${customerId === undefined ? "" : `?customer=${encodeURIComponent(customerId)}`}`);
+    },
+    async createCustomer(input) {
+      return AdminCustomerSchema.parse(await call("POST", "/_sim/customers", input));
+    },
+    async getCustomer(id) {
+      return AdminCustomerSchema.parse(await call("GET", `/_sim/customers/${encodeURIComponent(id)}`));
+    },
+    async listOrders(filter = {}) {
+      const query = new URLSearchParams();
+      if (filter.customer !== undefined) query.set("customer", filter.customer);
+      if (filter.reference !== undefined) query.set("reference", filter.reference);
+      const suffix = query.size > 0 ? `?${query}` : "";
+      return AdminOrderListSchema.parse(await call("GET", `/_sim/orders${suffix}`)).orders;
+    },
+    async transition(orderId, action) {
+      const body = (await call(
+        "POST",
+        `/_sim/orders/${encodeURIComponent(orderId)}/transition`,
+        { action },
+        [409],
+      )) as {
+        refused?: number;
+        detail?: string;
+        status?: unknown;
+      };
+      if (body.refused !== undefined) return { kind: "refused", detail: body.detail ?? "" };
+      return { kind: "transitioned", status: Number(body.status) };
+    },
+    async clock() {
+      return AdminClockSchema.parse(await call("GET", "/_sim/clock"));
+    },
+    async advance(ms) {
+      const body = await call("POST", "/_sim/clock/advance", { ms });
+      const parsed = AdminClockSchema.safeParse(body);
+      return parsed.success ? parsed.data : undefined;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * The generated command stream of a model-based run. Which commands exist
+ * depends only on the target's powers (admin, webhooks), never on the checks
+ * selected, so `--checks X --seed S --path P` replays exactly the run that
+ * failed. Commands pick their orders by position, so every one is valid.
+ */
+import fc from "fast-check";
+import type { TransitionAction } from "../../contract/admin-schemas.ts";
+import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
+import { optionalFaultArbitrary } from "../faults.ts";
+import type { HarnessModel, ServiceMode } from "../model.ts";
+import type { RunContext } from "../run-context.ts";
+import { AdvanceTimeCommand } from "./advance-time.ts";
+import { AwaitWebhookCommand } from "./await-webhook.ts";
+import { FORCED_ACTIONS, ForceOutcomeCommand } from "./force-outcome.ts";
+import { LookupCommand } from "./lookup.ts";
+import type { NewOrderSpec } from "./order-io.ts";
+import { PlaceOrderCommand } from "./place-order.ts";
+import { ReadBalanceCommand } from "./read-balance.ts";
+import { RetryAfterLostResponseCommand } from "./retry-after-lost.ts";
+import { PAYLOAD_CHANGES, RetryChangedPayloadCommand } from "./retry-changed.ts";
+import { ConcurrentRetriesCommand } from "./retry-concurrent.ts";
+import { RetrySameCommand } from "./retry-same.ts";
+
+export interface CommandSetOptions {
+  /** Admin powers: forced outcomes join the stream. */
+  readonly admin: boolean;
+  readonly webhooks: boolean;
+  /** The lifecycle timing, when known: "advance time" steps often land exactly on it. */
+  readonly timingMs: number | undefined;
+  /** Largest "advance time" step, ms (about 1.5 × the lifecycle timing). */
+  readonly maxAdvanceMs: number;
+  /** Largest order amount in cents (small under a budget). */
+  readonly maxAmountCents: number;
+  readonly maxCommands: number;
+  /** fast-check's replay path of a failed run (from `--path`). */
+  readonly replayPath?: string;
+}
+
+type HarnessCommand = fc.AsyncCommand<HarnessModel, RunContext>;
+
+const indexArb = fc.nat({ max: 1000 });
+
+export function newOrderSpecArbitrary(maxAmountCents: number): fc.Arbitrary<NewOrderSpec> {
+  const min = Math.round(DEFAULT_ORDER_LIMITS.minAmount * 100);
+  const max = Math.max(min, Math.min(maxAmountCents, Math.round(DEFAULT_ORDER_LIMITS.maxAmount * 100)));
+  return fc.record({
+    amountCents: fc.integer({ min, max }),
+    recipientIndex: indexArb,
+    serviceMode: fc.constantFrom<ServiceMode>("explicit", "detect", "network"),
+    keyIn: fc.constantFrom<"header" | "body">("header", "body"),
+  });
+}
+
+export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iterable<HarnessCommand>> {
+  const spec = newOrderSpecArbitrary(options.maxAmountCents);
+  // Weighted towards what finds protocol defects: orders, their retries and
+  // repeated observations (lookups, balances) across time.
+  const weighted: { weight: number; arbitrary: fc.Arbitrary<HarnessCommand> }[] = [
+    {
+      weight: 3,
+      arbitrary: fc.tuple(spec, optionalFaultArbitrary).map(([s, fault]) => new PlaceOrderCommand(s, fault)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(indexArb, optionalFaultArbitrary).map(([i, fault]) => new RetrySameCommand(i, fault)),
+    },
+    { weight: 1, arbitrary: spec.map((s) => new RetryAfterLostResponseCommand(s)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(spec, fc.integer({ min: 2, max: 4 }))
+        .map(([s, copies]) => new ConcurrentRetriesCommand(s, copies)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(indexArb, fc.constantFrom(...PAYLOAD_CHANGES), optionalFaultArbitrary)
+        .map(([i, change, fault]) => new RetryChangedPayloadCommand(i, change, fault)),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(indexArb, optionalFaultArbitrary).map(([i, fault]) => new LookupCommand(i, fault)),
+    },
+    { weight: 2, arbitrary: optionalFaultArbitrary.map((fault) => new ReadBalanceCommand(fault)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .oneof(
+          fc.integer({ min: 1, max: Math.max(1, options.maxAdvanceMs) }),
+          fc.constant(Math.max(1, options.timingMs ?? options.maxAdvanceMs)),
+        )
+        .map((ms) => new AdvanceTimeCommand(ms)),
+    },
+  ];
+  if (options.admin) {
+    weighted.push({
+      weight: 1,
+      arbitrary: fc
+        .tuple(indexArb, fc.constantFrom<TransitionAction>(...FORCED_ACTIONS))
+        .map(([i, action]) => new ForceOutcomeCommand(i, action)),
+    });
+  }
+  if (options.webhooks) weighted.push({ weight: 1, arbitrary: indexArb.map((i) => new AwaitWebhookCommand(i)) });
+  return fc.commands([fc.oneof(...weighted)], {
+    maxCommands: options.maxCommands,
+    // Lengths spread over the whole range up to maxCommands, not only short runs.
+    size: "max",
+    ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }),
+  });
+}

@@ -1,0 +1,250 @@
+/**
+ * What the order commands share: building an order's payload, sending it,
+ * and judging the answer against the model. Kept in one place so "place"
+ * and every kind of retry apply exactly the same rules.
+ */
+import { toCents } from "../../contract/money.ts";
+import type { SendAirtimeResponse, TransactionStatusResponse } from "../../contract/public-schemas.ts";
+import type { CallResult, KeyLocation } from "../api.ts";
+import { HarnessError } from "../checker.ts";
+import type { Fault } from "../faults.ts";
+import {
+  expectedBalance,
+  expectedStatus,
+  formatKes,
+  type HarnessModel,
+  isMonotonic,
+  type ModelOrder,
+  type OrderPayload,
+  pick,
+  type ServiceMode,
+} from "../model.ts";
+import type { RunContext } from "../run-context.ts";
+
+export interface NewOrderSpec {
+  readonly amountCents: number;
+  readonly recipientIndex: number;
+  readonly serviceMode: ServiceMode;
+  readonly keyIn: KeyLocation;
+}
+
+/** Adds a new order to the model (not yet sent): a fresh reference and a fresh key. */
+export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec): ModelOrder {
+  const slot = model.orders.length;
+  const recipient = pick(model.config.recipients, spec.recipientIndex);
+  if (recipient === undefined) throw new HarnessError("no recipient accounts configured");
+  const reference = `${r.prefix}-o${slot}`;
+  const payload: OrderPayload = {
+    account: recipient.account,
+    amount: spec.amountCents / 100,
+    currency: "KES",
+    reference,
+    ...(spec.serviceMode === "explicit" ? { service: recipient.service } : {}),
+    ...(spec.serviceMode === "network" ? { network: recipient.service } : {}),
+  };
+  const order: ModelOrder = {
+    slot,
+    reference,
+    key: `${r.prefix}-k${slot}`,
+    keyIn: spec.keyIn,
+    payload,
+    amountCents: spec.amountCents,
+    recipient,
+    id: undefined,
+    committed: false,
+    placedAtMs: undefined,
+    lastStatus: undefined,
+    forcedStatus: undefined,
+  };
+  model.orders.push(order);
+  return order;
+}
+
+export function describeNewOrder(spec: NewOrderSpec, model: HarnessModel | undefined): string {
+  const recipient = model === undefined ? undefined : pick(model.config.recipients, spec.recipientIndex);
+  const service =
+    spec.serviceMode === "detect"
+      ? "service detected"
+      : `service as ${spec.serviceMode === "network" ? "network" : "service"}`;
+  return `KES ${formatKes(spec.amountCents)} to ${recipient?.account ?? `account #${spec.recipientIndex}`}, ${service}, key in ${spec.keyIn}`;
+}
+
+/** Sends `payload` (the order's own by default) with the order's key. Reserves the amount from the budget first. */
+export async function sendOrder(
+  r: RunContext,
+  model: HarnessModel,
+  order: ModelOrder,
+  options: { readonly fault?: Fault; readonly payload?: OrderPayload } = {},
+): Promise<CallResult> {
+  const payload = options.payload ?? order.payload;
+  if (!model.config.budget.reserve(toCents(payload.amount))) {
+    throw new HarnessError("budget exhausted; a command's check() should have prevented this request");
+  }
+  return r.api.sendAirtime({
+    token: r.token,
+    body: { ...payload },
+    key: order.key,
+    keyIn: order.keyIn,
+    ...(options.fault === undefined ? {} : { fault: options.fault }),
+  });
+}
+
+/**
+ * Judges the answer to a request carrying the order's own key and payload
+ * (a first attempt or a retry) and updates the model.
+ */
+export function absorbOrderResult(model: HarnessModel, r: RunContext, order: ModelOrder, result: CallResult): void {
+  if (result.kind === "lost") {
+    if (result.fault.kind !== "drop_response") return; // never forwarded: nothing happened
+    const upstream = result.observed?.upstream;
+    if (upstream === undefined) {
+      throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
+    }
+    if (upstream.status === 200) {
+      const body = parseJson(upstream.text) as Partial<SendAirtimeResponse> | undefined;
+      acceptOrderAnswer(model, r, order, body?.id, body?.status, "the response the client lost");
+    }
+    return;
+  }
+  const { response } = result;
+  if (response.status === 200) {
+    const body = response.json as SendAirtimeResponse;
+    acceptOrderAnswer(model, r, order, body.id, body.status, "the response");
+    return;
+  }
+  if (response.status === 402) {
+    const expectation = expectedBalance(model);
+    r.checker.that(
+      "no_double_charge",
+      expectation.minCents < order.amountCents,
+      () =>
+        `${order.reference}: 402 insufficient balance for KES ${formatKes(order.amountCents)}, but the balance must be at least KES ${formatKes(expectation.minCents)}`,
+    );
+    return;
+  }
+  if (order.committed) {
+    r.checker.that(
+      "idempotent_replay",
+      false,
+      `${order.reference}: a retry with the same key and payload was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 with id ${order.id}`,
+    );
+    return;
+  }
+  r.checker.that(
+    "status_code_conformance",
+    false,
+    `${order.reference}: a valid order was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 (or 402)`,
+  );
+}
+
+function acceptOrderAnswer(
+  model: HarnessModel,
+  r: RunContext,
+  order: ModelOrder,
+  id: string | undefined,
+  status: number | undefined,
+  what: string,
+): void {
+  if (id === undefined || status === undefined) {
+    throw new HarnessError(`${order.reference}: ${what} has no id/status although it passed the schema`);
+  }
+  if (!order.committed) {
+    order.committed = true;
+    order.id = id;
+    order.placedAtMs = model.elapsedMs;
+    order.lastStatus = status;
+    return;
+  }
+  r.checker.that(
+    "idempotent_replay",
+    id === order.id,
+    () =>
+      `${order.reference}: a retry with the same key and payload answered id ${id}, the first answer was ${order.id}`,
+  );
+  assertObservedStatus(model, r, order, status, "replay");
+  const expected = expectedStatus(model, order);
+  r.checker.that(
+    "idempotent_replay",
+    expected === undefined || status === expected,
+    () => `${order.reference}: a replay must carry the latest status ${expected}, it said ${status}`,
+  );
+}
+
+/** Status monotonicity for any observation, then remembers the status. */
+export function assertObservedStatus(
+  model: HarnessModel,
+  r: RunContext,
+  order: ModelOrder,
+  status: number,
+  where: string,
+): void {
+  r.checker.that(
+    "status_monotonic",
+    isMonotonic(model, order, status),
+    () => `${order.reference}: the ${where} reports status ${status} after status ${order.lastStatus} was observed`,
+  );
+  order.lastStatus = status;
+}
+
+export type LookupOutcome =
+  | { readonly kind: "found"; readonly body: TransactionStatusResponse }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "lost" };
+
+/** Looks an order up by reference and judges the answer against the model. */
+export async function lookupOrder(
+  model: HarnessModel,
+  r: RunContext,
+  order: ModelOrder,
+  fault?: Fault,
+): Promise<LookupOutcome> {
+  const result = await r.api.lookup(order.reference, { token: r.token, ...(fault === undefined ? {} : { fault }) });
+  if (result.kind === "lost") return { kind: "lost" };
+  const { response } = result;
+  if (!order.committed) {
+    r.checker.that(
+      "lookup_consistent",
+      response.status === 404,
+      () =>
+        `${order.reference}: never placed (the target never saw it), but the lookup answered HTTP ${response.status}`,
+    );
+    return { kind: "not_found" };
+  }
+  r.checker.that(
+    "lookup_consistent",
+    response.status === 200,
+    () =>
+      `${order.reference}: placed as ${order.id}, but the lookup answered HTTP ${response.status} ${response.text.slice(0, 160)}`,
+  );
+  const body = response.json as TransactionStatusResponse;
+  assertObservedStatus(model, r, order, body.status, "lookup");
+  const mismatches = [
+    body.id === order.id ? undefined : `id ${body.id} ≠ ${order.id}`,
+    body.reference === order.reference ? undefined : `reference ${body.reference}`,
+    toCents(body.amount) === order.amountCents ? undefined : `amount ${body.amount} ≠ ${formatKes(order.amountCents)}`,
+    body.account === order.recipient.e164 ? undefined : `account ${body.account} ≠ ${order.recipient.e164}`,
+    body.service === order.recipient.service ? undefined : `service ${body.service} ≠ ${order.recipient.service}`,
+    body.currency === order.payload.currency ? undefined : `currency ${body.currency}`,
+  ].filter((m): m is string => m !== undefined);
+  r.checker.that(
+    "lookup_consistent",
+    mismatches.length === 0,
+    () => `${order.reference}: the lookup disagrees with the order as placed: ${mismatches.join(", ")}`,
+  );
+  const expected = expectedStatus(model, order);
+  r.checker.that(
+    "lookup_consistent",
+    expected === undefined || body.status === expected,
+    () =>
+      `${order.reference}: expected status ${expected} at +${model.elapsedMs}ms (placed at +${order.placedAtMs}ms), the lookup says ${body.status}`,
+  );
+  return { kind: "found", body };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

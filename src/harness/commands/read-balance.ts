@@ -1,0 +1,50 @@
+/** Read the balance: it must be the start minus the amounts of orders not refunded. */
+import type fc from "fast-check";
+import { toCents } from "../../contract/money.ts";
+import type { BalanceResponse } from "../../contract/public-schemas.ts";
+import type { Fault } from "../faults.ts";
+import { expectedBalance, formatKes, type HarnessModel } from "../model.ts";
+import type { RunContext } from "../run-context.ts";
+import { faultText } from "./place-order.ts";
+
+export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  constructor(readonly fault: Fault | undefined) {}
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(model: HarnessModel, r: RunContext): Promise<void> {
+    r.transcript.step(this.toString());
+    const result = await r.api.balance({ token: r.token, ...(this.fault === undefined ? {} : { fault: this.fault }) });
+    if (result.kind === "lost") return;
+    const { response } = result;
+    r.checker.that(
+      "no_double_charge",
+      response.status === 200,
+      () => `the balance could not be read: HTTP ${response.status} ${response.text.slice(0, 160)}`,
+    );
+    const cents = toCents((response.json as BalanceResponse).amount);
+    const expected = expectedBalance(model);
+    const charged = model.orders.filter((o) => o.committed).map((o) => `#${o.slot} ${formatKes(o.amountCents)}`);
+    if (expected.exactCents !== undefined) {
+      r.checker.that(
+        "no_double_charge",
+        cents === expected.exactCents,
+        () =>
+          `balance is KES ${formatKes(cents)}, expected KES ${formatKes(expected.exactCents ?? 0)} (start ${formatKes(model.startBalanceCents)}, orders ${charged.join(", ") || "none"})`,
+      );
+      return;
+    }
+    r.checker.that(
+      "no_double_charge",
+      cents >= expected.minCents,
+      () =>
+        `balance is KES ${formatKes(cents)}, below KES ${formatKes(expected.minCents)} — the least it can be if each order was debited once (start ${formatKes(model.startBalanceCents)}, orders ${charged.join(", ") || "none"})`,
+    );
+  }
+
+  toString(): string {
+    return `read the balance${faultText(this.fault)}`;
+  }
+}

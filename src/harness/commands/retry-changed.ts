@@ -1,0 +1,100 @@
+/**
+ * Reuse an order's key with a different payload: the target must answer 409
+ * idempotency_payload_mismatch and change nothing (the balance commands
+ * that follow see any charge it made).
+ */
+import type fc from "fast-check";
+import { SERVICES } from "../../contract/operators.ts";
+import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
+import type { Fault } from "../faults.ts";
+import { committedOrders, type HarnessModel, type ModelOrder, type OrderPayload, pick } from "../model.ts";
+import type { RunContext } from "../run-context.ts";
+import { sendOrder } from "./order-io.ts";
+import { faultText } from "./place-order.ts";
+
+export const PAYLOAD_CHANGES = ["amount", "account", "reference", "service"] as const;
+export type PayloadChange = (typeof PAYLOAD_CHANGES)[number];
+
+export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  private label: string | undefined;
+
+  constructor(
+    readonly orderIndex: number,
+    readonly change: PayloadChange,
+    readonly fault: Fault | undefined,
+  ) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    const order = pick(committedOrders(model), this.orderIndex);
+    return order !== undefined && model.config.budget.canSpend(order.amountCents + 100);
+  }
+
+  async run(model: HarnessModel, r: RunContext): Promise<void> {
+    const order = pick(committedOrders(model), this.orderIndex);
+    if (order === undefined) return;
+    const { payload, what } = changePayload(model, order, this.change);
+    this.label = `retry order #${order.slot} with the same key but ${what}${faultText(this.fault)}`;
+    r.transcript.step(this.label);
+    const result = await sendOrder(r, model, order, {
+      payload,
+      ...(this.fault === undefined ? {} : { fault: this.fault }),
+    });
+    if (result.kind === "lost") return;
+    const { response } = result;
+    const code = (response.json as { code?: unknown } | undefined)?.code;
+    r.checker.that(
+      "payload_mismatch_rejected",
+      response.status === 409 && code === "idempotency_payload_mismatch",
+      () =>
+        `${order.reference}: key ${order.key} reused with ${what}: expected 409 idempotency_payload_mismatch, got HTTP ${response.status} ${response.text.slice(0, 160)}`,
+    );
+  }
+
+  toString(): string {
+    return (
+      this.label ??
+      `retry order @${this.orderIndex} with the same key but a changed ${this.change}${faultText(this.fault)}`
+    );
+  }
+}
+
+function changePayload(
+  model: HarnessModel,
+  order: ModelOrder,
+  change: PayloadChange,
+): { payload: OrderPayload; what: string } {
+  const base = order.payload;
+  switch (change) {
+    case "account": {
+      const other = model.config.recipients.find((recipient) => recipient.e164 !== order.recipient.e164);
+      if (other === undefined) return changePayload(model, order, "amount");
+      const { service: _service, network: _network, ...rest } = base;
+      return {
+        payload: { ...rest, account: other.account, service: other.service },
+        what: `account ${other.account}`,
+      };
+    }
+    case "reference":
+      return {
+        payload: { ...base, reference: `${base.reference}-changed` },
+        what: `reference ${base.reference}-changed`,
+      };
+    case "service": {
+      const current = base.service ?? base.network ?? order.recipient.service;
+      const other = SERVICES.find((service) => service !== current) ?? current;
+      const { network: _network, ...rest } = base;
+      return { payload: { ...rest, service: other }, what: `service ${other}` };
+    }
+    case "amount": {
+      const up = base.amount + 1 <= DEFAULT_ORDER_LIMITS.maxAmount;
+      const amount = Math.round((base.amount + (up ? 1 : -1)) * 100) / 100;
+      return { payload: { ...base, amount }, what: `amount ${amount.toFixed(2)}` };
+    }
+    default:
+      return assertNever(change);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected change ${String(value)}`);
+}

@@ -1,0 +1,45 @@
+/**
+ * Place a new order with several identical requests in parallel (a client
+ * that retries before the first answer arrived): one order, one debit, the
+ * same id in every answer.
+ */
+import type fc from "fast-check";
+import type { HarnessModel } from "../model.ts";
+import type { RunContext } from "../run-context.ts";
+import { absorbOrderResult, describeNewOrder, type NewOrderSpec, newOrder, sendOrder } from "./order-io.ts";
+
+export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  private label: string | undefined;
+
+  constructor(
+    readonly spec: NewOrderSpec,
+    readonly copies: number,
+  ) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    return (
+      model.orders.length < model.config.maxOrders && model.config.budget.canSpend(this.copies * this.spec.amountCents)
+    );
+  }
+
+  async run(model: HarnessModel, r: RunContext): Promise<void> {
+    const order = newOrder(model, r, this.spec);
+    this.label = `place order #${order.slot} (${order.reference}) with ${this.copies} identical requests in parallel: ${describeNewOrder(this.spec, model)}`;
+    r.transcript.step(this.label);
+    const requests: ReturnType<typeof sendOrder>[] = [];
+    for (let i = 0; i < this.copies; i++) requests.push(sendOrder(r, model, order));
+    // Every request finishes before any is judged, so none outlives this step.
+    const settled = await Promise.allSettled(requests);
+    // Judged in request order: the first 200 commits the order, every other must repeat its id.
+    for (const result of settled) {
+      if (result.status === "rejected") throw result.reason;
+      absorbOrderResult(model, r, order, result.value);
+    }
+  }
+
+  toString(): string {
+    return (
+      this.label ?? `place with ${this.copies} parallel identical requests: ${describeNewOrder(this.spec, undefined)}`
+    );
+  }
+}

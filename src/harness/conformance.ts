@@ -1,0 +1,151 @@
+/**
+ * Response conformance, asserted on every response the harness receives, in
+ * a fixed order so each defect is named by the most specific check: a 5xx is
+ * `never_server_error`; an undocumented status is `status_code_conformance`;
+ * a wrong media type is `content_type_conformance`; a body that does not
+ * match the endpoint's schema is `response_schema_conformance`. Behavioural
+ * checks (replay, lookup …) run only after a response has passed these.
+ */
+import type { z } from "zod";
+import { ERROR_CATALOGUE, isErrorCode } from "../contract/error-codes.ts";
+import {
+  BalanceResponseSchema,
+  FailedOrderResponseSchema,
+  ProblemSchema,
+  SendAirtimeResponseSchema,
+  TransactionStatusResponseSchema,
+} from "../contract/public-schemas.ts";
+import type { Checker } from "./checker.ts";
+import type { HttpResponse } from "./http-client.ts";
+
+export type Endpoint = "send_airtime" | "lookup" | "balance" | "other";
+
+/** The statuses the contract documents per endpoint (5xx never: see never_server_error). */
+export const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> = {
+  send_airtime: [200, 400, 401, 402, 403, 409, 413, 415, 429],
+  lookup: [200, 400, 401, 403, 404, 429],
+  balance: [200, 400, 401, 403, 429],
+  other: [400, 401, 404, 405, 413, 415],
+};
+
+/** The schema of a success-class body per endpoint; other 4xx bodies are problems. */
+const BODY_SCHEMAS: Readonly<Record<Endpoint, Readonly<Record<number, z.ZodType>>>> = {
+  send_airtime: { 200: SendAirtimeResponseSchema, 402: FailedOrderResponseSchema },
+  lookup: { 200: TransactionStatusResponseSchema },
+  balance: { 200: BalanceResponseSchema },
+  other: {},
+};
+
+export interface ConformanceOptions {
+  /** Prism sits between the harness and the target: its violations are schema failures. */
+  readonly prism?: boolean;
+}
+
+/**
+ * Asserts the conformance checks on one response.
+ *
+ * @example
+ * assertConformance(checker, "lookup", response); // throws CheckFailure on the first violation
+ */
+export function assertConformance(
+  checker: Checker,
+  endpoint: Endpoint,
+  response: HttpResponse,
+  options: ConformanceOptions = {},
+): void {
+  if (options.prism === true) assertNoPrismViolation(checker, response);
+  checker.that(
+    "never_server_error",
+    response.status < 500,
+    () => `${endpoint}: HTTP ${response.status} ${snippet(response.text)}`,
+  );
+  checker.that(
+    "status_code_conformance",
+    DOCUMENTED_STATUSES[endpoint].includes(response.status),
+    () =>
+      `${endpoint}: HTTP ${response.status} is not a documented status (documented: ${DOCUMENTED_STATUSES[endpoint].join(", ")})`,
+  );
+  const schema = BODY_SCHEMAS[endpoint][response.status];
+  const problem = schema === undefined && response.status >= 400;
+  const mediaType = (response.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const expectedType = problem ? "application/problem+json" : "application/json";
+  checker.that(
+    "content_type_conformance",
+    mediaType === expectedType,
+    () => `${endpoint}: HTTP ${response.status} came as '${mediaType || "(none)"}', expected ${expectedType}`,
+  );
+  const bodySchema = schema ?? (problem ? ProblemSchema : undefined);
+  if (bodySchema === undefined) return;
+  const parsed = bodySchema.safeParse(response.json);
+  checker.that(
+    "response_schema_conformance",
+    parsed.success,
+    () =>
+      `${endpoint}: HTTP ${response.status} body does not match its schema: ${describeIssues(parsed.error)} — ${snippet(response.text)}`,
+  );
+  if (problem) assertProblemStatus(checker, endpoint, response);
+}
+
+/** A problem's `status` repeats the HTTP status, and its `code` is catalogued with that status. */
+function assertProblemStatus(checker: Checker, endpoint: Endpoint, response: HttpResponse): void {
+  const body = response.json as { status?: unknown; code?: unknown };
+  checker.that(
+    "status_code_conformance",
+    body.status === response.status,
+    () => `${endpoint}: problem body says status ${String(body.status)} but the HTTP status is ${response.status}`,
+  );
+  const code = typeof body.code === "string" ? body.code : "";
+  checker.that(
+    "status_code_conformance",
+    isErrorCode(code) && ERROR_CATALOGUE[code].status === response.status,
+    () =>
+      `${endpoint}: code '${code}' is catalogued with HTTP ${isErrorCode(code) ? ERROR_CATALOGUE[code].status : "?"}, answered with ${response.status}`,
+  );
+}
+
+function assertNoPrismViolation(checker: Checker, response: HttpResponse): void {
+  const violations = response.headers["sl-violations"];
+  const body = response.json as { type?: unknown; validation?: unknown } | undefined;
+  const prismError = typeof body?.type === "string" && body.type.includes("stoplight.io/prism/errors");
+  const responseViolations = parseViolations(violations).filter((v) => v.location[0] === "response");
+  const message =
+    responseViolations.length > 0
+      ? responseViolations.map((v) => `${v.location.join(".")}: ${v.message}`).join("; ")
+      : prismError
+        ? `Prism: ${response.text.slice(0, 400)}`
+        : "";
+  checker.that("response_schema_conformance", message === "", () => `Prism reports a violation: ${message}`);
+}
+
+interface PrismViolation {
+  readonly location: readonly string[];
+  readonly message: string;
+}
+
+function parseViolations(header: string | undefined): PrismViolation[] {
+  if (header === undefined) return [];
+  try {
+    const parsed: unknown = JSON.parse(header);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.map((entry: { location?: unknown; message?: unknown }) => ({
+      location: Array.isArray(entry.location) ? entry.location.map(String) : [],
+      message: String(entry.message ?? ""),
+    }));
+  } catch {
+    return [{ location: ["response"], message: header.slice(0, 300) }];
+  }
+}
+
+function describeIssues(error: z.ZodError | undefined): string {
+  if (error === undefined) return "";
+  return error.issues
+    .slice(0, 4)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(body)"}: ${issue.message}`)
+    .join("; ");
+}
+
+/** The first characters of a body, for messages. */
+export function snippet(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,48 @@
+/**
+ * What every property of one contract run shares: the target, the HTTP
+ * clients (through the fault proxy, or straight to the target), the budget,
+ * the recipients, the webhook receiver and the limits.
+ */
+import type { Recipient } from "./accounts.ts";
+import { createPublicApi, type PublicApi } from "./api.ts";
+import type { Budget } from "./budget.ts";
+import type { Checker } from "./checker.ts";
+import type { ProxyObservation } from "./fault-proxy.ts";
+import type { HttpClient } from "./http-client.ts";
+import type { RunTimeouts } from "./run-context.ts";
+import type { ResolvedTarget, Session, WebhookSubscription } from "./target.ts";
+import type { WebhookReceiver } from "./webhook-receiver.ts";
+
+export interface HarnessContext {
+  readonly target: ResolvedTarget;
+  /** Through the fault proxy (and Prism, when validating with it): model runs. */
+  readonly faultClient: HttpClient;
+  /** Straight to the target: stateless properties, whose invalid requests Prism would answer itself. */
+  readonly directClient: HttpClient;
+  readonly observe: (requestId: string) => ProxyObservation | undefined;
+  readonly prism: boolean;
+  readonly budget: Budget;
+  readonly recipients: readonly Recipient[];
+  readonly receiver: WebhookReceiver | undefined;
+  /** What fresh customers are subscribed to (the receiver, or the URL the target must use for it). */
+  readonly subscription: WebhookSubscription | undefined;
+  readonly timeouts: RunTimeouts;
+  readonly maxCommands: number;
+  readonly maxAmountCents: number;
+  /** A prefix unique to one run of one property (references, keys, request ids). */
+  nextPrefix(): string;
+}
+
+/** An API for stateless properties: straight to the target, judged by `checker`. */
+export function directApi(h: HarnessContext, checker: Checker, prefix: string): PublicApi {
+  return createPublicApi({ client: h.directClient, checker, requestIdPrefix: prefix });
+}
+
+/** One customer for all runs of a stateless property, created on first use. */
+export function lazySession(h: HarnessContext): () => Promise<Session> {
+  let session: Promise<Session> | undefined;
+  return () => {
+    session ??= h.target.newSession(undefined);
+    return session;
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The model of a model-based run: what the harness expects the target to
+ * hold, kept deliberately small (not a carbon copy of the simulator). It
+ * predicts ids (a replay answers the id of the first response), statuses
+ * (monotonic; final after the configured timing on a virtual clock) and the
+ * balance (the start minus the amounts of orders not refunded).
+ */
+import type { Service } from "../contract/operators.ts";
+import {
+  isAllowedTransition,
+  isFinalStatus,
+  PENDING_STATUS,
+  refundsWallet,
+  type StatusTable,
+  SUCCESS_STATUS,
+} from "../contract/status-codes.ts";
+import type { Recipient } from "./accounts.ts";
+import type { KeyLocation } from "./api.ts";
+import type { Budget } from "./budget.ts";
+
+export interface ModelConfig {
+  /** The only recipients orders may use. */
+  readonly recipients: readonly Recipient[];
+  readonly budget: Budget;
+  /**
+   * Pending → final delay, when the target's lifecycle is known (the
+   * in-process simulator on a virtual clock): statuses become predictable.
+   */
+  readonly timingMs: number | undefined;
+  /** The clock can be advanced (virtual clock and admin powers). */
+  readonly virtualClock: boolean;
+  /** Outcomes can be forced (admin powers). */
+  readonly admin: boolean;
+  readonly webhooks: boolean;
+  readonly statusTable: StatusTable;
+  /** Upper bound on orders per run, so runs stay short. */
+  readonly maxOrders: number;
+}
+
+/** How a command asks for the service: explicitly, under its `network` alias, or left to prefix detection. */
+export type ServiceMode = "explicit" | "network" | "detect";
+
+export interface OrderPayload {
+  readonly account: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly reference: string;
+  readonly service?: Service;
+  readonly network?: Service;
+}
+
+export interface ModelOrder {
+  readonly slot: number;
+  readonly reference: string;
+  readonly key: string;
+  readonly keyIn: KeyLocation;
+  readonly payload: OrderPayload;
+  readonly amountCents: number;
+  readonly recipient: Recipient;
+  /** Known once a response (or the proxy) reported it. */
+  id: string | undefined;
+  /** The target holds this order (it answered 200, seen by the client or by the proxy). */
+  committed: boolean;
+  /** Model time (ms since the run started) when the order was committed. */
+  placedAtMs: number | undefined;
+  /** The last status the harness observed (lookup, replay). */
+  lastStatus: number | undefined;
+  /** A final status forced through the admin API; prediction gives way to it. */
+  forcedStatus: number | undefined;
+}
+
+export interface HarnessModel {
+  readonly config: ModelConfig;
+  readonly orders: ModelOrder[];
+  /** Balance of the default wallet at the start of the run, in cents. */
+  startBalanceCents: number;
+  /** Time advanced (or waited) since the run started, ms. */
+  elapsedMs: number;
+}
+
+export function createModel(config: ModelConfig, startBalanceCents: number): HarnessModel {
+  return { config, orders: [], startBalanceCents, elapsedMs: 0 };
+}
+
+export function isPredictable(model: HarnessModel): boolean {
+  return model.config.timingMs !== undefined && model.config.virtualClock;
+}
+
+/** The status the target must report now, when the model can know it. */
+export function expectedStatus(model: HarnessModel, order: ModelOrder): number | undefined {
+  if (!order.committed || !isPredictable(model)) return undefined;
+  if (order.forcedStatus !== undefined) return order.forcedStatus;
+  const timing = model.config.timingMs as number;
+  const placedAt = order.placedAtMs ?? model.elapsedMs;
+  return model.elapsedMs - placedAt >= timing ? SUCCESS_STATUS : PENDING_STATUS;
+}
+
+/** The status the model believes the order has now: predicted, else the last observed. */
+export function believedStatus(model: HarnessModel, order: ModelOrder): number | undefined {
+  return expectedStatus(model, order) ?? order.forcedStatus ?? order.lastStatus;
+}
+
+/** True when `next` may follow the last observed status (same, or an allowed transition). */
+export function isMonotonic(model: HarnessModel, order: ModelOrder, next: number): boolean {
+  const last = order.lastStatus;
+  if (last === undefined || last === next) return true;
+  return isAllowedTransition(model.config.statusTable, last, next);
+}
+
+export function isFinal(model: HarnessModel, status: number): boolean {
+  return isFinalStatus(model.config.statusTable, status);
+}
+
+export interface BalanceExpectation {
+  /** Exact expected balance in cents, when every order's fate is known. */
+  readonly exactCents: number | undefined;
+  /** The balance may not be lower: every order debited once, none refunded. */
+  readonly minCents: number;
+}
+
+/** start − Σ amounts of committed orders not refunded. */
+export function expectedBalance(model: HarnessModel): BalanceExpectation {
+  let maxDebit = 0;
+  let exactDebit = 0;
+  let exact = isPredictable(model);
+  for (const order of model.orders) {
+    if (!order.committed) continue;
+    const status = believedStatus(model, order);
+    const refunded = status !== undefined && refundsWallet(model.config.statusTable, status);
+    // A failed-class final is terminal: its refund is certain.
+    if (!refunded) maxDebit += order.amountCents;
+    if (expectedStatus(model, order) === undefined) exact = false;
+    else if (!refunded) exactDebit += order.amountCents;
+  }
+  return {
+    exactCents: exact ? model.startBalanceCents - exactDebit : undefined,
+    minCents: model.startBalanceCents - maxDebit,
+  };
+}
+
+/** Committed orders, for commands that pick among them by position. */
+export function committedOrders(model: HarnessModel): ModelOrder[] {
+  return model.orders.filter((order) => order.committed);
+}
+
+/** Picks by position, so every generated index names a valid target. */
+export function pick<T>(items: readonly T[], index: number): T | undefined {
+  return items.length === 0 ? undefined : items[index % items.length];
+}
+
+export function formatKes(cents: number): string {
+  return (cents / 100).toFixed(2);
+}

@@ -1,0 +1,75 @@
+/**
+ * Customer isolation: another customer's token finds none of this customer's
+ * orders, and reusing this customer's idempotency key under the other token
+ * never answers this customer's order.
+ */
+import fc from "fast-check";
+import type { SendAirtimeResponse } from "../../contract/public-schemas.ts";
+import type { HarnessContext } from "../harness-context.ts";
+import { directApi, lazySession } from "../harness-context.ts";
+import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import type { Session } from "../target.ts";
+
+const AMOUNT = 10;
+
+export function createIsolationProperty(h: HarnessContext): ContractProperty {
+  const session = lazySession(h);
+  let other: Promise<Session | undefined> | undefined;
+  return {
+    name: "isolation",
+    summary: "a second customer sees none of the first one's orders or keys",
+    checks: [...CONFORMANCE_CHECKS, "customer_isolation"],
+    build(env) {
+      return fc.asyncProperty(
+        fc.constantFrom<"lookup" | "same-key">("lookup", "same-key"),
+        fc.nat({ max: 1000 }),
+        async (probe, recipientIndex) => {
+          fc.pre(h.budget.canSpend(AMOUNT * 100 * (probe === "same-key" ? 2 : 1)));
+          await recordRun(env.recorder, async (transcript) => {
+            other ??= h.target.otherSession();
+            const second = await other;
+            if (second === undefined) return;
+            const { token } = await session();
+            const prefix = h.nextPrefix();
+            const api = directApi(h, env.checker, prefix);
+            const recipient = h.recipients[recipientIndex % h.recipients.length];
+            const body = {
+              account: recipient?.account ?? "",
+              amount: AMOUNT,
+              currency: "KES",
+              reference: `${prefix}-iso`,
+            };
+            const key = `${prefix}-iso`;
+            h.budget.reserve(AMOUNT * 100);
+            transcript.step(`customer A places ${body.reference}`);
+            const placed = await api.sendAirtime({ token, body, key });
+            if (placed.kind !== "response" || placed.response.status !== 200) return;
+            const id = (placed.response.json as SendAirtimeResponse).id;
+            if (probe === "lookup") {
+              transcript.step(`customer B looks up ${body.reference}`);
+              const lookup = await api.lookup(body.reference, { token: second.token });
+              if (lookup.kind !== "response") return;
+              env.checker.that(
+                "customer_isolation",
+                lookup.response.status === 404,
+                () =>
+                  `customer B looked up customer A's ${body.reference} and got HTTP ${lookup.response.status} ${lookup.response.text.slice(0, 160)}`,
+              );
+              return;
+            }
+            h.budget.reserve(AMOUNT * 100);
+            transcript.step(`customer B sends the same payload with customer A's key`);
+            const replay = await api.sendAirtime({ token: second.token, body, key });
+            if (replay.kind !== "response") return;
+            const answered = (replay.response.json as { id?: unknown } | undefined)?.id;
+            env.checker.that(
+              "customer_isolation",
+              answered !== id,
+              () => `customer B reusing customer A's key got customer A's order ${id}`,
+            );
+          });
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The idempotency key's length limit is exact: up to 255 characters are
+ * accepted (the order is placed), 256 and more are rejected with
+ * invalid_idempotency_key — in the header and in the body.
+ */
+import fc from "fast-check";
+import { IDEMPOTENCY_KEY_PATTERN } from "../../contract/public-schemas.ts";
+import type { HarnessContext } from "../harness-context.ts";
+import { directApi, lazySession } from "../harness-context.ts";
+import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+
+/** The limit in the interface (§4.4, §8). */
+export const MAX_KEY_LENGTH = 255;
+const AMOUNT = 10;
+
+export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
+  const session = lazySession(h);
+  const lengths = fc.oneof(
+    fc.constantFrom(MAX_KEY_LENGTH, MAX_KEY_LENGTH + 1, MAX_KEY_LENGTH - 1, MAX_KEY_LENGTH + 2),
+    // From 16: short enough keys could not carry the run's unique prefix.
+    fc.integer({ min: 16, max: 400 }),
+  );
+  return {
+    name: "key-length",
+    summary: "idempotency keys: 1–255 characters accepted, 256+ rejected (header and body)",
+    checks: [...CONFORMANCE_CHECKS, "negative_input_rejected"],
+    build(env) {
+      return fc.asyncProperty(
+        lengths,
+        fc.constantFrom<"header" | "body">("header", "body"),
+        fc.nat({ max: 1000 }),
+        async (length, keyIn, recipientIndex) => {
+          fc.pre(h.budget.canSpend(AMOUNT * 100));
+          await recordRun(env.recorder, async (transcript) => {
+            const { token } = await session();
+            const prefix = h.nextPrefix();
+            const api = directApi(h, env.checker, prefix);
+            const recipient = h.recipients[recipientIndex % h.recipients.length];
+            if (recipient === undefined) return;
+            // Unique per run: the prefix, padded to the exact length with visible ASCII.
+            const key = `${prefix}-`.padEnd(length, "k").slice(0, length);
+            const accepted = length <= MAX_KEY_LENGTH && IDEMPOTENCY_KEY_PATTERN.test(key);
+            h.budget.reserve(AMOUNT * 100);
+            transcript.step(`place an order with a ${length}-character idempotency key in the ${keyIn}`);
+            const result = await api.sendAirtime({
+              token,
+              body: { account: recipient.account, amount: AMOUNT, currency: "KES", reference: `${prefix}-key` },
+              key,
+              keyIn,
+            });
+            if (result.kind !== "response") return;
+            const { response } = result;
+            const code = (response.json as { code?: unknown } | undefined)?.code;
+            env.checker.that(
+              "negative_input_rejected",
+              accepted
+                ? response.status === 200
+                : response.status === 400 &&
+                    (code === "invalid_idempotency_key" || (keyIn === "body" && code === "validation_failed")),
+              () =>
+                `a ${length}-character key in the ${keyIn}: expected ${accepted ? "200" : "400 invalid_idempotency_key"}, got HTTP ${response.status} ${String(code ?? "")}`,
+            );
+          });
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The model-based property: a generated sequence of orders, retries (same
+ * payload, changed payload, after a lost response, in parallel), lookups,
+ * balance reads, time passing, forced outcomes and webhook waits, each judged
+ * against the model. One fresh customer per run keeps runs independent, so a
+ * shrunk run replays the same way.
+ */
+import fc from "fast-check";
+import { toCents } from "../../contract/money.ts";
+import type { BalanceResponse } from "../../contract/public-schemas.ts";
+import { DEFAULT_STATUS_TABLE } from "../../contract/status-codes.ts";
+import { createPublicApi } from "../api.ts";
+import type { Checker } from "../checker.ts";
+import { HarnessError } from "../checker.ts";
+import type { CheckName } from "../checks.ts";
+import { commandsArbitrary } from "../commands/command-set.ts";
+import type { HarnessContext } from "../harness-context.ts";
+import { createModel, type ModelConfig } from "../model.ts";
+import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import type { RunContext, TargetClock } from "../run-context.ts";
+
+const MAX_ORDERS_PER_RUN = 6;
+
+export function createModelRunProperty(h: HarnessContext): ContractProperty {
+  const webhooks = h.receiver !== undefined;
+  const checks: CheckName[] = [
+    ...CONFORMANCE_CHECKS,
+    "idempotent_replay",
+    "payload_mismatch_rejected",
+    "no_double_charge",
+    "lookup_consistent",
+    "status_monotonic",
+    ...(webhooks ? (["webhook_delivered", "webhook_signature_valid", "webhook_matches_lookup"] as const) : []),
+  ];
+  const timing = h.target.timingMs;
+  const config: ModelConfig = {
+    recipients: h.recipients,
+    budget: h.budget,
+    timingMs: timing,
+    virtualClock: h.target.clockMode === "virtual" && h.target.admin !== undefined,
+    admin: h.target.admin !== undefined,
+    webhooks,
+    statusTable: DEFAULT_STATUS_TABLE,
+    maxOrders: MAX_ORDERS_PER_RUN,
+  };
+  const clock = targetClock(h);
+  return {
+    name: "model",
+    summary: "model-based runs: orders, retries, lost responses, lookups, balances, time, webhooks",
+    checks,
+    build(env) {
+      const commands = commandsArbitrary({
+        admin: config.admin,
+        webhooks,
+        timingMs: timing,
+        maxAdvanceMs: Math.round((timing ?? 2000) * 1.5),
+        maxAmountCents: h.maxAmountCents,
+        maxCommands: h.maxCommands,
+        ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
+      });
+      return fc.asyncProperty(commands, (cmds) =>
+        recordRun(env.recorder, async (transcript) => {
+          const receiver = h.receiver;
+          const session = await h.target.newSession(h.subscription);
+          const prefix = h.nextPrefix();
+          const api = createPublicApi({
+            client: h.faultClient,
+            checker: env.checker,
+            observe: h.observe,
+            prism: h.prism,
+            requestIdPrefix: prefix,
+          });
+          const real: RunContext = {
+            api,
+            checker: env.checker,
+            token: session.token,
+            customerId: session.customerId,
+            prefix,
+            transcript,
+            clock,
+            admin: h.target.admin,
+            receiver,
+            timeouts: h.timeouts,
+          };
+          const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
+          const model = createModel(config, start);
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+        }),
+      );
+    },
+    replayPathOf(counterexample) {
+      const text = String(counterexample[0] ?? "");
+      return /replayPath="([^"]*)"/.exec(text)?.[1];
+    },
+  };
+}
+
+async function readStartBalance(r: RunContext, checker: Checker): Promise<number> {
+  r.transcript.step("read the starting balance");
+  const result = await r.api.balance({ token: r.token });
+  if (result.kind !== "response") throw new HarnessError("the starting balance could not be read");
+  checker.that(
+    "status_code_conformance",
+    result.response.status === 200,
+    () => `GET /v1/balance answered HTTP ${result.response.status} with a valid token`,
+  );
+  if (result.response.status !== 200) throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}`);
+  return toCents((result.response.json as BalanceResponse).amount);
+}
+
+/** Virtual clock with admin powers: advance it. Otherwise: wait, capped, on the wall clock. */
+function targetClock(h: HarnessContext): TargetClock {
+  const admin = h.target.admin;
+  if (h.target.clockMode === "virtual" && admin !== undefined) {
+    return {
+      mode: "virtual",
+      async advance(ms) {
+        // Even 0: it runs the jobs already due (a webhook attempt after a forced outcome).
+        await admin.advance(ms);
+        return ms;
+      },
+    };
+  }
+  return {
+    mode: "real",
+    async advance(ms) {
+      const wait = Math.min(ms, h.timeouts.maxWaitMs);
+      const started = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      return Date.now() - started;
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * A tour of the statuses the contract documents — 200, 400, 402, 404, 405,
+ * 409 — each provoked on purpose and judged by the conformance checks, so
+ * every status's body, media type and code is exercised in every run.
+ */
+import fc from "fast-check";
+import type { CallResult, PublicApi } from "../api.ts";
+import type { Checker } from "../checker.ts";
+import type { HarnessContext } from "../harness-context.ts";
+import { directApi, lazySession } from "../harness-context.ts";
+import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import type { Transcript } from "../transcript.ts";
+
+const AMOUNT = 10;
+
+interface Tour {
+  readonly api: PublicApi;
+  readonly checker: Checker;
+  readonly transcript: Transcript;
+  readonly token: string;
+  readonly prefix: string;
+  readonly account: string;
+}
+
+interface Stop {
+  readonly name: string;
+  /** Cents the stop may spend (reserved from the budget first). */
+  readonly cents: number;
+  readonly adminOnly: boolean;
+  visit(tour: Tour, h: HarnessContext): Promise<void>;
+}
+
+function expectStatus(tour: Tour, result: CallResult, status: number, code: string | undefined, what: string): void {
+  if (result.kind !== "response") return;
+  const answered = (result.response.json as { code?: unknown } | undefined)?.code;
+  tour.checker.that(
+    "status_code_conformance",
+    result.response.status === status && (code === undefined || answered === code),
+    () =>
+      `${what}: expected HTTP ${status}${code ? ` ${code}` : ""}, got HTTP ${result.response.status} ${String(answered ?? "")}`,
+  );
+}
+
+function order(tour: Tour, reference: string): Record<string, unknown> {
+  return { account: tour.account, amount: AMOUNT, currency: "KES", reference };
+}
+
+const STOPS: readonly Stop[] = [
+  {
+    name: "a valid order → 200",
+    cents: AMOUNT * 100,
+    adminOnly: false,
+    async visit(tour) {
+      const result = await tour.api.sendAirtime({
+        token: tour.token,
+        body: order(tour, `${tour.prefix}-ok`),
+        key: `${tour.prefix}-ok`,
+      });
+      expectStatus(tour, result, 200, undefined, "a valid order");
+    },
+  },
+  {
+    name: "an unknown reference → 404 not_found",
+    cents: 0,
+    adminOnly: false,
+    async visit(tour) {
+      expectStatus(
+        tour,
+        await tour.api.lookup(`${tour.prefix}-missing`, { token: tour.token }),
+        404,
+        "not_found",
+        "an unknown reference",
+      );
+    },
+  },
+  {
+    name: "an unknown path → 404 not_found",
+    cents: 0,
+    adminOnly: false,
+    async visit(tour) {
+      const result = await tour.api.raw(
+        { method: "GET", path: "/v1/nothing-here", headers: { authorization: `Bearer ${tour.token}` } },
+        "other",
+      );
+      expectStatus(tour, result, 404, "not_found", "GET /v1/nothing-here");
+    },
+  },
+  {
+    name: "DELETE /v1/airtime → 405 method_not_allowed",
+    cents: 0,
+    adminOnly: false,
+    async visit(tour) {
+      const result = await tour.api.raw(
+        { method: "DELETE", path: "/v1/airtime", headers: { authorization: `Bearer ${tour.token}` } },
+        "other",
+      );
+      expectStatus(tour, result, 405, "method_not_allowed", "DELETE /v1/airtime");
+      if (result.kind === "response") {
+        tour.checker.that(
+          "status_code_conformance",
+          /POST/.test(result.response.headers.allow ?? ""),
+          () =>
+            `DELETE /v1/airtime: 405 without an Allow header naming POST (Allow: ${result.response.headers.allow ?? "none"})`,
+        );
+      }
+    },
+  },
+  {
+    name: "a balance for an unknown shortcode → 400 unknown_shortcode",
+    cents: 0,
+    adminOnly: false,
+    async visit(tour) {
+      const result = await tour.api.raw(
+        { method: "GET", path: "/v1/balance?shortcode=000000000", headers: { authorization: `Bearer ${tour.token}` } },
+        "balance",
+      );
+      expectStatus(tour, result, 400, "unknown_shortcode", "GET /v1/balance?shortcode=000000000");
+    },
+  },
+  {
+    name: "a reference used twice with two keys → 409 duplicate_reference",
+    cents: 2 * AMOUNT * 100,
+    adminOnly: false,
+    async visit(tour) {
+      const reference = `${tour.prefix}-dup`;
+      const first = await tour.api.sendAirtime({
+        token: tour.token,
+        body: order(tour, reference),
+        key: `${tour.prefix}-d1`,
+      });
+      expectStatus(tour, first, 200, undefined, "the first order");
+      tour.transcript.step(`order again under ${reference} with another key`);
+      const second = await tour.api.sendAirtime({
+        token: tour.token,
+        body: order(tour, reference),
+        key: `${tour.prefix}-d2`,
+      });
+      expectStatus(tour, second, 409, "duplicate_reference", "the same reference with another key");
+    },
+  },
+  {
+    name: "an order beyond the balance → 402 insufficient_balance, no order",
+    cents: AMOUNT * 100,
+    adminOnly: true,
+    async visit(tour, h) {
+      const empty = await h.target.emptySession();
+      if (empty === undefined) return;
+      const reference = `${tour.prefix}-poor`;
+      const result = await tour.api.sendAirtime({
+        token: empty.token,
+        body: order(tour, reference),
+        key: `${tour.prefix}-p`,
+      });
+      expectStatus(tour, result, 402, "insufficient_balance", "an order from an empty wallet");
+      tour.transcript.step(`look up ${reference}: a failed order leaves nothing behind`);
+      expectStatus(
+        tour,
+        await tour.api.lookup(reference, { token: empty.token }),
+        404,
+        "not_found",
+        "the failed order's reference",
+      );
+    },
+  },
+];
+
+export function createStatusCodesProperty(h: HarnessContext): ContractProperty {
+  const session = lazySession(h);
+  const stops = STOPS.filter((stop) => !stop.adminOnly || h.target.admin !== undefined);
+  return {
+    name: "status-codes",
+    summary: "each documented status provoked on purpose: 200, 400, 402, 404, 405, 409",
+    checks: CONFORMANCE_CHECKS,
+    build(env) {
+      return fc.asyncProperty(fc.constantFrom(...stops), fc.nat({ max: 1000 }), async (stop, recipientIndex) => {
+        fc.pre(h.budget.canSpend(stop.cents));
+        await recordRun(env.recorder, async (transcript) => {
+          const { token } = await session();
+          const prefix = h.nextPrefix();
+          const recipient = h.recipients[recipientIndex % h.recipients.length];
+          h.budget.reserve(stop.cents);
+          transcript.step(stop.name);
+          await stop.visit(
+            {
+              api: directApi(h, env.checker, prefix),
+              checker: env.checker,
+              transcript,
+              token,
+              prefix,
+              account: recipient?.account ?? "",
+            },
+            h,
+          );
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * A contract property: one fast-check property the runner checks, replays
+ * and reports. The runner gives it a checker (which checks are asserted), a
+ * recorder (each run's transcript) and, for a replay, the commands' replay
+ * path.
+ */
+import type fc from "fast-check";
+import type { Checker } from "./checker.ts";
+import type { CheckName } from "./checks.ts";
+import type { Transcript } from "./transcript.ts";
+
+export const PROPERTY_NAMES = ["model", "negative-input", "key-length", "auth", "status-codes", "isolation"] as const;
+export type PropertyName = (typeof PROPERTY_NAMES)[number];
+
+export function isPropertyName(value: string): value is PropertyName {
+  return (PROPERTY_NAMES as readonly string[]).includes(value);
+}
+
+export interface RunRecorder {
+  /** Starts a run: a fresh transcript, wired to the HTTP clients. */
+  startRun(): Transcript;
+  /** Marks the current run as failed; its transcript is the counterexample's. */
+  failRun(): void;
+}
+
+/** A property whose generated values only fast-check looks into. */
+// biome-ignore lint/suspicious/noExplicitAny: property parameter tuples are invariant; the runner never reads them
+export type AnyAsyncProperty = fc.IAsyncProperty<any>;
+
+export interface PropertyEnv {
+  readonly checker: Checker;
+  readonly recorder: RunRecorder;
+  /** The replay path of fast-check's commands, when replaying a model run. */
+  readonly replayPath: string | undefined;
+}
+
+export interface ContractProperty {
+  readonly name: PropertyName;
+  readonly summary: string;
+  /** The checks this property can exercise against this target. */
+  readonly checks: readonly CheckName[];
+  build(env: PropertyEnv): AnyAsyncProperty;
+  /** The commands' replay path inside a counterexample (model runs only). */
+  replayPathOf?(counterexample: readonly unknown[]): string | undefined;
+}
+
+/** Runs `body` as one recorded run: a failure marks the transcript as the counterexample's. */
+export async function recordRun(recorder: RunRecorder, body: (transcript: Transcript) => Promise<void>): Promise<void> {
+  const transcript = recorder.startRun();
+  try {
+    await body(transcript);
+  } catch (error) {
+    recorder.failRun();
+    throw error;
+  }
+}
+
+/** The conformance checks every response is judged by. */
+export const CONFORMANCE_CHECKS: readonly CheckName[] = [
+  "never_server_error",
+  "status_code_conformance",
+  "content_type_conformance",
+  "response_schema_conformance",
+];

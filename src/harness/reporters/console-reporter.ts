@@ -1,0 +1,47 @@
+/**
+ * The console summary: one line per check (passed / failed / skipped with
+ * the reason), then every failure with its shrunk steps, a curl command per
+ * request and the exact replay command.
+ */
+import { CHECK_NAMES } from "../checks.ts";
+import { type ContractReport, countVerdicts } from "../report.ts";
+
+const MARK = { passed: "✓", failed: "✗", skipped: "-" } as const;
+
+export function formatConsoleReport(report: ContractReport): string {
+  const width = Math.max(...CHECK_NAMES.map((name) => name.length));
+  const lines: string[] = [
+    `airtime-harness contract — ${report.target}`,
+    `seed ${report.seed}, ${report.runsPerProperty} runs per property, ${(report.durationMs / 1000).toFixed(1)} s` +
+      (report.budget === undefined ? "" : `, spent KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}`),
+    "",
+  ];
+  for (const check of report.checks) {
+    const detail =
+      check.status === "skipped" ? `skipped: ${check.reason}` : check.status === "failed" ? "FAILED" : "passed";
+    lines.push(`  ${MARK[check.status]} ${check.name.padEnd(width)}  ${detail}`);
+  }
+  for (const check of report.checks) {
+    if (check.status !== "failed") continue;
+    const { failure } = check;
+    lines.push(
+      "",
+      `✗ ${failure.check} — ${check.description}`,
+      `  ${failure.message}`,
+      `  property: ${failure.property}; shrunk to ${failure.steps.length} step${failure.steps.length === 1 ? "" : "s"}${failure.reproduced ? "; replay confirmed" : "; the replay did NOT reproduce it (flaky target?)"}`,
+    );
+    failure.steps.forEach((step, index) => {
+      lines.push(`  ${index + 1}. ${step.label}`);
+      for (const curl of step.curl) lines.push(`       ${curl}`);
+    });
+    lines.push(`  replay: ${failure.replay}`);
+  }
+  for (const error of report.errors) lines.push("", `error: ${error}`);
+  const counts = countVerdicts(report);
+  lines.push(
+    "",
+    `${report.checks.length} checks: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` +
+      (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : ""),
+  );
+  return lines.join("\n");
+}

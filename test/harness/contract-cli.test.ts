@@ -1,0 +1,155 @@
+/**
+ * `airtime-harness contract`: flags, --help (every check with its
+ * description), exit codes and report files.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, describe, expect, test, vi } from "vitest";
+import { contract, contractUsage, parseContractArgs } from "../../src/cli/contract.ts";
+import { CHECK_NAMES, CHECKS } from "../../src/harness/checks.ts";
+import { type BrokenTarget, startBrokenTarget } from "./broken-targets.ts";
+
+const run = promisify(execFile);
+const targets: BrokenTarget[] = [];
+const dirs: string[] = [];
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+afterAll(async () => {
+  for (const target of targets) await target.close();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describe("contract --help", () => {
+  test("lists every check with its one-line description, through the real binary", async () => {
+    const { stdout } = await run(process.execPath, [resolve("bin/airtime-harness.js"), "contract", "--help"]);
+    for (const name of CHECK_NAMES) {
+      expect(stdout).toContain(name);
+      expect(stdout).toContain(CHECKS[name].description);
+    }
+    expect(stdout).toBe(`${contractUsage()}\n`);
+  });
+});
+
+describe("parseContractArgs", () => {
+  test("reads every kind of flag", async () => {
+    const parsed = await parseContractArgs([
+      "--target",
+      "http://127.0.0.1:1",
+      "--token",
+      "t0ken-value",
+      "--checks",
+      "idempotent_replay, no_double_charge",
+      "--exclude-checks",
+      "never_server_error",
+      "--runs",
+      "7",
+      "--seed",
+      "42",
+      "--budget",
+      "150.5",
+      "--final-timeout",
+      "2s",
+      "--property",
+      "model",
+    ]);
+    expect(parsed).toEqual({
+      ok: true,
+      options: {
+        target: "http://127.0.0.1:1",
+        token: "t0ken-value",
+        checks: ["idempotent_replay", "no_double_charge"],
+        excludeChecks: ["never_server_error"],
+        runs: 7,
+        seed: 42,
+        budget: 150.5,
+        finalTimeoutMs: 2000,
+        properties: ["model"],
+      },
+    });
+  });
+
+  test("takes the token from AIRTIME_TOKEN when --token is absent", async () => {
+    const parsed = await parseContractArgs(["--target", "http://x"], { AIRTIME_TOKEN: "from-env-token" });
+    expect(parsed.ok && parsed.options.token).toBe("from-env-token");
+  });
+
+  test.each([
+    [["--target", "http://x"], /--target needs --token/],
+    [["--runs", "0"], /--runs must be a positive integer/],
+    [["--budget", "-5"], /--budget/],
+    [["--timing", "soon"], /--timing/],
+    [["--property", "everything"], /unknown property/],
+    [["--no-such-flag"], /Unknown option/],
+    [["--admin-url", "http://x"], /--admin-url needs --admin-token/],
+  ])("rejects %j", async (args, message) => {
+    const parsed = await parseContractArgs(args, {});
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(message);
+  });
+});
+
+describe("exit codes and reports", () => {
+  test("an unknown check name is a usage error (exit 2), never silently ignored", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(await contract(["--checks", "idempotent_replays", "--quiet"])).toBe(2);
+    expect(errors.mock.calls.join("\n")).toMatch(/unknown check\(s\): idempotent_replays/);
+  });
+
+  test("a failing check exits 1 and writes the failure, its steps and its replay into JUnit and JSON", async () => {
+    const target = await startBrokenTarget("missing_id_on_success");
+    targets.push(target);
+    const dir = await mkdtemp(join(tmpdir(), "harness-cli-"));
+    dirs.push(dir);
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+      lines.push(args.join(" "));
+    });
+    const { options } = target;
+    const code = await contract([
+      "--target",
+      options.target as string,
+      "--token",
+      options.token as string,
+      "--admin-url",
+      options.adminUrl as string,
+      "--admin-token",
+      options.adminToken as string,
+      "--timing",
+      "2s",
+      "--property",
+      "model",
+      "--runs",
+      "20",
+      "--seed",
+      "5",
+      "--max-failures",
+      "1",
+      "--quiet",
+      "--junit",
+      join(dir, "junit.xml"),
+      "--json",
+      join(dir, "report.json"),
+    ]);
+    expect(code).toBe(1);
+    const printed = lines.join("\n");
+    expect(printed).toMatch(/✗ response_schema_conformance +FAILED/);
+    expect(printed).toMatch(
+      /replay: airtime-harness contract --target \S+ --token \$AIRTIME_TOKEN .*--seed 5 --path \S+/,
+    );
+    expect(printed).toContain("curl -sS -i -X POST");
+    expect(printed).not.toContain(options.adminToken as string);
+    const junit = await readFile(join(dir, "junit.xml"), "utf8");
+    expect(junit).toMatch(/<failure message="[^"]*" type="response_schema_conformance">/);
+    expect(junit).toContain('failures="1"');
+    const json = JSON.parse(await readFile(join(dir, "report.json"), "utf8"));
+    expect(json.version).toBe(1);
+    expect(json.ok).toBe(false);
+    expect(json.checks.find((c: { name: string }) => c.name === "response_schema_conformance").status).toBe("failed");
+  });
+});

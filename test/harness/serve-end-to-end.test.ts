@@ -1,0 +1,131 @@
+/**
+ * End to end, all real processes: `airtime-harness serve` started on its own
+ * (real clock, quick timing, webhooks to the harness's receiver), and
+ * `airtime-harness contract --target …` run against it as a second process.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, expect, test } from "vitest";
+import type { ContractReport } from "../../src/harness/report.ts";
+
+const BIN = resolve("bin/airtime-harness.js");
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+function run(args: string[]): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += chunk;
+  });
+  return { child, output: () => output, exit: new Promise((done) => child.once("exit", (code) => done(code))) };
+}
+
+async function listeningUrl(server: ReturnType<typeof run>): Promise<string> {
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    const match = /listening on (http:\/\/\S+)/.exec(server.output());
+    if (match?.[1] !== undefined) return match[1];
+    if (server.child.exitCode !== null) throw new Error(`serve exited: ${server.output()}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`serve did not start: ${server.output()}`);
+}
+
+test("a contract run against a separately started `serve` passes end to end, webhooks included", async () => {
+  const token = `e2e-${randomBytes(8).toString("hex")}`;
+  const secret = `whsec_${randomBytes(32).toString("base64")}`;
+  const webhookPort = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), "harness-e2e-"));
+  dirs.push(dir);
+  const server = run([
+    "serve",
+    "--port",
+    "0",
+    "--clock",
+    "real",
+    "--timing",
+    "200ms",
+    "--demo-token",
+    token,
+    "--demo-balance",
+    "1000000",
+    "--webhook-url",
+    `http://127.0.0.1:${webhookPort}/webhooks`,
+    "--webhook-secret",
+    secret,
+    "--webhook-schedule",
+    "0,100ms,1s",
+  ]);
+  const url = await listeningUrl(server);
+
+  const reportFile = join(dir, "report.json");
+  const junitFile = join(dir, "report.xml");
+  const contract = run([
+    "contract",
+    "--target",
+    url,
+    "--token",
+    token,
+    "--webhook-listen",
+    `127.0.0.1:${webhookPort}`,
+    "--webhook-secret",
+    secret,
+    "--runs",
+    "12",
+    "--max-commands",
+    "12",
+    "--max-wait",
+    "100ms",
+    "--final-timeout",
+    "5s",
+    "--seed",
+    "2024",
+    "--quiet",
+    "--json",
+    reportFile,
+    "--junit",
+    junitFile,
+  ]);
+  const code = await contract.exit;
+  expect(contract.output()).toMatch(/15 checks: 14 passed, 0 failed, 1 skipped/);
+  expect(code).toBe(0);
+
+  const report = JSON.parse(await readFile(reportFile, "utf8")) as ContractReport & { version: number };
+  const status = Object.fromEntries(report.checks.map((check) => [check.name, check.status]));
+  expect(status.webhook_delivered).toBe("passed");
+  expect(status.webhook_signature_valid).toBe("passed");
+  expect(status.webhook_matches_lookup).toBe("passed");
+  expect(status.idempotent_replay).toBe("passed");
+  expect(status.customer_isolation).toBe("skipped");
+  const junit = await readFile(junitFile, "utf8");
+  expect(junit).toContain('<testcase classname="airtime-harness.contract" name="webhook_delivered"');
+  expect(junit).toContain('failures="0"');
+  // The token never appears in what the harness printed or wrote.
+  expect(contract.output()).not.toContain(token);
+  expect(await readFile(reportFile, "utf8")).not.toContain(token);
+}, 90_000);
