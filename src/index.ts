@@ -12,7 +12,6 @@
  * await sim.clock.advance(2_000);
  * await sim.close();
  */
-// biome-ignore-all assist/source/organizeImports: exports are grouped by face of the package, not sorted
 
 // The simulator
 export type { Simulator, SimulatorClock } from "./simulator/create-simulator.ts";

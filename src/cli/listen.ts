@@ -38,8 +38,7 @@ interface ListenConfig {
 }
 
 type ParseResult =
-  | { readonly kind: "run"; readonly config: ListenConfig }
-  | { readonly kind: "exit"; readonly code: number };
+  { readonly kind: "run"; readonly config: ListenConfig } | { readonly kind: "exit"; readonly code: number };
 
 function fail(message: string): ParseResult {
   console.error(`airtime-harness listen: ${message}\n\n${USAGE}`);

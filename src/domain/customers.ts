@@ -180,11 +180,11 @@ export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDi
         ...(update.webhook === undefined ? {} : { webhook: update.webhook }),
       };
       // Own fields and each wallet change atomically on their own, so a concurrent debit is never overwritten.
-      let customer = await store.patchCustomer(id, patch);
+      if ((await store.patchCustomer(id, patch)) === undefined) return { kind: "not_found" };
       for (const wallet of update.wallets ?? []) {
         await store.setWalletBalance(id, wallet.shortcode ?? null, wallet.balanceCents, wallet.currency);
       }
-      customer = await store.getCustomer(id);
+      const customer = await store.getCustomer(id);
       return customer === undefined ? { kind: "not_found" } : { kind: "updated", customer };
     },
 

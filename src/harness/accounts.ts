@@ -28,8 +28,7 @@ export const DEFAULT_ACCOUNTS: readonly string[] = [
 ];
 
 export type RecipientsResult =
-  | { readonly ok: true; readonly recipients: readonly Recipient[] }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly recipients: readonly Recipient[] } | { readonly ok: false; readonly error: string };
 
 /** Parses accounts text: one number per line; blank lines and `#` comments ignored. */
 export function parseAccounts(text: string): RecipientsResult {

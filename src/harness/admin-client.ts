@@ -25,8 +25,7 @@ export interface CreateCustomerInput {
 }
 
 export type TransitionResult =
-  | { readonly kind: "transitioned"; readonly status: number }
-  | { readonly kind: "refused"; readonly detail: string };
+  { readonly kind: "transitioned"; readonly status: number } | { readonly kind: "refused"; readonly detail: string };
 
 export interface AdminClient {
   readonly url: string;

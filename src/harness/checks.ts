@@ -69,8 +69,7 @@ export function isCheckName(value: string): value is CheckName {
 }
 
 export type CheckSelection =
-  | { readonly ok: true; readonly checks: ReadonlySet<CheckName> }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly checks: ReadonlySet<CheckName> } | { readonly ok: false; readonly error: string };
 
 /**
  * The checks a run asserts: all of them, or those in `include`, minus those

@@ -24,7 +24,7 @@ export interface RunRecorder {
 }
 
 /** A property whose generated values only fast-check looks into. */
-// biome-ignore lint/suspicious/noExplicitAny: property parameter tuples are invariant; the runner never reads them
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- property parameter tuples are invariant; the runner never reads them
 export type AnyAsyncProperty = fc.IAsyncProperty<any>;
 
 export interface PropertyEnv {

@@ -38,8 +38,7 @@ export interface EffectTemplate {
 }
 
 export type AttemptSelector =
-  | { readonly kind: "nth"; readonly n: number }
-  | { readonly kind: "first"; readonly n: number };
+  { readonly kind: "nth"; readonly n: number } | { readonly kind: "first"; readonly n: number };
 
 export interface CompiledRule {
   /** `scenario/rule`, as listed in `fired` and the journal. */

@@ -25,8 +25,10 @@ export interface AdminControlsDeps {
   readonly onReset?: (customerId?: string) => Promise<void>;
 }
 
-export interface SimulatorCustomers
-  extends Pick<AdminControls, "createCustomer" | "updateCustomer" | "getCustomer" | "listCustomers"> {
+export interface SimulatorCustomers extends Pick<
+  AdminControls,
+  "createCustomer" | "updateCustomer" | "getCustomer" | "listCustomers"
+> {
   /** Adds a customer at start-up (config, options, the demo customer); throws when it cannot. */
   seed(input: CustomerInput): Promise<Customer>;
 }

@@ -48,8 +48,7 @@ export function signWebhook(input: SignInput): SignedHeaders {
 }
 
 export type VerifyOutcome =
-  | { readonly kind: "verified"; readonly payload: unknown }
-  | { readonly kind: "rejected"; readonly reason: string };
+  { readonly kind: "verified"; readonly payload: unknown } | { readonly kind: "rejected"; readonly reason: string };
 
 /**
  * Verifies a received request against any of the given secrets (the

@@ -10,7 +10,7 @@ export interface Reply {
   readonly status: number;
   readonly headers: Headers;
   readonly contentType: string;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
   readonly body: any;
   readonly text: string;
 }

@@ -14,7 +14,7 @@ import { WebhookHeadersSchema } from "../../src/contract/webhook-schemas.ts";
 
 const SPEC_PATH = fileURLToPath(new URL("../../spec/openapi.yaml", import.meta.url));
 const committed = readFileSync(SPEC_PATH, "utf8");
-// biome-ignore lint/suspicious/noExplicitAny: a parsed YAML document, walked generically.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed YAML document, walked generically.
 type Loose = any;
 const doc: Loose = parse(committed);
 const { registry } = createPublicOpenApiDocument();

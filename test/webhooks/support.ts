@@ -117,7 +117,7 @@ export async function admin(
   method: string,
   path: string,
   body?: unknown,
-  // biome-ignore lint/suspicious/noExplicitAny: tests read admin JSON loosely and assert on it
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read admin JSON loosely and assert on it
 ): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}/_sim${path}`, {
     method,

@@ -60,7 +60,7 @@ export function createSchemaRegistry(): SchemaRegistry {
     const names = new Map(Object.keys(defs).map((id) => [id, id]));
     const render = (id: string) => rewriteRefs(defs[id], (ref) => COMPONENT_SCHEMA_PREFIX + (names.get(ref) ?? ref));
     // A component changes when it, or anything it uses, renders differently: iterate to a fixpoint.
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const id of names.keys()) {
         const existing = components.get(id);
