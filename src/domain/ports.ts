@@ -50,8 +50,7 @@ export type DebitResult =
   | { readonly kind: "unknown_wallet" };
 
 export type ClaimResult =
-  | { readonly kind: "claimed" }
-  | { readonly kind: "existing"; readonly record: IdempotencyRecord };
+  { readonly kind: "claimed" } | { readonly kind: "existing"; readonly record: IdempotencyRecord };
 
 /**
  * Storage of customers, wallets, orders and idempotency records. Every method

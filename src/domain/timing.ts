@@ -24,8 +24,7 @@ export type Timing =
 export const DEFAULT_TIMING: Timing = { kind: "fixed", ms: 2000 };
 
 export type TimingParseResult =
-  | { readonly ok: true; readonly timing: Timing }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly timing: Timing } | { readonly ok: false; readonly error: string };
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)$/;
