@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { checkSpecDocuments, describeStaleFile, writeSpecDocuments } from "../src/contract/openapi/spec-sync.ts";
-import { SPEC_DOCUMENTS, type SpecDocument } from "../src/contract/spec-documents.ts";
+import { SPEC_DOCUMENTS, type SpecDocument } from "./spec-documents.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 

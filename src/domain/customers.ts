@@ -4,7 +4,6 @@
  * `POST /v1/auth/token`. Every outcome is a union; nothing here throws for
  * bad input.
  */
-import { randomInt } from "node:crypto";
 import { secretsEqual } from "./customer-auth.ts";
 import { randomBase32 } from "./ids.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "./model.ts";
@@ -83,14 +82,14 @@ export interface CustomerDirectory {
 export interface CustomerDirectoryDeps {
   readonly store: Store;
   readonly ids: Ids;
-  readonly random: Random;
   readonly clock: Clock;
   /**
-   * Where generated tokens, API keys and issued tokens come from. Default
-   * `"crypto"` (node:crypto), so replaying a seed never makes secrets
-   * guessable; `"seeded"` draws them from `random` for fully reproducible tests.
+   * Where generated tokens, API keys and issued tokens come from. The domain
+   * reads no randomness of its own: the simulator passes a `node:crypto`
+   * source (`createCryptoRandom()`), so replaying a seed never makes secrets
+   * guessable; a test may pass a seeded source for reproducible secrets.
    */
-  readonly secrets?: "crypto" | "seeded";
+  readonly secrets: Random;
 }
 
 function checkWallets(wallets: readonly WalletInput[]): string | undefined {
@@ -116,15 +115,14 @@ function checkTokens(tokens: readonly string[] | undefined): string | undefined 
 
 /**
  * @example
- * const customers = createCustomerDirectory({ store, ids, random, clock });
+ * const customers = createCustomerDirectory({ store, ids, clock, secrets: createCryptoRandom() });
  * const created = await customers.create({ name: "Duka", wallets: [{ balanceCents: 500_000 }, { shortcode: "174379", balanceCents: 0 }] });
  * // created.kind === "created"; created.customer.tokens[0] is a generated "tok_…"
  * await customers.issueToken(created.customer.id, created.customer.apiKey, 60); // { kind: "issued", accessToken: "at_…", … }
  */
 export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDirectory {
-  const { store, ids, random, clock } = deps;
-  const source: Random = deps.secrets === "seeded" ? random : { next: () => randomInt(2 ** 32) / 2 ** 32 };
-  const secret = (prefix: string): string => `${prefix}_${randomBase32(source, SECRET_LENGTH)}`;
+  const { store, ids, clock, secrets } = deps;
+  const secret = (prefix: string): string => `${prefix}_${randomBase32(secrets, SECRET_LENGTH)}`;
 
   /** True when another customer already answers to one of the tokens. */
   async function tokensTaken(ownerId: string, tokens: readonly string[]): Promise<boolean> {

@@ -1,11 +1,17 @@
 /**
- * The ports the domain needs, all async even where the memory adapter is
- * synchronous: they are shaped for the slowest backend (Redis), so callers
- * never change when the adapter does.
+ * The ports the domain needs. `Store` and `Scheduler` are async even where
+ * the memory adapter is synchronous: they are shaped for the slowest backend
+ * (Redis), so callers never change when the adapter does.
+ *
+ * `Clock.now()`, `Ids.next()` and `Random.next()` are deliberately
+ * synchronous: reading the time and drawing ids or random numbers stay local
+ * to the process even with a Redis store (the virtual clock is the process's
+ * own, and ids need no coordination), so making them async would only add an
+ * `await` to every hot path.
  */
 import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet, WebhookEndpoint } from "./model.ts";
 
-/** Milliseconds since the epoch on the simulator clock (real or virtual). */
+/** Milliseconds since the epoch on the simulator clock (real or virtual). Synchronous: local to the process. */
 export interface Clock {
   now(): number;
 }
@@ -33,13 +39,16 @@ export interface Scheduler {
   size(): Promise<number>;
 }
 
-/** Id generation, injected so runs are reproducible. */
+/** Id generation, injected so runs are reproducible. Synchronous: local to the process. */
 export interface Ids {
   /** A new unique id with the given prefix, e.g. `ord_…`, `whmsg_…`. */
   next(prefix: string): string;
 }
 
-/** A source of uniform numbers in [0, 1), seeded for reproducible runs. */
+/**
+ * A source of uniform numbers in [0, 1): seeded for reproducible runs, or
+ * `node:crypto` where the numbers become secrets (customer tokens, API keys).
+ */
 export interface Random {
   next(): number;
 }

@@ -7,8 +7,8 @@
  * TestU01's BigCrush, and needs only 32-bit integer operations, which
  * JavaScript does natively. Its four state words are filled from the seed
  * with splitmix32 so that nearby seeds (1, 2, 3 …) give unrelated streams.
- * It is not cryptographic: secrets that must resist guessing come from
- * `node:crypto`, never from here.
+ * It is not cryptographic: secrets that must resist guessing come from the
+ * injected `secrets` source (`node:crypto` in the simulator), never from here.
  */
 import type { Random } from "./ports.ts";
 

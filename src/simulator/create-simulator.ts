@@ -21,6 +21,7 @@ import type { AdminExtension } from "../http/admin-extension.ts";
 import { createApp } from "../http/create-app.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
 import type { ScenarioEngine } from "../scenarios/effects.ts";
+import { createCryptoRandom } from "../store/crypto-random.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
 import { createTimeKeeper } from "../store/memory-time.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
@@ -181,7 +182,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
 
   const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
-  const directory = createCustomerDirectory({ store, ids, random, clock: time.clock });
+  const directory = createCustomerDirectory({ store, ids, clock: time.clock, secrets: createCryptoRandom() });
   const controls = createAdminControls({
     store,
     directory,

@@ -14,6 +14,7 @@ import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
+import { createCryptoRandom } from "./crypto-random.ts";
 import { createMemoryStore } from "./memory-store.ts";
 import { createTimeKeeper, type TimeKeeper } from "./memory-time.ts";
 
@@ -95,9 +96,8 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
   const customers = createCustomerDirectory({
     store,
     ids,
-    random,
     clock: time.clock,
-    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+    secrets: options.secrets === "seeded" ? random : createCryptoRandom(),
   });
   return {
     store,

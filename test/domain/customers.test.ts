@@ -2,20 +2,16 @@ import { describe, expect, it } from "vitest";
 import { createCustomerDirectory } from "../../src/domain/customers.ts";
 import { createSequentialIds } from "../../src/domain/ids.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
+import type { Random } from "../../src/domain/ports.ts";
+import { createCryptoRandom } from "../../src/store/crypto-random.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { createTimeKeeper } from "../../src/store/memory-time.ts";
 import { CUSTOMER, createTestDomain } from "./support.ts";
 
-function directory(secrets?: "crypto" | "seeded") {
+function directory(secrets: Random = createCryptoRandom()) {
   const store = createMemoryStore();
   const time = createTimeKeeper({ mode: "virtual", startAt: 0 });
-  const customers = createCustomerDirectory({
-    store,
-    ids: createSequentialIds(),
-    random: createSeededRandom(1),
-    clock: time.clock,
-    ...(secrets === undefined ? {} : { secrets }),
-  });
+  const customers = createCustomerDirectory({ store, ids: createSequentialIds(), clock: time.clock, secrets });
   return { store, time, customers };
 }
 
@@ -34,13 +30,26 @@ describe("creating customers", () => {
     expect((await store.findCustomerByToken(created.customer.tokens[0]!))?.id).toBe("cus_1");
   });
 
-  it("draws secrets from node:crypto by default and from the seed when asked", async () => {
-    const tokensOf = async (secrets?: "crypto" | "seeded") => {
-      const created = await directory(secrets).customers.create({});
-      return created.kind === "created" ? created.customer.tokens[0] : undefined;
+  it("draws secrets only from the injected source: node:crypto in the simulator, a seeded one when a test asks", async () => {
+    const secretsOf = async (secrets: Random) => {
+      const { customers } = directory(secrets);
+      const created = await customers.create({});
+      if (created.kind !== "created") return undefined;
+      const issued = await customers.issueToken(created.customer.id, created.customer.apiKey);
+      return {
+        token: created.customer.tokens[0],
+        apiKey: created.customer.apiKey,
+        issued: issued?.kind === "issued" ? issued.accessToken : undefined,
+      };
     };
-    expect(await tokensOf("seeded")).toBe(await tokensOf("seeded"));
-    expect(await tokensOf()).not.toBe(await tokensOf());
+    // A constant source proves no other randomness is read: every character is the alphabet's first.
+    expect(await secretsOf({ next: () => 0 })).toEqual({
+      token: `tok_${"0".repeat(32)}`,
+      apiKey: `key_${"0".repeat(32)}`,
+      issued: `at_${"0".repeat(32)}`,
+    });
+    expect(await secretsOf(createSeededRandom(1))).toEqual(await secretsOf(createSeededRandom(1)));
+    expect(await secretsOf(createCryptoRandom())).not.toEqual(await secretsOf(createCryptoRandom()));
   });
 
   it("keeps the given wallets, the default one first", async () => {

@@ -5,6 +5,7 @@
  * the broken target.
  */
 import { afterAll, describe, expect, test } from "vitest";
+import { CHECK_NAMES } from "../../src/harness/checks.ts";
 import type { CheckFailureReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import { type BrokenTarget, DEFECTS, type Defect, startBrokenTarget } from "./broken-targets.ts";
@@ -31,6 +32,10 @@ function replayArguments(replay: string): { seed: number; path: string } {
   if (seed === undefined || path === undefined) throw new Error(`no --seed/--path in: ${replay}`);
   return { seed: Number(seed), path: path.replace(/^"|"$/g, "") };
 }
+
+test("every check has a deliberately broken target that only it catches", () => {
+  expect(new Set(Object.values(DEFECTS).map((defect) => defect.check))).toEqual(new Set(CHECK_NAMES));
+});
 
 describe.each(Object.keys(DEFECTS) as Defect[])("a target with the defect %s", (defect) => {
   const expected = DEFECTS[defect];

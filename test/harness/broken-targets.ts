@@ -24,6 +24,12 @@ export const DEFECTS = {
   server_error_on_malformed_json: { check: "never_server_error", property: "negative-input" },
   missing_id_on_success: { check: "response_schema_conformance", property: "model" },
   bad_webhook_signature: { check: "webhook_signature_valid", property: "model" },
+  replay_answered_201: { check: "status_code_conformance", property: "model" },
+  problem_as_plain_json: { check: "content_type_conformance", property: "status-codes" },
+  lookup_reports_other_amount: { check: "lookup_consistent", property: "model" },
+  webhook_swallowed: { check: "webhook_delivered", property: "model" },
+  wrong_token_accepted: { check: "auth_required", property: "auth" },
+  invalid_body_accepted: { check: "negative_input_rejected", property: "negative-input" },
 } as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
 
 export type Defect = keyof typeof DEFECTS;
@@ -43,6 +49,7 @@ export async function startBrokenTarget(defect: Defect): Promise<BrokenTarget> {
       return { options: { simulator: { plugins: [doubleDebitPlugin] } }, close: async () => {} };
     case "webhook_status_differs":
     case "bad_webhook_signature":
+    case "webhook_swallowed":
       return brokenWebhooks(defect);
     case "new_id_on_replay":
     case "accept_payload_mismatch":
@@ -50,6 +57,11 @@ export async function startBrokenTarget(defect: Defect): Promise<BrokenTarget> {
     case "other_customer_visible":
     case "server_error_on_malformed_json":
     case "missing_id_on_success":
+    case "replay_answered_201":
+    case "problem_as_plain_json":
+    case "lookup_reports_other_amount":
+    case "wrong_token_accepted":
+    case "invalid_body_accepted":
       return brokenApi(defect);
     default:
       return assertNever(defect);
@@ -74,7 +86,8 @@ const doubleDebitPlugin: SimulatorPluginFactory = (context) => {
   };
 };
 
-type ApiDefect = Exclude<Defect, "double_debit_on_retry" | "webhook_status_differs" | "bad_webhook_signature">;
+type WebhookDefect = "webhook_status_differs" | "bad_webhook_signature" | "webhook_swallowed";
+type ApiDefect = Exclude<Defect, "double_debit_on_retry" | WebhookDefect>;
 
 /** The simulator behind a proxy that breaks one promise of the public API. */
 async function brokenApi(defect: ApiDefect): Promise<BrokenTarget> {
@@ -142,6 +155,43 @@ async function brokenApi(defect: ApiDefect): Promise<BrokenTarget> {
         }
         return res;
       }
+      case "replay_answered_201": {
+        // A replay answered "201 Created" with the original order: an undocumented status, body and media type intact.
+        const res = await forward();
+        if (isOrder && res.status === 200 && res.headers["idempotent-replayed"] === "true")
+          return { ...res, status: 201 };
+        return res;
+      }
+      case "problem_as_plain_json": {
+        // Every problem still has its body, status and code, but is labelled plain application/json.
+        const res = await forward();
+        if (!/^application\/problem\+json/i.test(res.headers["content-type"] ?? "")) return res;
+        return { ...res, headers: { ...res.headers, "content-type": "application/json; charset=utf-8" } };
+      }
+      case "lookup_reports_other_amount": {
+        // The lookup answers with a well-formed body, one shilling more than the order placed.
+        const res = await forward();
+        if (lookup === undefined || res.status !== 200) return res;
+        return rewriteJson(res, (body) => ({ ...body, amount: Number(body.amount) + 1 }));
+      }
+      case "wrong_token_accepted": {
+        // A missing, malformed or unknown token falls back to the demo customer instead of 401.
+        const res = await forward();
+        if (res.status !== 401) return res;
+        return forward({ headers: { ...req.headers, authorization: `Bearer ${DEMO_TOKEN}` } });
+      }
+      case "invalid_body_accepted": {
+        // Validation answers 400, but the client is told the order was accepted.
+        const res = await forward();
+        if (!isOrder || res.status !== 400) return res;
+        const reference = jsonOf(req.body)?.reference;
+        return json(200, {
+          id: `ord_forged${++forged}`,
+          reference: typeof reference === "string" ? reference : "",
+          status: 0,
+          message: "Pending",
+        });
+      }
       default:
         return assertNever(defect);
     }
@@ -156,12 +206,14 @@ async function brokenApi(defect: ApiDefect): Promise<BrokenTarget> {
 }
 
 /** The in-process simulator posting its webhooks through a proxy that breaks them on the way to the receiver. */
-async function brokenWebhooks(defect: "webhook_status_differs" | "bad_webhook_signature"): Promise<BrokenTarget> {
+async function brokenWebhooks(defect: WebhookDefect): Promise<BrokenTarget> {
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
   const port = await freePort();
   const signer = new Webhook(secret);
   const proxy = await startRewritingProxy(`http://127.0.0.1:${port}`, async (req, forward) => {
     const id = req.headers["webhook-id"] ?? "";
+    // The simulator is told its webhook arrived; the receiver never sees it.
+    if (defect === "webhook_swallowed") return { status: 200, headers: {}, body: "" };
     if (defect === "bad_webhook_signature") {
       return forward({ headers: { ...req.headers, "webhook-signature": `v1,${Buffer.alloc(32).toString("base64")}` } });
     }
@@ -174,7 +226,14 @@ async function brokenWebhooks(defect: "webhook_status_differs" | "bad_webhook_si
     return forward({ body: forgedBody, headers: { ...req.headers, "webhook-signature": signature } });
   });
   return {
-    options: { webhookListen: `127.0.0.1:${port}`, webhookSecret: secret, webhookUrl: `${proxy.url}/webhooks` },
+    options: {
+      webhookListen: `127.0.0.1:${port}`,
+      webhookSecret: secret,
+      webhookUrl: `${proxy.url}/webhooks`,
+      // In-process, a webhook has reached the receiver by the time the clock call returns (the proxy answers
+      // at once): a short wait keeps every shrink step of a swallowed delivery cheap.
+      ...(defect === "webhook_swallowed" ? { webhookTimeoutMs: 300 } : {}),
+    },
     close: () => proxy.close(),
   };
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { generateSpec } from "../../scripts/generate-spec.ts";
 import { PUBLIC_SPEC_FILE, renderPublicOpenApiYaml } from "../../src/contract/openapi/public-document.ts";
 import { checkSpecDocuments, describeStaleFile, writeSpecDocuments } from "../../src/contract/openapi/spec-sync.ts";
-import { SPEC_DOCUMENTS, type SpecDocument } from "../../src/contract/spec-documents.ts";
+import { SPEC_DOCUMENTS, type SpecDocument } from "../../scripts/spec-documents.ts";
 
 /** The public document alone, so these tests do not depend on the other documents' state. */
 const PUBLIC_ONLY: SpecDocument[] = [{ file: PUBLIC_SPEC_FILE, render: () => renderPublicOpenApiYaml() }];

@@ -147,11 +147,26 @@ describe("plugins", () => {
 
 describe("close", () => {
   test("close() stops accepting but finishes the request in flight", async () => {
+    let entered: () => void = () => {};
+    const accepted = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const sim = await startSimulator({
-      plugins: [() => ({ name: "slow", scenarios: { evaluate: async () => ({ fired: [], latencyMs: 300 }) } })],
+      plugins: [
+        () => ({
+          name: "slow",
+          scenarios: {
+            async evaluate() {
+              entered();
+              return { fired: [], latencyMs: 300 };
+            },
+          },
+        }),
+      ],
     });
     const inFlight = placeOrder(sim, orderBody());
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The server is handling the order once the plugin is consulted; close while it waits out its latency.
+    await accepted;
     const closing = sim.close();
     const reply = await inFlight;
     await closing;

@@ -138,10 +138,15 @@ it("webhook-timestamp is the wall clock of the attempt, never the virtual clock"
   const { time, dispatcher, advance } = setUp([customer("a", { url: receiver.url, secrets: [secret] })]);
   // A virtual clock far in the past: the receiver would reject its seconds.
   await dispatcher.events.statusChanged(finalChange("a", "W-1", time.clock.now()));
+  const before = Date.now() / 1000;
   await advance(0);
   const delivery = await receiver.waitFor("W-1", { timeoutMs: 1000 });
-  expect(Math.abs(Number(delivery.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(5);
-  expect(START / 1000).toBeLessThan(Date.now() / 1000 - 3600);
+  const after = Date.now() / 1000;
+  // Whole seconds of the wall clock while the attempt was made (±1 s for rounding).
+  const timestamp = Number(delivery.headers["webhook-timestamp"]);
+  expect(timestamp).toBeGreaterThanOrEqual(Math.floor(before) - 1);
+  expect(timestamp).toBeLessThanOrEqual(Math.ceil(after) + 1);
+  expect(START / 1000).toBeLessThan(before - 3600);
 });
 
 it("jitter is drawn from the seeded source: the same seed gives the same retry times, within ±jitter", async () => {
@@ -222,9 +227,8 @@ it("close() aborts an attempt in flight at once and starts no more", async () =>
   await dispatcher.events.statusChanged(finalChange("a", "CLOSE-1", START));
   await time.advance(0);
   await receiver.waitUntil(() => receiver.requests().length === 1, 2000);
-  const started = Date.now();
+  // With a 60 s attempt timeout, the attempt can only have ended this way because close() aborted it.
   await dispatcher.close();
-  expect(Date.now() - started).toBeLessThan(5000);
   const [delivery] = await dispatcher.deliveries.list();
   expect((await dispatcher.deliveries.attempts(delivery?.id ?? ""))[0]?.error).toBe("aborted");
   expect(await dispatcher.redeliver(delivery?.id ?? "")).toEqual({ kind: "closed" });

@@ -5,7 +5,18 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { SpecDocument } from "../spec-documents.ts";
+
+/**
+ * One generated file: its path and how to render its full text. The list of
+ * them (`SPEC_DOCUMENTS`) lives in `scripts/spec-documents.ts`, outside
+ * `src/contract/`, because rendering them reaches into the HTTP, scenario and
+ * simulator layers, which the contract must not depend on.
+ */
+export interface SpecDocument {
+  /** Path relative to the project root, e.g. `spec/openapi.yaml`. */
+  readonly file: string;
+  readonly render: () => string | Promise<string>;
+}
 
 export type SpecFileState =
   | { readonly kind: "up_to_date"; readonly file: string }
