@@ -9,9 +9,10 @@
  */
 import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createCustomerAuthenticator } from "./customer-auth.ts";
+import { flatString } from "./flat-string.ts";
 import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
 import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
-import type { Customer, Order, OrderFingerprint, Wallet } from "./model.ts";
+import type { Customer, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import { normaliseOrderRequest } from "./order-request.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
 import type { AirtimeService, OrderEvents, PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
@@ -58,6 +59,7 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
   const statusChanges = createStatusChanges(deps);
   const sameKey = createKeyedQueue();
   const authenticator = createCustomerAuthenticator({ store, clock });
+  const plans = createPlanPool();
 
   async function walletOf(customerId: string, shortcode: string | null, currency: string): Promise<Wallet> {
     const customer = await store.getCustomer(customerId);
@@ -93,12 +95,13 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     }
 
     const now = clock.now();
-    const order: Order = {
+    // Frozen all the way down (but for a caller's plan): the store keeps such a record without copying it.
+    const order: Order = Object.freeze({
       id: ids.next("ord"),
       customerId,
       reference,
       service: fingerprint.service,
-      account: fingerprint.account,
+      account: flatString(fingerprint.account),
       amountCents,
       currency,
       shortcode,
@@ -106,11 +109,11 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       message: pendingMessage,
       createdAt: now,
       updatedAt: now,
-      history: [{ status: PENDING_STATUS, message: pendingMessage, at: now }],
+      history: Object.freeze([Object.freeze({ status: PENDING_STATUS, message: pendingMessage, at: now })]),
       ...(command.request.idempotencyKey === undefined ? {} : { idempotencyKey: command.request.idempotencyKey }),
       ...(command.webhookFaults === undefined ? {} : { webhookFaults: command.webhookFaults }),
-      plan: command.plan ?? createDefaultPlan(lifecycle, random),
-    };
+      plan: command.plan ?? plans.share(createDefaultPlan(lifecycle, random)),
+    });
     if (!(await store.insertOrder(order))) {
       await store.creditWallet(customerId, shortcode, amountCents);
       return { kind: "duplicate_reference", reference };
@@ -195,6 +198,53 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
 
     authenticate(token) {
       return authenticator.authenticate(token);
+    },
+  };
+}
+
+function freezePlan(plan: OutcomePlan): OutcomePlan {
+  for (const step of plan.steps) Object.freeze(step);
+  Object.freeze(plan.steps);
+  return Object.freeze(plan);
+}
+
+/** Distinct default plans kept for sharing; a lognormal timing may draw many delays. */
+const MAX_SHARED_PLANS = 10_000;
+
+/**
+ * Default plans (one step: a delay and a final status) repeat: with a fixed
+ * timing every order has the same one. Orders with equal plans share one
+ * frozen plan instead of each keeping three objects of its own. The plan is
+ * still drawn for every order, so the seeded random sequence is unchanged.
+ */
+function createPlanPool(): { share(plan: OutcomePlan): OutcomePlan } {
+  /** status → afterMs → plan */
+  const pool = new Map<number, Map<number, OutcomePlan>>();
+  let size = 0;
+  return {
+    share(plan) {
+      const step = plan.steps[0];
+      const simple =
+        plan.steps.length === 1 &&
+        step !== undefined &&
+        Object.keys(plan).length === 1 &&
+        Object.keys(step).length === 2 &&
+        Object.hasOwn(step, "afterMs") &&
+        Object.hasOwn(step, "status");
+      if (!simple) return freezePlan(plan);
+      let byDelay = pool.get(step.status);
+      const shared = byDelay?.get(step.afterMs);
+      if (shared !== undefined) return shared;
+      const frozen = freezePlan(plan);
+      if (size < MAX_SHARED_PLANS) {
+        if (byDelay === undefined) {
+          byDelay = new Map();
+          pool.set(step.status, byDelay);
+        }
+        byDelay.set(step.afterMs, frozen);
+        size++;
+      }
+      return frozen;
     },
   };
 }

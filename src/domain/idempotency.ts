@@ -3,6 +3,7 @@
  * in-process queue that makes concurrent requests with one key wait for the
  * first one's result.
  */
+import { flatString } from "./flat-string.ts";
 import type { OrderFingerprint } from "./model.ts";
 
 /** Keys are kept 24 hours on the simulator clock (interface §4.4). */
@@ -19,6 +20,31 @@ export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
  * // '{"account":"+254712345678","amountCents":1010,"currency":"KES","reference":"r1","service":"safaricom","shortcode":null}'
  */
 export function fingerprintOrder(fingerprint: OrderFingerprint): string {
+  // Kept with the key for 24 h: flat, it takes about 60 % of the memory.
+  return flatString(fingerprintOfKnownFields(fingerprint) ?? fingerprintOfAnyFields(fingerprint));
+}
+
+/** The fields of an `OrderFingerprint`, sorted. */
+const FINGERPRINT_FIELDS = ["account", "amountCents", "currency", "reference", "service", "shortcode"] as const;
+
+/**
+ * The same text without sorting, for the usual case: exactly the known
+ * fields, none undefined (`JSON.stringify` would leave such a field out).
+ * Undefined for anything else.
+ */
+function fingerprintOfKnownFields(fingerprint: OrderFingerprint): string | undefined {
+  if (Object.keys(fingerprint).length !== FINGERPRINT_FIELDS.length) return undefined;
+  let text = "{";
+  for (const field of FINGERPRINT_FIELDS) {
+    if (!Object.hasOwn(fingerprint, field)) return undefined;
+    const value = JSON.stringify(fingerprint[field]);
+    if (value === undefined) return undefined;
+    text += `${text.length === 1 ? "" : ","}"${field}":${value}`;
+  }
+  return `${text}}`;
+}
+
+function fingerprintOfAnyFields(fingerprint: OrderFingerprint): string {
   const sorted: Record<string, unknown> = {};
   for (const field of Object.keys(fingerprint).sort()) {
     sorted[field] = fingerprint[field as keyof OrderFingerprint];
@@ -43,14 +69,15 @@ export function createKeyedQueue(): KeyedQueue {
   const tails = new Map<string, Promise<void>>();
   return {
     async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-      const previous = tails.get(key) ?? Promise.resolve();
+      const previous = tails.get(key);
       let done!: () => void;
       const mine = new Promise<void>((resolve) => {
         done = resolve;
       });
-      const tail = previous.then(() => mine);
+      // Nothing queued for this key (the usual case): start at once, no chaining.
+      const tail = previous === undefined ? mine : previous.then(() => mine);
       tails.set(key, tail);
-      await previous;
+      if (previous !== undefined) await previous;
       try {
         return await task();
       } finally {

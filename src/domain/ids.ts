@@ -3,6 +3,7 @@
  * seeded source so a run replays with the same ids; sequential ids make test
  * output readable.
  */
+import { flatString } from "./flat-string.ts";
 import type { Ids, Random } from "./ports.ts";
 import { randomInt } from "./random.ts";
 
@@ -16,7 +17,7 @@ export const ID_RANDOM_LENGTH = 20;
 export function randomBase32(random: Random, length: number): string {
   let text = "";
   for (let i = 0; i < length; i++) text += ID_ALPHABET[randomInt(random, 32)];
-  return text;
+  return flatString(text);
 }
 
 /**
@@ -28,7 +29,7 @@ export function randomBase32(random: Random, length: number): string {
  */
 export function createIds(random: Random): Ids {
   return {
-    next: (prefix) => `${prefix}_${randomBase32(random, ID_RANDOM_LENGTH)}`,
+    next: (prefix) => flatString(`${prefix}_${randomBase32(random, ID_RANDOM_LENGTH)}`),
   };
 }
 

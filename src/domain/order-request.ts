@@ -22,7 +22,10 @@ export type NormalisedRequest =
  * normaliseAccount("0712345678"); // "+254712345678"
  */
 export function normaliseAccount(account: string): string | undefined {
-  const parsed = parseKenyanMobile(account);
+  return normaliseParsedAccount(account, parseKenyanMobile(account));
+}
+
+function normaliseParsedAccount(account: string, parsed: ReturnType<typeof parseKenyanMobile>): string | undefined {
   if (parsed !== undefined) return parsed.e164;
   return ACCOUNT_PATTERN.test(account) ? `+254${account.slice(-9)}` : undefined;
 }
@@ -37,7 +40,7 @@ export function normaliseAccount(account: string): string | undefined {
  */
 export function normaliseOrderRequest(customer: Customer, request: PlaceOrderCommand["request"]): NormalisedRequest {
   const parsed = parseKenyanMobile(request.account);
-  const account = normaliseAccount(request.account);
+  const account = normaliseParsedAccount(request.account, parsed);
   const service = request.service ?? (parsed === undefined ? undefined : detectService(parsed.nsn));
   if (account === undefined || service === undefined) return { kind: "service_undetectable", account: request.account };
 

@@ -51,21 +51,37 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
   }
 
   async function transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome> {
-    for (;;) {
-      const order = await store.getOrder(orderId);
+    return transitionFrom(await store.getOrder(orderId), orderId, status, message);
+  }
+
+  /**
+   * `transition`, starting from an order already read (a planned step has
+   * just read it). If it is stale, the compare-and-set fails and the loop
+   * reads it again; a stale order never allows a move the current one
+   * refuses, since statuses only ever become more final.
+   */
+  async function transitionFrom(
+    known: Order | undefined,
+    orderId: string,
+    status: number,
+    message?: string,
+  ): Promise<TransitionOutcome> {
+    for (let order = known; ; order = await store.getOrder(orderId)) {
       if (order === undefined) return { kind: "not_found" };
       if (!isAllowedTransition(statusTable, order.status, status)) {
         return { kind: "invalid_transition", from: order.status, to: status };
       }
       const now = clock.now();
       const text = message ?? statusTable.get(status)?.message ?? String(status);
-      const next: Order = {
+      // Frozen, like the stored order it replaces: the store then keeps it without copying.
+      const next: Order = Object.freeze({
         ...order,
         status,
         message: text,
         updatedAt: now,
-        history: [...order.history, { status, message: text, at: now }],
-      };
+        // concat allocates the exact length; an array spread leaves room to grow in every stored order.
+        history: Object.freeze(order.history.concat([Object.freeze({ status, message: text, at: now })])),
+      });
       // Lost the race: re-read and judge the move again against the new status.
       if (!(await store.updateOrderIf(next, order.history.length))) continue;
 
@@ -90,9 +106,11 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     }
   }
 
-  async function applyStep(orderId: string, step: PlannedTransition): Promise<void> {
+  async function applyStep(orderId: string, step: PlannedTransition, known?: Order): Promise<void> {
     // A step the order can no longer take (an admin got there first) is skipped silently.
-    await transition(orderId, step.status, step.message);
+    await (known === undefined
+      ? transition(orderId, step.status, step.message)
+      : transitionFrom(known, orderId, step.status, step.message));
   }
 
   async function scheduleStep(orderId: string, stepIndex: number, dueAt: number): Promise<void> {
@@ -106,8 +124,8 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     const order = await store.getOrder(orderId);
     const step = order?.plan?.steps[stepIndex];
     // The order was reset away, or the plan is done.
-    if (step === undefined) return;
-    await applyStep(orderId, step);
+    if (order === undefined || step === undefined) return;
+    await applyStep(orderId, step, order);
     const following = order?.plan?.steps[stepIndex + 1];
     // Counted from this step's due time, not from when it ran, so timing stays exact.
     if (following !== undefined) await scheduleStep(orderId, stepIndex + 1, job.dueAt + following.afterMs);

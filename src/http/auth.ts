@@ -4,7 +4,7 @@
  * never logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Request, RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { Customer } from "../domain/model.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { requestState } from "./request-context.ts";
@@ -38,12 +38,26 @@ export function customerOf(res: { locals: Record<string, unknown> }): Customer {
   return res.locals.customer as Customer;
 }
 
-export function createCustomerAuth(authenticate: (token: string) => Promise<Customer | undefined>): RequestHandler {
-  return async (req, res, next) => {
+/**
+ * Authenticates a request: the customer its bearer token belongs to, kept on
+ * the response for the handlers after it; throws the 401 problem otherwise.
+ */
+export function createRequestAuthenticator(
+  authenticate: (token: string) => Promise<Customer | undefined>,
+): (req: Request, res: Response) => Promise<Customer> {
+  return async (req, res) => {
     const customer = await authenticate(bearerToken(req));
     if (customer === undefined) throw invalidToken();
     res.locals.customer = customer;
     requestState(res).customerId = customer.id;
+    return customer;
+  };
+}
+
+export function createCustomerAuth(authenticate: (token: string) => Promise<Customer | undefined>): RequestHandler {
+  const authenticateRequest = createRequestAuthenticator(authenticate);
+  return async (req, res, next) => {
+    await authenticateRequest(req, res);
     next();
   };
 }

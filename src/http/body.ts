@@ -31,19 +31,7 @@ function isYamlScenarioUpload(req: Request): boolean {
 
 /** 415 before reading: a body must be JSON. Requests without a body pass. */
 export const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (hasBody(req) && !isJsonContentType(req) && !isYamlScenarioUpload(req)) {
-    const type = req.headers["content-type"];
-    next(
-      new HttpProblem(
-        "unsupported_media_type",
-        type === undefined
-          ? "A request body needs Content-Type: application/json."
-          : `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted; send application/json.`,
-      ),
-    );
-    return;
-  }
-  next();
+  next(contentTypeProblem(req));
 };
 
 export const parseJsonBody: RequestHandler = express.json({
@@ -54,6 +42,27 @@ export const parseJsonBody: RequestHandler = express.json({
 
 function escapePointerToken(key: string): string {
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * Whether `findStructuralIssue` would find anything, without building a
+ * pointer per key: every body takes this walk, only a refused one the
+ * detailed one. Recursion stops at `MAX_BODY_DEPTH`, so the stack stays
+ * shallow whatever the body.
+ */
+function hasStructuralIssue(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (depth >= MAX_BODY_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      if (hasStructuralIssue(value[index], depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key) || hasStructuralIssue((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Iterative, so a pathological body cannot overflow the stack. */
@@ -80,10 +89,32 @@ export function findStructuralIssue(body: unknown): { pointer: string; detail: s
   return undefined;
 }
 
+/** The problem with a parsed body's structure, if any. */
+export function structureProblem(body: unknown): HttpProblem | undefined {
+  const issue = hasStructuralIssue(body, 0) ? findStructuralIssue(body) : undefined;
+  return issue === undefined
+    ? undefined
+    : new HttpProblem("validation_failed", "The request body has an unsafe structure.", { errors: [issue] });
+}
+
+/** The 415 problem for a request whose body is not JSON; undefined when it may pass. */
+export function contentTypeProblem(req: Request): HttpProblem | undefined {
+  const type = req.headers["content-type"];
+  // The form nearly every client sends, known to be JSON without parsing it.
+  if (type === "application/json") return undefined;
+  if (!hasBody(req) || isJsonContentType(req) || isYamlScenarioUpload(req)) return undefined;
+  return new HttpProblem(
+    "unsupported_media_type",
+    type === undefined
+      ? "A request body needs Content-Type: application/json."
+      : `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted; send application/json.`,
+  );
+}
+
 export function rejectUnsafeStructure(req: Request, _res: Response, next: NextFunction): void {
-  const issue = findStructuralIssue(req.body);
-  if (issue !== undefined) {
-    next(new HttpProblem("validation_failed", "The request body has an unsafe structure.", { errors: [issue] }));
+  const problem = structureProblem(req.body);
+  if (problem !== undefined) {
+    next(problem);
     return;
   }
   next();

@@ -2,17 +2,18 @@
  * The simulator's express app, one linear pipeline read top to bottom:
  * request id → journal → body limits (415, 413, 400) → route → auth →
  * validation → idempotency key → scenario effects → domain → response, with
- * every failure leaving through the one error handler as problem+json.
+ * every failure leaving through the one error handler as problem+json. The
+ * steps up to the body are one layer (`entry-pipeline.ts`), which also runs
+ * `POST /v1/airtime` itself.
  */
 import express, { type Express } from "express";
 import type { Clock } from "../domain/ports.ts";
 import { type AdminApiDeps, createAdminRouter } from "./admin-routes.ts";
-import { parseJsonBody, rejectUnsafeStructure, requireJsonContentType } from "./body.ts";
+import { createEntryPipeline } from "./entry-pipeline.ts";
 import { createErrorHandler } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 import type { Journal } from "./journal.ts";
-import { createPublicRouter, type PublicApiDeps } from "./public-routes.ts";
-import { createRequestContext } from "./request-context.ts";
+import { createPublicRoutes, type PublicApiDeps } from "./public-routes.ts";
 
 export interface AppDeps {
   readonly clock: Clock;
@@ -29,10 +30,9 @@ export function createApp(deps: AppDeps): Express {
   app.disable("etag");
   app.set("query parser", "simple");
 
-  app.use(createRequestContext(deps.clock, deps.journal));
-  app.use(requireJsonContentType, parseJsonBody, rejectUnsafeStructure);
-
-  app.use(createPublicRouter(deps.publicApi));
+  const publicRoutes = createPublicRoutes(deps.publicApi);
+  app.use(createEntryPipeline({ clock: deps.clock, journal: deps.journal, placeOrder: publicRoutes.placeOrder }));
+  app.use(publicRoutes.router);
   app.use("/_sim", createAdminRouter(deps.adminApi));
 
   app.use((req) => {

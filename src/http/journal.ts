@@ -15,13 +15,9 @@ export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "f
   readonly fired: readonly string[];
 }
 
-interface StoredRecord extends JournalRecord {
-  readonly id: number;
-}
-
-function toEntry(record: StoredRecord): JournalEntry {
+function toEntry(id: number, record: JournalRecord): JournalEntry {
   const { wallMs, fired, ...rest } = record;
-  return { ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
+  return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
 }
 
 export interface Journal {
@@ -35,24 +31,45 @@ export interface Journal {
 export const DEFAULT_JOURNAL_LIMIT = 10_000;
 
 export function createJournal(limit: number = DEFAULT_JOURNAL_LIMIT): Journal {
-  let entries: StoredRecord[] = [];
+  // Two parallel arrays: recording keeps the caller's object as is (no copy per request) next to its id.
+  let ids: number[] = [];
+  let records: JournalRecord[] = [];
   let nextId = 1;
+  const keep = (from: number): void => {
+    ids = ids.slice(from);
+    records = records.slice(from);
+  };
   return {
     record(entry) {
-      entries.push({ id: nextId++, ...entry });
+      ids.push(nextId++);
+      records.push(entry);
       // Trim in batches so recording stays O(1) amortised.
-      if (entries.length > limit * 1.25) entries = entries.slice(entries.length - limit);
+      if (records.length > limit * 1.25) keep(records.length - limit);
     },
     list(filter = {}) {
-      let selected = entries.length > limit ? entries.slice(entries.length - limit) : entries;
-      if (filter.customerId !== undefined) selected = selected.filter((e) => e.customerId === filter.customerId);
+      let selected = records.map((record, index) => ({ id: ids[index] as number, record }));
+      if (selected.length > limit) selected = selected.slice(selected.length - limit);
+      if (filter.customerId !== undefined) selected = selected.filter((e) => e.record.customerId === filter.customerId);
       if (filter.limit !== undefined && selected.length > filter.limit) {
         selected = selected.slice(selected.length - filter.limit);
       }
-      return selected.map(toEntry);
+      return selected.map((e) => toEntry(e.id, e.record));
     },
     clear(customerId) {
-      entries = customerId === undefined ? [] : entries.filter((e) => e.customerId !== customerId);
+      if (customerId === undefined) {
+        ids = [];
+        records = [];
+        return;
+      }
+      const keptIds: number[] = [];
+      const kept: JournalRecord[] = [];
+      records.forEach((record, index) => {
+        if (record.customerId === customerId) return;
+        keptIds.push(ids[index] as number);
+        kept.push(record);
+      });
+      ids = keptIds;
+      records = kept;
     },
   };
 }

@@ -13,6 +13,7 @@ import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngin
 import { customerOf } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { resolveIdempotencyKey } from "./idempotency-key.ts";
+import { sendJson } from "./json-response.ts";
 import { presentInsufficient, presentOrder } from "./presenters.ts";
 import { requestState } from "./request-context.ts";
 import { evaluateAll, realDelay, writeFailure } from "./scenario-effects.ts";
@@ -28,8 +29,11 @@ export interface PlaceOrderDeps {
 
 function headerFacts(req: Request): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const incoming = req.headers;
+  // Own keys only, as before, without an [name, value] array per header.
+  for (const name of Object.keys(incoming)) {
     if (name === "authorization" || name === "cookie") continue;
+    const value = incoming[name];
     headers[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   return headers;
@@ -83,14 +87,14 @@ function toCommand(
 export function writeOutcome(res: Response, outcome: PlaceOrderOutcome): void {
   switch (outcome.kind) {
     case "placed":
-      res.status(200).json(presentOrder(outcome.order));
+      sendJson(res, 200, presentOrder(outcome.order));
       return;
     case "replayed":
       res.setHeader("Idempotent-Replayed", "true");
-      res.status(200).json(presentOrder(outcome.order));
+      sendJson(res, 200, presentOrder(outcome.order));
       return;
     case "insufficient_balance":
-      res.status(402).json(presentInsufficient(outcome.reference));
+      sendJson(res, 402, presentInsufficient(outcome.reference));
       return;
     case "payload_mismatch":
       throw new HttpProblem(
@@ -149,7 +153,7 @@ export function createPlaceOrderHandler(deps: PlaceOrderDeps) {
     if (outcome.kind === "placed" && outcome.order.webhookFaults?.beforeResponse === true) {
       await deps.beforeResponse(outcome.order);
     }
-    await realDelay(effects.latencyMs);
+    if (effects.latencyMs !== undefined) await realDelay(effects.latencyMs);
     if (order !== undefined && effects.afterCommit !== undefined) {
       writeFailure(res, effects.afterCommit, true);
       return;

@@ -24,8 +24,12 @@ export function problemInstance(res: Response): string {
   return `urn:uuid:${state?.requestId ?? randomUUID()}`;
 }
 
-export function createRequestContext(clock: Clock, journal: Journal): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
+/**
+ * Starts a request: assigns its id, and journals it when its response ends.
+ * The first step of the entry pipeline (`entry-pipeline.ts`).
+ */
+export function startRequest(clock: Clock, journal: Journal): (req: Request, res: Response) => void {
+  return (req, res) => {
     const state: RequestState = { requestId: randomUUID(), customerId: null, fired: [] };
     res.locals.sim = state;
     res.setHeader("X-Request-Id", state.requestId);
@@ -33,7 +37,8 @@ export function createRequestContext(clock: Clock, journal: Journal): RequestHan
     const wallStart = Date.now();
     const started = performance.now();
     // One listener: "close" follows "finish" for an answered request, and comes alone for a dropped one.
-    res.once("close", () => {
+    // `on` rather than `once`: "close" is emitted once, and `once` would wrap the listener in another closure.
+    res.on("close", () => {
       journal.record({
         requestId: state.requestId,
         at,
@@ -46,6 +51,13 @@ export function createRequestContext(clock: Clock, journal: Journal): RequestHan
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       });
     });
+  };
+}
+
+export function createRequestContext(clock: Clock, journal: Journal): RequestHandler {
+  const start = startRequest(clock, journal);
+  return (req: Request, res: Response, next: NextFunction) => {
+    start(req, res);
     next();
   };
 }

@@ -30,6 +30,8 @@ function stripUndefined(effects: ResolvedEffects): Partial<ResolvedEffects> {
 
 export async function evaluateAll(engines: readonly ScenarioEngine[], facts: RequestFacts): Promise<ResolvedEffects> {
   if (engines.length === 0) return NO_EFFECTS;
+  // One engine (the usual case) needs no merge: its answer is the merged answer, read field by field.
+  if (engines.length === 1) return (engines[0] as ScenarioEngine).evaluate(facts);
   const results: ResolvedEffects[] = [];
   for (const engine of engines) results.push(await engine.evaluate(facts));
   return mergeEffects(results);

@@ -6,9 +6,12 @@
  * Records are copied in and frozen, so nothing a caller holds — neither the
  * object it passed in nor one it got back — can change stored state. Reads
  * hand out the frozen record itself (no copy on the hot path); lists are new
- * arrays.
+ * arrays. Nothing is copied that cannot change anyway: a record frozen all
+ * the way down is kept as it is, and a record written as a change of the
+ * stored one shares every part it did not change with the stored version.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import * as nodeCrypto from "node:crypto";
+import { flatString } from "../domain/flat-string.ts";
 import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
 import type { ClaimResult, CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
 
@@ -21,22 +24,60 @@ interface IssuedEntry extends TokenEntry {
   readonly expiresAt: number;
 }
 
-/** Frozen deep copy: the stored record can change only by being replaced. */
-function freezeCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
+function isPlainData(value: object): boolean {
+  return Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+/**
+ * Whether nothing reachable from `value` can change: it and every object
+ * under it are frozen plain objects or arrays (a frozen Map or Date could
+ * still change). Parts shared with `stored` are known to be so already.
+ */
+function isDeeplyFrozen(value: object, stored: unknown): boolean {
+  if (!Object.isFrozen(value) || !isPlainData(value)) return false;
+  const previous = stored !== null && typeof stored === "object" ? (stored as Record<string, unknown>) : undefined;
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child === null || typeof child !== "object" || child === previous?.[key]) continue;
+    if (!isDeeplyFrozen(child, previous?.[key])) return false;
   }
-  return value;
+  return true;
 }
 
-function digestOf(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+/**
+ * Frozen deep copy of plain data: the stored record can change only by being
+ * replaced. What cannot change needs no copy, so two cases are kept as they
+ * are: a record frozen all the way down by its author (the domain freezes
+ * the orders it builds — freeze once), and any part of `value` that is the
+ * very same object as the matching part of `stored`, the version it replaces
+ * (`{...order, history: [...order.history, entry]}` copies only what is new).
+ */
+function freezeCopy<T>(value: T, stored?: unknown): T {
+  if (value === null || typeof value !== "object") return value;
+  if (value === stored || isDeeplyFrozen(value, stored)) return value;
+  if (Array.isArray(value)) {
+    const previous = Array.isArray(stored) ? stored : undefined;
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = freezeCopy(value[index], previous?.[index]);
+    return Object.freeze(copy) as T;
+  }
+  const previous = stored !== null && typeof stored === "object" ? (stored as Record<string, unknown>) : undefined;
+  // Spread makes own data properties for every key (even "__proto__"), so the assignments below never hit a setter.
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in copy) {
+    const child = copy[key];
+    if (child !== null && typeof child === "object") copy[key] = freezeCopy(child, previous?.[key]);
+  }
+  return Object.freeze(copy) as T;
 }
+
+const { createHash, timingSafeEqual } = nodeCrypto;
+
+/** SHA-256 in one call where Node has `crypto.hash` (20.12+): half the cost of a Hash object per request. */
+const digestOf: (token: string) => Buffer =
+  typeof nodeCrypto.hash === "function"
+    ? (token) => nodeCrypto.hash("sha256", token, "buffer")
+    : (token) => createHash("sha256").update(token, "utf8").digest();
 
 /**
  * Tokens are found by the SHA-256 digest of what the caller sent: the map
@@ -51,7 +92,8 @@ function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: 
 }
 
 function keyOf(customerId: string, key: string): string {
-  return `${customerId}\u0000${key}`;
+  // Flat: the composite is kept as a map key as long as the idempotency key lives.
+  return flatString(`${customerId}\u0000${key}`);
 }
 
 function assertCents(cents: number): void {
@@ -223,12 +265,13 @@ export function createMemoryStore(): Store {
     },
     async updateOrder(order) {
       // An order removed by a reset stays removed.
-      if (orders.has(order.id)) orders.set(order.id, freezeCopy(order));
+      const current = orders.get(order.id);
+      if (current !== undefined) orders.set(order.id, freezeCopy(order, current));
     },
     async updateOrderIf(order, expectedVersion) {
       const current = orders.get(order.id);
       if (current === undefined || current.history.length !== expectedVersion) return false;
-      orders.set(order.id, freezeCopy(order));
+      orders.set(order.id, freezeCopy(order, current));
       return true;
     },
     async getOrder(id) {
