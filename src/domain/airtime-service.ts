@@ -1,7 +1,7 @@
 /**
  * The simulator's three operations and the admin transition, framework-free.
  *
- * `placeOrder` does its work in this order (DESIGN.md): normalise the request
+ * `placeOrder` does its work in this order: normalise the request
  * → idempotency → reference and balance → debit → insert the order at
  * 0 Pending → start its lifecycle. Any failure before the order exists
  * releases the idempotency key and gives back a debit, so the client can fix

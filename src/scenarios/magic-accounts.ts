@@ -208,7 +208,7 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
 function buildScenario(): LoadedScenario {
   const definition: ScenarioFileInput = {
     name: MAGIC_ACCOUNTS_SCENARIO_NAME,
-    description: "Built-in: a fixed number for each outcome and fault (see docs/scenarios.md).",
+    description: "Built-in: a fixed number for each outcome and fault (see 'Magic test accounts' in the README).",
     rules: MAGIC_ACCOUNTS.map((entry) => ({
       name: entry.name,
       match: { account: { exact: entry.account }, ...entry.match },

@@ -1,7 +1,7 @@
 /**
  * The contract suite in vitest. In CI: against the in-process simulator on a
  * virtual clock, with the default run count. Against a deployment when
- * CONTRACT_TARGET and CONTRACT_TOKEN are set (see docs/contract-harness.md
+ * CONTRACT_TARGET and CONTRACT_TOKEN are set (see the README, "The contract harness"
  * for the other CONTRACT_* variables).
  */
 import { beforeAll, describe, expect, test } from "vitest";
