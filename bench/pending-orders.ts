@@ -1,5 +1,5 @@
 /**
- * The second speed bar (DESIGN.md, Quality bars → Speed): many pending
+ * The second speed bar: many pending
  * orders at once, in-process through the domain, the memory store and the
  * embedded scheduler — no HTTP.
  *

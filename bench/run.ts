@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the speed bars of DESIGN.md, measured in one run.
+ * `npm run bench`: the project's speed bars, measured in one run.
  *
  * HTTP, each server in its own process, after a warm-up:
  *   - p99 at a fixed 1,000 req/s, the simulator and bare express in
@@ -26,11 +26,11 @@
  * per round (4), BENCH_CONNECTIONS (50), BENCH_PIPELINING (1), BENCH_ORDERS
  * (100000), BENCH_ONLY=http|pending.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import autocannon, { type Result } from "autocannon";
+import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -50,28 +50,6 @@ interface Target {
   readonly url: string;
   readonly pid: number | undefined;
   readonly stop: () => Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
-
-function stopper(child: ChildProcess): () => Promise<void> {
-  return () =>
-    new Promise((done) => {
-      if (child.exitCode !== null) return done();
-      child.once("exit", () => done());
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
-    });
 }
 
 const CLOCK_TICKS_PER_S = (() => {
@@ -96,26 +74,20 @@ function cpuSeconds(pid: number | undefined): number | undefined {
 }
 
 async function startNodeServer(kind: "simulator" | "express"): Promise<Target> {
-  const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, "bench/servers.ts"), kind], {
+  const server = startProcess(process.execPath, ["--import", "tsx", resolve(ROOT, "bench/servers.ts"), kind], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<string>((done, fail) => {
-    let out = "";
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      const match = /READY (\S+)/.exec(out);
-      if (match?.[1] !== undefined) done(match[1]);
-    });
-    child.once("exit", (code) => fail(new Error(`${kind} server exited ${code}`)));
-  });
-  return { name: kind === "simulator" ? "simulator" : "bare express 5", url, pid: child.pid, stop: stopper(child) };
+  const ready = await server.waitFor(/READY (\S+)/, 60_000);
+  if (ready.kind !== "matched" || ready.match[1] === undefined) throw new Error(`${kind} server: ${ready.kind}`);
+  const name = kind === "simulator" ? "simulator" : "bare express 5";
+  return { name, url: ready.match[1], pid: server.child.pid, stop: () => server.stop() };
 }
 
 async function startPrismMock(): Promise<Target> {
   const port = await freePort();
   // Run prism's entry with this node directly, so the pid measured is the server's own.
-  const child = spawn(
+  const prism = startProcess(
     process.execPath,
     [
       resolve(ROOT, "node_modules/@stoplight/prism-cli/dist/index.js"),
@@ -137,11 +109,11 @@ async function startPrismMock(): Promise<Target> {
       await fetch(`${url}/v1/balance`, { headers: { authorization: `Bearer ${TOKEN}` } });
       break;
     } catch {
-      if (tries > 300 || child.exitCode !== null) throw new Error("prism mock did not start");
+      if (tries > 300 || prism.child.exitCode !== null) throw new Error("prism mock did not start");
       await new Promise((done) => setTimeout(done, 100));
     }
   }
-  return { name: "prism mock", url, pid: child.pid, stop: stopper(child) };
+  return { name: "prism mock", url, pid: prism.child.pid, stop: () => prism.stop() };
 }
 
 let sequence = 0;
@@ -242,7 +214,7 @@ async function runHttp(): Promise<void> {
   try {
     for (const target of targets) await load(target.url, { durationS: WARMUP_S }); // JIT, pools
 
-    // First, while the servers hold only the warm-up's state (see docs/performance.md).
+    // First, while the servers hold only the warm-up's state (see the README, "Performance").
     console.log(`\np99 at a fixed ${FIXED_RATE} req/s (${FIXED_CONNECTIONS} connections)\n${HEADER}`);
     const fixedSim: number[] = [];
     const fixedBare: number[] = [];
@@ -316,18 +288,14 @@ async function runHttp(): Promise<void> {
 }
 
 async function runPending(): Promise<void> {
-  const child = spawn(
+  const child = startProcess(
     process.execPath,
     ["--expose-gc", "--import", "tsx", resolve(ROOT, "bench/pending-orders.ts"), "--orders", String(ORDERS), "--json"],
     { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
   );
-  let out = "";
-  child.stdout?.on("data", (chunk) => {
-    out += chunk;
-  });
-  const code = await new Promise<number | null>((done) => child.once("exit", done));
+  const code = await child.exited;
   if (code !== 0) throw new Error(`bench/pending-orders.ts exited ${code}`);
-  printPendingOrders(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as PendingOrdersReport);
+  printPendingOrders(JSON.parse(child.output().trim().split("\n").at(-1) ?? "{}") as PendingOrdersReport);
 }
 
 if (ONLY !== "pending") await runHttp();

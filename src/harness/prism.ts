@@ -5,12 +5,11 @@
  * carrying the violations (also in the `sl-violations` header), which the
  * harness reports as `response_schema_conformance` failures.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HarnessError } from "./checker.ts";
+import { freePort, startProcess } from "./child-process.ts";
 
 export interface PrismProxy {
   readonly url: string;
@@ -44,61 +43,43 @@ export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
   const specFile = options.specFile ?? resolve(PACKAGE_ROOT, "spec/openapi.yaml");
   if (!existsSync(command)) throw new HarnessError(`--validate-with-prism: node_modules/.bin/prism not found`);
   if (!existsSync(specFile)) throw new HarnessError(`--validate-with-prism: ${specFile} not found`);
+  const prism = await startPrismProcess(command, ["proxy", specFile, options.upstream, "--errors"], {
+    ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
+  });
+  return { url: prism.url, close: prism.close };
+}
+
+export interface PrismProcess extends PrismProxy {
+  readonly pid: number | undefined;
+  /** What Prism has logged so far. */
+  output(): string;
+}
+
+/**
+ * Starts `<command> <args> -p <free port> -h 127.0.0.1` (Prism's `proxy` or
+ * `mock`) and resolves once Prism logs that it is listening.
+ *
+ * @example
+ * const mock = await startPrismProcess("node_modules/.bin/prism", ["mock", "spec/openapi.yaml"]);
+ * await fetch(`${mock.url}/v1/balance`, { headers: { authorization: "Bearer any" } });
+ * await mock.close();
+ */
+export async function startPrismProcess(
+  command: string,
+  args: readonly string[],
+  options: { readonly startTimeoutMs?: number } = {},
+): Promise<PrismProcess> {
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
   const port = await freePort();
-  const child = spawn(
-    command,
-    ["proxy", specFile, options.upstream, "--errors", "-p", String(port), "-h", "127.0.0.1"],
-    { cwd: PACKAGE_ROOT, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  const url = `http://127.0.0.1:${port}`;
-  await new Promise<void>((resolveStart, rejectStart) => {
-    const timer = setTimeout(() => {
-      child.kill();
-      rejectStart(
-        new HarnessError(`Prism did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output.slice(-2000)}`),
-      );
-    }, options.startTimeoutMs ?? 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (/listening on/i.test(output)) {
-        clearTimeout(timer);
-        resolveStart();
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      rejectStart(new HarnessError(`Prism exited with ${code} before listening:\n${output.slice(-2000)}`));
-    });
-  });
-  // Keep draining its log so a full pipe never blocks it.
-  child.stdout?.resume();
-  child.stderr?.resume();
-  return { url, close: () => stop(child) };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolveStop) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolveStop();
-    });
-    child.kill("SIGTERM");
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, rejectPort) => {
-    const server = createServer();
-    server.once("error", rejectPort);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
+  const prism = startProcess(command, [...args, "-p", String(port), "-h", "127.0.0.1"], { cwd: PACKAGE_ROOT });
+  const started = await prism.waitFor(/listening on/i, timeoutMs);
+  switch (started.kind) {
+    case "matched":
+      return { url: `http://127.0.0.1:${port}`, pid: prism.child.pid, output: prism.output, close: () => prism.stop() };
+    case "exited":
+      throw new HarnessError(`Prism exited with ${started.code} before listening:\n${prism.output().slice(-2000)}`);
+    case "timed_out":
+      prism.child.kill();
+      throw new HarnessError(`Prism did not start within ${timeoutMs} ms:\n${prism.output().slice(-2000)}`);
+  }
 }

@@ -5,9 +5,9 @@
  * proxy in front of it, or a proxy between it and the webhook receiver.
  */
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { Webhook } from "standardwebhooks";
 import type { CheckName } from "../../src/harness/checks.ts";
+import { freePort } from "../../src/harness/child-process.ts";
 import type { ContractOptions } from "../../src/harness/contract-options.ts";
 import type { PropertyName } from "../../src/harness/property.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
@@ -256,18 +256,6 @@ function rewriteJson(
 ): ProxiedResponse {
   const body = jsonOf(res.body);
   return body === undefined ? res : { ...res, body: JSON.stringify(change(body)) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function assertNever(value: never): never {

@@ -3,57 +3,27 @@
  * (real clock, quick timing, webhooks to the harness's receiver), and
  * `airtime-harness contract --target …` run against it as a second process.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
+import type { RunningProcess } from "../../src/harness/child-process.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
+import { freePort, runCli, startServe } from "../support/processes.ts";
 
-const BIN = resolve("bin/airtime-harness.js");
-const children: ChildProcess[] = [];
+const children: RunningProcess[] = [];
 const dirs: string[] = [];
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  for (const child of children) await child.stop();
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
-
-function run(args: string[]): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+function run(args: string[]): RunningProcess {
+  const child = runCli(args);
   children.push(child);
-  let output = "";
-  child.stdout?.on("data", (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    output += chunk;
-  });
-  return { child, output: () => output, exit: new Promise((done) => child.once("exit", (code) => done(code))) };
-}
-
-async function listeningUrl(server: ReturnType<typeof run>): Promise<string> {
-  for (let waited = 0; waited < 30_000; waited += 50) {
-    const match = /listening on (http:\/\/\S+)/.exec(server.output());
-    if (match?.[1] !== undefined) return match[1];
-    if (server.child.exitCode !== null) throw new Error(`serve exited: ${server.output()}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  throw new Error(`serve did not start: ${server.output()}`);
+  return child;
 }
 
 test("a contract run against a separately started `serve` passes end to end, webhooks included", async () => {
@@ -62,12 +32,7 @@ test("a contract run against a separately started `serve` passes end to end, web
   const webhookPort = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "harness-e2e-"));
   dirs.push(dir);
-  const server = run([
-    "serve",
-    "--port",
-    "0",
-    "--clock",
-    "real",
+  const { server, url } = await startServe([
     "--timing",
     "200ms",
     "--demo-token",
@@ -81,7 +46,7 @@ test("a contract run against a separately started `serve` passes end to end, web
     "--webhook-schedule",
     "0,100ms,1s",
   ]);
-  const url = await listeningUrl(server);
+  children.push(server);
 
   const reportFile = join(dir, "report.json");
   const junitFile = join(dir, "report.xml");
@@ -111,7 +76,7 @@ test("a contract run against a separately started `serve` passes end to end, web
     "--junit",
     junitFile,
   ]);
-  const code = await contract.exit;
+  const code = await contract.exited;
   expect(contract.output()).toMatch(/15 checks: 14 passed, 0 failed, 1 skipped/);
   expect(code).toBe(0);
 

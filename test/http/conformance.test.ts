@@ -7,7 +7,8 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ResolvedEffects, Simulator } from "../../src/index.ts";
-import { type PrismProcess, PUBLIC_SPEC, prismAvailable, startPrism } from "./prism.ts";
+import type { PrismProcess } from "../../src/harness/prism.ts";
+import { PUBLIC_SPEC, prismAvailable, startPrism } from "../support/processes.ts";
 import { DEMO_TOKEN, startSimulator } from "./support.ts";
 
 const INJECTED: Record<string, ResolvedEffects> = {
@@ -65,7 +66,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([strict?.stop(), lenient?.stop(), watchdog?.stop()]);
+  await Promise.all([strict?.close(), lenient?.close(), watchdog?.close()]);
   await new Promise((done) => wrongUpstream?.close(done));
   await sim?.close();
 });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
-import { answered, DEMO_TOKEN, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness } from "./http-helpers.ts";
+import { answered, DEMO_TOKEN, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./http-helpers.ts";
 
 const OUTAGE_YAML = `# a comment QA left
 name: qa-outage
@@ -19,13 +19,7 @@ rules:
       httpError: { status: 502, when: before_commit }
 `;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 describe("the admin API", () => {
   test("uploads YAML, lists it, activates it for one customer only, and deactivates it", async () => {

@@ -3,9 +3,9 @@
  * uploaded through the admin API and chosen per request with X-Sim-Scenario,
  * webhooks received by a verifying inbox, time moved by the virtual clock.
  */
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { ScenarioFileInput } from "../../src/scenarios/schema.ts";
-import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness } from "./http-helpers.ts";
+import { answered, QA_CUSTOMER, QA_TOKEN, useHarness } from "./http-helpers.ts";
 
 const ACCOUNT = "0712345678";
 
@@ -106,18 +106,13 @@ const SCENARIOS: ScenarioFileInput[] = [
   },
 ];
 
-let h: Harness;
+const h = useHarness();
 
 beforeAll(async () => {
-  h = await startHarness();
   for (const definition of SCENARIOS) {
     const uploaded = await h.admin("POST", "/_sim/scenarios", definition);
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
   }
-});
-
-afterAll(async () => {
-  await h?.close();
 });
 
 function order(scenario: string, reference: string, key?: string) {

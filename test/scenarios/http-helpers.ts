@@ -5,6 +5,7 @@
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
 import { createWebhookInbox, type InboxDelivery, type WebhookInbox } from "../../src/webhooks/inbox.ts";
+import { sharedFixture } from "../support/shared-fixture.ts";
 
 export const DEMO_TOKEN = "demo-token-for-scenarios";
 /** The `qa` customer, whose webhooks go to the harness's inbox. */
@@ -48,6 +49,14 @@ export type OrderReply =
 export interface AdminReply {
   readonly status: number;
   readonly body: Record<string, unknown>;
+}
+
+/** A harness shared by all the tests of a file, closed after them. */
+export function useHarness(): Harness {
+  return sharedFixture(
+    () => startHarness(),
+    (harness) => harness.close(),
+  );
 }
 
 export async function startHarness(options: SimulatorOptions = {}): Promise<Harness> {

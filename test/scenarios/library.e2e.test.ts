@@ -4,20 +4,14 @@
  * (X-Sim-Scenario), half activated for the customer through the admin API.
  */
 import { basename } from "node:path";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { listLibraryFiles } from "../../src/scenarios/library.ts";
-import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness } from "./http-helpers.ts";
+import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, useHarness } from "./http-helpers.ts";
 
 const SAFARICOM = "0712345678";
 const AIRTEL = "0733123456";
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 interface Ctx {
   order(reference: string, options?: { key?: string; account?: string }): ReturnType<Harness["order"]>;

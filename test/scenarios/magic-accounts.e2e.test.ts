@@ -2,20 +2,14 @@
  * Every magic test account, over HTTP: the number alone decides the outcome
  * or fault, with no scenario activated.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { MAGIC_ACCOUNTS, type MagicAccount, nationalForm } from "../../src/scenarios/magic-accounts.ts";
-import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness } from "./http-helpers.ts";
+import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./http-helpers.ts";
 
 /** The simulator's default pending → final delay. */
 const DEFAULT_DELAY = 2_000;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 interface Ctx {
   readonly account: string;

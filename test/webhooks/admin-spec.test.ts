@@ -5,7 +5,7 @@
  */
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { OpenApiBuilder } from "openapi3-ts/oas31";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createSchemaRegistry } from "../../src/contract/openapi/schema-registry.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
@@ -18,7 +18,7 @@ import {
 import { DELIVERY_ADMIN_SPEC } from "../../src/webhooks/admin-spec.ts";
 import { DEFAULT_RETRY_SCHEDULE } from "../../src/webhooks/schedule.ts";
 import { findWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
-import { addCustomer, admin, PENDING_MS, placeOrder, startSim, type TestCustomer, type WebhookSim } from "./support.ts";
+import { admin, PENDING_MS, placeOrder, useCustomer, useSim } from "./support.ts";
 
 function standaloneDocument(): Record<string, unknown> {
   const registry = createSchemaRegistry();
@@ -64,18 +64,8 @@ it("the lint does catch a broken variant", async () => {
   expect((await lintErrors(broken)).join("\n")).toMatch(/no-unresolved-refs/);
 });
 
-let env: WebhookSim;
-let acme: TestCustomer;
-
-beforeAll(async () => {
-  env = await startSim();
-  acme = await addCustomer(env.sim, "acme");
-});
-
-afterAll(async () => {
-  await env?.close();
-  await acme?.inbox.close();
-});
+const env = useSim();
+const acme = useCustomer(env, "acme");
 
 it("the routes answer bodies that their response schemas accept", async () => {
   acme.inbox.respondWith(({ attempt }) => (attempt === 1 ? { status: 503, headers: { "retry-after": "1" } } : 200));

@@ -1,32 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { parse } from "yaml";
 import { WebhookHeadersSchema, WebhookPayloadSchema } from "../../src/contract/webhook-schemas.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
-import {
-  addCustomer,
-  admin,
-  getStatus,
-  PENDING_MS,
-  placeOrder,
-  startSim,
-  type TestCustomer,
-  type WebhookSim,
-} from "./support.ts";
+import { admin, getStatus, PENDING_MS, placeOrder, useCustomer, useSim } from "./support.ts";
 
-let env: WebhookSim;
-let acme: TestCustomer;
-
-beforeAll(async () => {
-  env = await startSim();
-  acme = await addCustomer(env.sim, "acme");
-});
-
-afterAll(async () => {
-  await env?.close();
-  await acme?.inbox.close();
-});
+const env = useSim();
+const acme = useCustomer(env, "acme");
 
 it("a final status is delivered, signed so that standardwebhooks verifies it, and matches the lookup", async () => {
   await placeOrder(env.url, acme.token, "SIGNED-1");

@@ -1,5 +1,5 @@
 /**
- * The receiver from docs/webhooks.md (express, raw body, standardwebhooks),
+ * The receiver from the README ("Receiving webhooks in your own code") (express, raw body, standardwebhooks),
  * fed by the simulator: what the documentation tells integrators to write
  * really works.
  */
@@ -24,7 +24,7 @@ it("the documented express receiver verifies, dedupes and acknowledges the simul
   const seen = new Set<string>();
   const statuses: Array<{ reference: string; status: number }> = [];
 
-  // --- as in docs/webhooks.md ---
+  // --- as in the README ("Receiving webhooks in your own code") ---
   const app = express();
   const wh = new Webhook(secret);
   app.post("/webhooks/airtime", express.raw({ type: "application/json" }), (req, res) => {

@@ -2,28 +2,14 @@
  * Receivers that stay down, come back, answer 410, ask to wait, redirect, or
  * refuse connections — and what the admin API shows for each.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { createWebhookInbox } from "../../src/webhooks/inbox.ts";
-import {
-  addCustomer,
-  admin,
-  PENDING_MS,
-  placeOrder,
-  startSim,
-  TEST_SCHEDULE,
-  type TestCustomer,
-  type WebhookSim,
-} from "./support.ts";
+import { addCustomer, admin, PENDING_MS, placeOrder, TEST_SCHEDULE, type TestCustomer, useSim } from "./support.ts";
 
-let env: WebhookSim;
+const env = useSim();
 const customers: TestCustomer[] = [];
 
-beforeAll(async () => {
-  env = await startSim();
-});
-
 afterAll(async () => {
-  await env?.close();
   for (const customer of customers) await customer.inbox.close();
 });
 

@@ -2,35 +2,14 @@
  * The admin reset reaches the deliveries, and the inbox's verification
  * catches a sender whose signing is broken.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createWebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret, type SignInput, signWebhook } from "../../src/webhooks/signing.ts";
-import {
-  addCustomer,
-  admin,
-  PENDING_MS,
-  placeOrder,
-  startSim,
-  TEST_SCHEDULE,
-  type TestCustomer,
-  type WebhookSim,
-} from "./support.ts";
+import { admin, PENDING_MS, placeOrder, TEST_SCHEDULE, useCustomer, useSim } from "./support.ts";
 
-let env: WebhookSim;
-let keep: TestCustomer;
-let wipe: TestCustomer;
-
-beforeAll(async () => {
-  env = await startSim();
-  keep = await addCustomer(env.sim, "keep");
-  wipe = await addCustomer(env.sim, "wipe");
-});
-
-afterAll(async () => {
-  await env?.close();
-  await keep?.inbox.close();
-  await wipe?.inbox.close();
-});
+const env = useSim();
+const keep = useCustomer(env, "keep");
+const wipe = useCustomer(env, "wipe");
 
 it("POST /_sim/reset?customer= forgets that customer's deliveries and cancels their retries; others stay", async () => {
   wipe.inbox.respondWith(503);

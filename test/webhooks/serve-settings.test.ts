@@ -3,18 +3,16 @@
  * child process delivering to a real inbox) and the config file's
  * `webhooks:` key.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 import { parseServeArgs } from "../../src/cli/serve.ts";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
+import { startServe } from "../support/processes.ts";
 
-const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const cleanup: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
@@ -33,15 +31,7 @@ it("serve --webhook-url/--webhook-secret/--webhook-schedule/--webhook-timeout po
   const receiver = await inbox(secret);
   // Fail the first attempt, so the schedule from the flag is what delivers it.
   receiver.respondWith(({ attempt }) => (attempt === 1 ? 503 : 200));
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [
-    "--import",
-    "tsx",
-    MAIN,
-    "serve",
-    "--port",
-    "0",
-    "--clock",
-    "real",
+  const { server, url } = await startServe([
     "--timing",
     "100ms",
     "--demo-token",
@@ -55,26 +45,7 @@ it("serve --webhook-url/--webhook-secret/--webhook-schedule/--webhook-timeout po
     "--webhook-timeout",
     "2s",
   ]);
-  cleanup.push(() => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
-    child.stdout.on("data", () => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
+  cleanup.push(() => server.stop());
   const placed = await fetch(`${url}/v1/airtime`, {
     method: "POST",
     headers: { authorization: "Bearer demo-token-for-webhooks", "content-type": "application/json" },
@@ -87,9 +58,8 @@ it("serve --webhook-url/--webhook-secret/--webhook-schedule/--webhook-timeout po
   const [first, second] = receiver.requests();
   // The second attempt waited about the schedule's 200 ms (real clock here).
   expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(150);
-  const exited = new Promise((resolve) => child.on("exit", resolve));
-  child.kill("SIGTERM");
-  expect(await exited).toBe(0);
+  server.child.kill("SIGTERM");
+  expect(await server.exited).toBe(0);
 });
 
 it("serve refuses bad webhook flags with a clear message", async () => {

@@ -7,6 +7,7 @@ import { createSimulator, type Simulator } from "../../src/simulator/create-simu
 import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
+import { sharedFixture } from "../support/shared-fixture.ts";
 import {
   createWebhookPlugin,
   findWebhookPlugin,
@@ -72,6 +73,22 @@ export async function addCustomer(
   });
   expect(created.kind).toBe("created");
   return { id, token, secret, inbox };
+}
+
+/** A simulator shared by all the tests of a file, closed after them. */
+export function useSim(options: WebhookPluginOptions = {}): WebhookSim {
+  return sharedFixture(
+    () => startSim(options),
+    (env) => env.close(),
+  );
+}
+
+/** A customer of a shared simulator (see {@link useSim}), its inbox closed after the file's tests. */
+export function useCustomer(env: WebhookSim, id: string): TestCustomer {
+  return sharedFixture(
+    () => addCustomer(env.sim, id),
+    (customer) => customer.inbox.close(),
+  );
 }
 
 export interface PlacedOrder {
