@@ -8,7 +8,7 @@
  * `POST /v1/airtime` — the busiest route by far — is then handled right
  * here: its route is the first one of the public router, so the router
  * would reach it anyway; calling it directly saves walking the router for
- * the hot path. Any other request goes on to the routers as before.
+ * the hot path. Any other request goes on to the routers.
  */
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Clock } from "../domain/ports.ts";

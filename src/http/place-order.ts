@@ -30,7 +30,7 @@ export interface PlaceOrderDeps {
 function headerFacts(req: Request): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   const incoming = req.headers;
-  // Own keys only, as before, without an [name, value] array per header.
+  // Own keys only, without building an [name, value] array per header (this runs on every order).
   for (const name of Object.keys(incoming)) {
     if (name === "authorization" || name === "cookie") continue;
     const value = incoming[name];
