@@ -20,6 +20,7 @@ import {
 } from "../contract/admin-schemas.ts";
 import { jsonBody, jsonResponse, type NamedExamples, parameter } from "../contract/openapi/content.ts";
 import { type ProblemCase, problemResponses } from "../contract/openapi/problems.ts";
+import { SUCCESS_STATUS_BODY } from "../contract/openapi/public-examples.ts";
 import { renderOpenApiYaml } from "../contract/openapi/render-yaml.ts";
 import { createSchemaRegistry, type SchemaRegistry } from "../contract/openapi/schema-registry.ts";
 import type { AdminExtensionSpec } from "./admin-extension.ts";
@@ -46,21 +47,7 @@ const CUSTOMER = {
 };
 
 const ORDER = {
-  id: "ord_0k5q8x2m4n6p8r0t2v4w",
-  reference: "ORDER-2026-0001",
-  status: 20,
-  message: "Success",
-  service: "safaricom",
-  account: "+254712345678",
-  amount: 100,
-  currency: "KES",
-  shortcode: null,
-  createdAt: ISO,
-  updatedAt: new Date(NOW + 2_000).toISOString(),
-  history: [
-    { status: 0, message: "Pending", at: ISO },
-    { status: 20, message: "Success", at: new Date(NOW + 2_000).toISOString() },
-  ],
+  ...SUCCESS_STATUS_BODY,
   customerId: "acme",
   idempotencyKey: "3f0c2a7e-9f1b-4c55-8d55-1a1f3f5d2b10",
 };

@@ -6,20 +6,15 @@
  */
 import type { z } from "zod";
 import { toCents } from "../contract/money.ts";
-import type { Service } from "../contract/operators.ts";
 import { createSendAirtimeRequestSchema, type OrderLimits } from "../contract/public-schemas.ts";
+import type { PlaceOrderCommand } from "../domain/service-types.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { toValidationIssues } from "./validation.ts";
 
-export interface SendAirtimeInput {
-  readonly service?: Service;
-  readonly account: string;
-  readonly amountCents: number;
-  readonly currency: string;
-  readonly reference: string;
-  readonly shortcode?: string;
+/** The domain's order request, with the body's own idempotency key kept apart (the header may carry another). */
+export type SendAirtimeInput = Omit<PlaceOrderCommand["request"], "idempotencyKey"> & {
   readonly bodyKey?: string;
-}
+};
 
 const PHONE_IS_NOT_RECIPIENT =
   "missing: `phone` is the customer's own phone number; put the recipient's number in `account`";

@@ -6,6 +6,7 @@ import type { PathsObject } from "openapi3-ts/oas31";
 import { z } from "zod";
 import { jsonBody, jsonResponse, parameter } from "../contract/openapi/content.ts";
 import { type ProblemCase, problemResponses } from "../contract/openapi/problems.ts";
+import { SUCCESS_WEBHOOK } from "../contract/openapi/public-examples.ts";
 import { createSchemaRegistry } from "../contract/openapi/schema-registry.ts";
 import { ProblemSchema } from "../contract/public-schemas.ts";
 import type { AdminExtensionSpec } from "../http/admin-extension.ts";
@@ -24,8 +25,8 @@ const EXAMPLE_DELIVERY: AdminDelivery = {
   messageId: "msg_2c6k8m0q4t7v9x1z3b5d",
   kind: "status",
   customerId: "demo",
-  orderId: "ord_7h3k9m2p4r6t8v0x1z3b",
-  reference: "ORDER-2026-0001",
+  orderId: SUCCESS_WEBHOOK.id,
+  reference: SUCCESS_WEBHOOK.reference,
   status: 20,
   final: true,
   state: "delivered",
@@ -36,21 +37,7 @@ const EXAMPLE_DELIVERY: AdminDelivery = {
   attemptCount: 2,
   parentId: null,
   badSignature: false,
-  payload: {
-    type: "airtime.status",
-    id: "ord_7h3k9m2p4r6t8v0x1z3b",
-    reference: "ORDER-2026-0001",
-    status: 20,
-    message: "Success",
-    final: true,
-    service: "safaricom",
-    account: "+254712345678",
-    amount: 100,
-    balance: 9900,
-    currency: "KES",
-    shortcode: null,
-    timestamp: "2026-03-02T09:15:02.000Z",
-  },
+  payload: SUCCESS_WEBHOOK,
 };
 
 const attemptOf = (number: number, overrides: Partial<AdminDeliveryAttempt>): AdminDeliveryAttempt => ({

@@ -74,7 +74,8 @@ export const FAILED_ORDER_EXAMPLES = {
   },
 } satisfies NamedExamples;
 
-const SUCCESS_STATUS_BODY: TransactionStatusResponse = {
+/** One finished order, shared by the public and admin documents' examples. */
+export const SUCCESS_STATUS_BODY: TransactionStatusResponse = {
   id: ORDER_ID,
   reference: REFERENCE,
   status: 20,
@@ -155,7 +156,8 @@ export const TOKEN_EXAMPLES = {
   },
 } satisfies NamedExamples;
 
-const SUCCESS_WEBHOOK: WebhookPayload = {
+/** The webhook for that order, shared by the public and admin documents' examples. */
+export const SUCCESS_WEBHOOK: WebhookPayload = {
   type: "airtime.status",
   id: ORDER_ID,
   reference: REFERENCE,
