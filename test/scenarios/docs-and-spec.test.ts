@@ -7,8 +7,8 @@ import { renderScenarioJsonSchema, SCENARIO_SCHEMA_FILE } from "../../src/scenar
 import { listLibraryFiles } from "../../src/scenarios/library.ts";
 import { MAGIC_ACCOUNTS, renderMagicAccountsTable } from "../../src/scenarios/magic-accounts.ts";
 
-test("README.md holds the magic accounts table generated from the code", async () => {
-  const docs = await readFile("README.md", "utf8");
+test("docs/scenarios.md holds the magic accounts table generated from the code", async () => {
+  const docs = await readFile("docs/scenarios.md", "utf8");
   expect(docs).toContain(renderMagicAccountsTable());
 });
 
@@ -25,7 +25,7 @@ test(`${SCENARIO_SCHEMA_FILE} is what the zod schema generates`, async () => {
   expect(await readFile(SCENARIO_SCHEMA_FILE, "utf8")).toBe(renderScenarioJsonSchema());
 });
 
-test("README.md lists every shipped scenario", async () => {
-  const docs = await readFile("README.md", "utf8");
+test("docs/scenarios.md lists every shipped scenario", async () => {
+  const docs = await readFile("docs/scenarios.md", "utf8");
   for (const file of await listLibraryFiles()) expect(docs).toContain(`| \`${basename(file, ".yaml")}\` |`);
 });
