@@ -33,3 +33,39 @@ export function linkTargets(markdown: string): string[] {
     .filter((child) => child.type === "link_open")
     .map((child) => String(child.attrGet("href") ?? ""));
 }
+
+/**
+ * The source of the section under the heading whose anchor is `anchor`, up to
+ * the next heading of the same or a higher level.
+ */
+export function section(markdown: string, anchor: string): string {
+  const slugger = new GithubSlugger();
+  const tokens = parser.parse(markdown, {});
+  const lines = markdown.split("\n");
+  let start: { line: number; level: number } | undefined;
+  for (const [index, token] of tokens.entries()) {
+    if (token.type !== "heading_open" || token.map === null) continue;
+    const level = Number(token.tag.slice(1)); // "h2" → 2
+    if (start !== undefined && level <= start.level) return lines.slice(start.line, token.map[0]).join("\n");
+    if (start === undefined && slugger.slug(plainText(tokens[index + 1])) === anchor) {
+      start = { line: token.map[0], level };
+    }
+  }
+  if (start === undefined) throw new Error(`no heading with the anchor #${anchor}`);
+  return lines.slice(start.line).join("\n");
+}
+
+/** The body rows of every table, each row as its cells' Markdown source. */
+export function tableRows(markdown: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] | undefined;
+  let inBody = false;
+  for (const token of parser.parse(markdown, {})) {
+    if (token.type === "tbody_open") inBody = true;
+    else if (token.type === "tbody_close") inBody = false;
+    else if (inBody && token.type === "tr_open") row = [];
+    else if (inBody && token.type === "tr_close" && row !== undefined) rows.push(row);
+    else if (inBody && token.type === "inline" && row !== undefined) row.push(token.content);
+  }
+  return rows;
+}
