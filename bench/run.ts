@@ -214,7 +214,7 @@ async function runHttp(): Promise<void> {
   try {
     for (const target of targets) await load(target.url, { durationS: WARMUP_S }); // JIT, pools
 
-    // First, while the servers hold only the warm-up's state (see the README, "Performance").
+    // First, while the servers hold only the warm-up's state (see docs/performance.md, "The HTTP comparison").
     console.log(`\np99 at a fixed ${FIXED_RATE} req/s (${FIXED_CONNECTIONS} connections)\n${HEADER}`);
     const fixedSim: number[] = [];
     const fixedBare: number[] = [];

@@ -18,7 +18,7 @@ import {
 
 // ── Kenyan numbers ──────────────────────────────────────────────────────────
 
-/** The four ways to write one subscriber (see the README's number forms). */
+/** The four ways to write one subscriber (see docs/simulator.md, "Placing an order"). */
 export const ACCOUNT_FORMS = ["e164", "international", "national", "nsn"] as const;
 export type AccountForm = (typeof ACCOUNT_FORMS)[number];
 

@@ -2,7 +2,7 @@
  * Kenyan mobile numbers: the four written forms, and which of the five
  * operators owns a number's prefix. The prefix table is data kept in one place
  * so a new block allocated by the regulator is a one-line change. Source:
- * libphonenumber carrier data for +254 (see the README).
+ * libphonenumber carrier data for +254.
  */
 export const SERVICES = ["safaricom", "airtel", "telkom", "jtl", "equitel"] as const;
 export type Service = (typeof SERVICES)[number];

@@ -2,7 +2,7 @@
  * The scenario engine: which scenarios are loaded and active, and what they
  * do to one send-airtime request.
  *
- * Evaluation order (documented in the README, "Failure scenarios"):
+ * Evaluation order (documented in docs/scenarios.md, "Evaluation order"):
  *  1. the scenarios named in the request's `X-Sim-Scenario` header, in the order written;
  *  2. the scenarios active for the request's customer, in activation order;
  *  3. the scenarios active globally, in activation order;

@@ -208,7 +208,8 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
 function buildScenario(): LoadedScenario {
   const definition: ScenarioFileInput = {
     name: MAGIC_ACCOUNTS_SCENARIO_NAME,
-    description: "Built-in: a fixed number for each outcome and fault (see 'Magic test accounts' in the README).",
+    description:
+      "Built-in: a fixed number for each outcome and fault (see 'Magic test accounts' in docs/scenarios.md).",
     rules: MAGIC_ACCOUNTS.map((entry) => ({
       name: entry.name,
       match: { account: { exact: entry.account }, ...entry.match },
@@ -230,7 +231,7 @@ export function nationalForm(e164: string): string {
   return `0${e164.slice(4)}`;
 }
 
-/** The docs table (Markdown), generated so the README never drifts from the code. */
+/** The docs table (Markdown), generated so docs/scenarios.md never drifts from the code. */
 export function renderMagicAccountsTable(): string {
   const rows = MAGIC_ACCOUNTS.map(
     (entry) =>

@@ -1,8 +1,8 @@
 /**
  * The contract suite in vitest. In CI: against the in-process simulator on a
  * virtual clock, with the default run count. Against a deployment when
- * CONTRACT_TARGET and CONTRACT_TOKEN are set (see the README, "The contract harness"
- * for the other CONTRACT_* variables).
+ * CONTRACT_TARGET and CONTRACT_TOKEN are set (docs/contract-harness.md, "From
+ * vitest, and from your own suite", lists the other CONTRACT_* variables).
  */
 import { beforeAll, describe, expect, test } from "vitest";
 import { CHECK_NAMES, type CheckName } from "../../src/harness/checks.ts";

@@ -1,6 +1,6 @@
 /**
  * The project's Markdown read as GitHub renders it, so tests can hold the
- * docs to the code.
+ * docs to the code: heading anchors, links, sections, tables and code blocks.
  */
 import GithubSlugger from "github-slugger";
 import MarkdownIt, { type Token } from "markdown-it";
@@ -68,4 +68,12 @@ export function tableRows(markdown: string): string[][] {
     else if (inBody && token.type === "inline" && row !== undefined) row.push(token.content);
   }
   return rows;
+}
+
+/** The fenced code blocks, with the language their fence names. */
+export function codeBlocks(markdown: string): Array<{ language: string; code: string }> {
+  return parser
+    .parse(markdown, {})
+    .filter((token) => token.type === "fence")
+    .map((token) => ({ language: token.info.trim(), code: token.content }));
 }
