@@ -5,8 +5,10 @@
  * answers with a chosen status so a sender's retries can be watched.
  */
 import { parseArgs } from "node:util";
+import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
+import { forwardWebhooks } from "./listen-forward.ts";
 
 const USAGE = `usage: airtime-harness listen --secret whsec_... [options]
 
@@ -14,6 +16,8 @@ Receives webhooks, verifies their Standard Webhooks signature, and prints
 one line per verified delivery: time, webhook-id, reference, status, message.
 Rejected requests (bad signature, stale timestamp) go to stderr with the reason.
 A repeated webhook-id is answered like the first, counted, and not printed again.
+With --forward-to, every attempt is printed and passed on, and the handler's
+status (and latency) is added to its line.
 
 options:
   --port P        port to listen on (default 4020; 0 = any free port)      AIRTIME_LISTEN_PORT
@@ -22,6 +26,10 @@ options:
                   (the variable takes several, separated by spaces or commas)
   --status N      HTTP status to answer verified requests with (default 200;
                   e.g. 503 to watch the sender retry, 410 to disable it)   AIRTIME_LISTEN_STATUS
+  --forward-to URL
+                  pass every attempt on, byte for byte, retries and duplicates
+                  too, to the handler under test, and answer with its status
+                  (502 when it cannot be reached)                          AIRTIME_LISTEN_FORWARD_TO
   --json          print each delivery as one JSON line (headers, payload)
   -h, --help      this text
 
@@ -29,12 +37,14 @@ Stop with Ctrl-C.`;
 
 export const DEFAULT_LISTEN_PORT = 4020;
 
-interface ListenConfig {
+export interface ListenConfig {
   readonly port: number;
   readonly host: string;
   readonly secrets: readonly string[];
   readonly status: number;
   readonly json: boolean;
+  /** The handler under test; absent: answer with `status` and dedupe. */
+  readonly forwardTo?: string;
 }
 
 type ParseResult =
@@ -68,6 +78,12 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
   const invalid = secrets.find((secret) => !isWebhookSecret(secret));
   if (invalid !== undefined) return fail(`'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`);
+  const forwardText = values["forward-to"] ?? env.AIRTIME_LISTEN_FORWARD_TO;
+  const forward = forwardText === undefined || forwardText === "" ? undefined : parseForwardTarget(forwardText);
+  if (forward?.ok === false) return fail(`--forward-to: ${forward.error}`);
+  if (forward !== undefined && values.status !== undefined) {
+    return fail("--status and --forward-to exclude each other: the handler's status is the answer");
+  }
   return {
     kind: "run",
     config: {
@@ -76,6 +92,7 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
       secrets,
       status,
       json: values.json === true,
+      ...(forward === undefined ? {} : { forwardTo: forward.url }),
     },
   };
 }
@@ -90,6 +107,7 @@ function parse(args: string[]) {
       host: { type: "string" },
       secret: { type: "string", multiple: true },
       status: { type: "string" },
+      "forward-to": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -119,6 +137,7 @@ export async function listen(args: string[]): Promise<number> {
   const parsed = parseListenArgs(args, process.env);
   if (parsed.kind === "exit") return parsed.code;
   const { config } = parsed;
+  if (config.forwardTo !== undefined) return forwardWebhooks(config, config.forwardTo);
   let seen = 0;
   const inbox = createWebhookInbox({
     secrets: config.secrets,

@@ -15,6 +15,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "receive, verify and print webhooks",
     load: async () => (await import("./listen.ts")).listen,
   },
+  trigger: {
+    summary: "make a webhook of any final status reach your handler",
+    load: async () => (await import("./trigger.ts")).trigger,
+  },
   scenarios: {
     summary: "validate scenario files (scenarios validate FILE...)",
     load: async () => (await import("./scenarios.ts")).scenarios,

@@ -13,6 +13,13 @@ import {
   AdminOrderListSchema,
   type TransitionAction,
 } from "../contract/admin-schemas.ts";
+import type { ScenarioFileInput } from "../scenarios/schema.ts";
+import {
+  type AdminDelivery,
+  type AdminDeliveryDetail,
+  AdminDeliveryDetailSchema,
+  AdminDeliveryListSchema,
+} from "../webhooks/admin-schemas.ts";
 import { HarnessError } from "./checker.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
 
@@ -24,6 +31,23 @@ export interface CreateCustomerInput {
   readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
 }
 
+/**
+ * A failed admin call: `status` is the HTTP status, absent when the
+ * simulator could not be reached at all (`code` then says why, e.g. ECONNREFUSED).
+ */
+export class AdminApiError extends HarnessError {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A named action, or an explicit status code of the table. */
+export type TransitionTarget = TransitionAction | { readonly status: number; readonly message?: string };
+
 export type TransitionResult =
   { readonly kind: "transitioned"; readonly status: number } | { readonly kind: "refused"; readonly detail: string };
 
@@ -34,9 +58,26 @@ export interface AdminClient {
   getCustomer(id: string): Promise<AdminCustomer>;
   listOrders(filter?: { readonly customer?: string; readonly reference?: string }): Promise<AdminOrder[]>;
   /** Forces an outcome; `refused` when the order's current status does not allow it (409). */
-  transition(orderId: string, action: TransitionAction): Promise<TransitionResult>;
+  transition(orderId: string, target: TransitionTarget): Promise<TransitionResult>;
   clock(): Promise<AdminClock>;
   advance(ms: number): Promise<AdminClock | undefined>;
+  /** Webhook deliveries, oldest first. */
+  listDeliveries(filter?: {
+    readonly customer?: string;
+    readonly order?: string;
+    readonly reference?: string;
+  }): Promise<AdminDelivery[]>;
+  /** One delivery with every attempt. */
+  getDelivery(id: string): Promise<AdminDeliveryDetail>;
+  /** Uploads a scenario (replacing one of the same name), for `X-Sim-Scenario` to name. */
+  loadScenario(scenario: ScenarioFileInput): Promise<void>;
+}
+
+/** `?name=value&…` of the filters given; empty when none is. */
+function queryOf(filter: Readonly<Record<string, string | undefined>>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filter)) if (value !== undefined) query.set(name, value);
+  return query.size > 0 ? `?${query}` : "";
 }
 
 /**
@@ -60,11 +101,19 @@ export function createAdminClient(url: string, token: string): AdminClient {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (outcome.kind === "network_error") {
-      throw new HarnessError(`admin API ${method} ${path}: ${outcome.code} ${outcome.message}`);
+      throw new AdminApiError(
+        `admin API ${method} ${path}: ${outcome.code} ${outcome.message}`,
+        undefined,
+        outcome.code,
+      );
     }
     if (allow.includes(outcome.status)) return { refused: outcome.status, detail: outcome.text.slice(0, 300) };
     if (outcome.status < 200 || outcome.status >= 300) {
-      throw new HarnessError(`admin API ${method} ${path}: HTTP ${outcome.status} ${outcome.text.slice(0, 300)}`);
+      throw new AdminApiError(
+        `admin API ${method} ${path}: HTTP ${outcome.status} ${outcome.text.slice(0, 300)}`,
+        outcome.status,
+        undefined,
+      );
     }
     return outcome.json;
   }
@@ -81,17 +130,13 @@ export function createAdminClient(url: string, token: string): AdminClient {
       return AdminCustomerSchema.parse(await call("GET", `/_sim/customers/${encodeURIComponent(id)}`));
     },
     async listOrders(filter = {}) {
-      const query = new URLSearchParams();
-      if (filter.customer !== undefined) query.set("customer", filter.customer);
-      if (filter.reference !== undefined) query.set("reference", filter.reference);
-      const suffix = query.size > 0 ? `?${query}` : "";
-      return AdminOrderListSchema.parse(await call("GET", `/_sim/orders${suffix}`)).orders;
+      return AdminOrderListSchema.parse(await call("GET", `/_sim/orders${queryOf(filter)}`)).orders;
     },
-    async transition(orderId, action) {
+    async transition(orderId, target) {
       const body = (await call(
         "POST",
         `/_sim/orders/${encodeURIComponent(orderId)}/transition`,
-        { action },
+        typeof target === "string" ? { action: target } : target,
         [409],
       )) as {
         refused?: number;
@@ -108,6 +153,15 @@ export function createAdminClient(url: string, token: string): AdminClient {
       const body = await call("POST", "/_sim/clock/advance", { ms });
       const parsed = AdminClockSchema.safeParse(body);
       return parsed.success ? parsed.data : undefined;
+    },
+    async listDeliveries(filter = {}) {
+      return AdminDeliveryListSchema.parse(await call("GET", `/_sim/deliveries${queryOf(filter)}`)).deliveries;
+    },
+    async getDelivery(id) {
+      return AdminDeliveryDetailSchema.parse(await call("GET", `/_sim/deliveries/${encodeURIComponent(id)}`));
+    },
+    async loadScenario(scenario) {
+      await call("POST", "/_sim/scenarios", scenario);
     },
   };
 }

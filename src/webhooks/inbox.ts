@@ -5,9 +5,10 @@
  * accepted, and answers with a status a test can program (to exercise the
  * sender's retries).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
+import { flattenHeaders } from "./incoming-request.ts";
+import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
 import { verifyWebhook } from "./signing.ts";
 
 /** What the inbox answers: a status, a full reply, or `"hang"` (never answer; the sender times out). */
@@ -63,21 +64,13 @@ export interface InboxRequestRecord {
   readonly duplicate: boolean;
 }
 
-export interface WebhookInboxOptions {
+export interface WebhookInboxOptions extends LocalServerOptions {
   /** The `whsec_` secret to verify with. */
   readonly secret?: string;
   /** Several secrets (rotation): a request is valid when any of them verifies it. */
   readonly secrets?: readonly string[];
-  /** Port to listen on; 0 (default) picks a free one. */
-  readonly port?: number;
-  /** Default 127.0.0.1. */
-  readonly host?: string;
   /** Initial reply for verified requests; default 200. */
   readonly respond?: InboxResponder;
-  /** Largest accepted body in bytes; default 1 MiB. */
-  readonly maxBodyBytes?: number;
-  /** Wall clock for `receivedAt`; injectable for tests. */
-  readonly now?: () => number;
   readonly onDelivery?: (delivery: InboxDelivery) => void;
   readonly onRejected?: (rejection: InboxRejection) => void;
 }
@@ -112,7 +105,6 @@ export interface WebhookInbox {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_WAIT_MS = 5000;
 const WEBHOOK_PATH = "/webhooks";
 
@@ -134,8 +126,6 @@ interface Waiter {
 export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
   const secrets = [...(options.secrets ?? []), ...(options.secret === undefined ? [] : [options.secret])];
   if (secrets.length === 0) throw new Error("createWebhookInbox needs a secret (or secrets)");
-  const now = options.now ?? (() => Date.now());
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let responder: InboxResponder = options.respond ?? 200;
 
   const accepted: InboxDelivery[] = [];
@@ -231,32 +221,9 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
     notify();
   }
 
-  const server = createServer((req, res) => {
-    const receivedAt = now();
-    if (req.method !== "POST") {
-      res.writeHead(405, { allow: "POST", "content-type": "text/plain; charset=utf-8" });
-      res.end("webhooks are POSTed");
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBodyBytes) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (tooLarge) {
-        reply(res, { status: 413, body: "payload too large" });
-        return;
-      }
-      handle(req, res, Buffer.concat(chunks).toString("utf8"), receivedAt);
-    });
-    req.on("error", () => res.destroy());
-  });
-  // Keep-alive sockets would hold close() open; the sender opens new ones as needed.
-  server.keepAliveTimeout = 1000;
+  const server = createWebhookServer(options, (req, res, body, receivedAt) =>
+    handle(req, res, body.toString("utf8"), receivedAt),
+  );
 
   function waitUntil(check: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
     if (check()) return Promise.resolve();
@@ -278,16 +245,7 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
 
   return {
     async listen() {
-      await new Promise<void>((resolve, rejectListen) => {
-        server.once("error", rejectListen);
-        server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-          server.off("error", rejectListen);
-          resolve();
-        });
-      });
-      const address = server.address() as AddressInfo;
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      baseUrl = `http://${host}:${address.port}${WEBHOOK_PATH}`;
+      baseUrl = `${await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1")}${WEBHOOK_PATH}`;
       return baseUrl;
     },
     get url() {
@@ -328,19 +286,6 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
       requestLog.length = 0;
       duplicateCount = 0;
     },
-    async close() {
-      if (!server.listening) return;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    },
+    close: () => closeServer(server),
   };
-}
-
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
 }

@@ -12,7 +12,8 @@ export type PostResult =
 export interface PostRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
+  /** Sent as is: bytes when they must arrive unchanged (forwarding). */
+  readonly body: string | Uint8Array;
   readonly timeoutMs: number;
   /** Aborts the attempt early (the dispatcher is closing). */
   readonly signal?: AbortSignal;

@@ -1,0 +1,69 @@
+/**
+ * What `airtime-harness trigger` prints: the order, each webhook that was
+ * sent, and every attempt with the handler's answer; or one JSON document.
+ */
+import type { AdminDeliveryAttempt, AdminDeliveryDetail } from "../webhooks/admin-schemas.ts";
+import type { TriggerReport } from "./trigger-run.ts";
+
+interface OrderView {
+  readonly id?: string;
+  readonly reference?: string;
+  readonly status?: number;
+  readonly message?: string;
+  readonly amount?: number;
+  readonly currency?: string;
+  readonly account?: string;
+  readonly service?: string;
+}
+
+function formatAttempt(attempt: AdminDeliveryAttempt): string {
+  const answer =
+    attempt.responseStatus === null ? `no answer (${attempt.error ?? "error"})` : `HTTP ${attempt.responseStatus}`;
+  return `    attempt ${attempt.number}: ${answer} in ${Math.round(attempt.latencyMs)} ms (${attempt.outcome})`;
+}
+
+function formatDelivery(delivery: AdminDeliveryDetail): string[] {
+  const kind = delivery.kind === "status" ? "webhook" : delivery.kind;
+  const flags = delivery.badSignature ? " [signed with a wrong secret]" : "";
+  const state =
+    delivery.state === "pending" && delivery.nextAttemptAt !== null
+      ? `pending, next attempt at ${delivery.nextAttemptAt}`
+      : `${delivery.state}${delivery.reason === null ? "" : ` (${delivery.reason})`}`;
+  return [
+    `  ${kind} ${delivery.messageId}: ${delivery.status} ${delivery.payload.message}${flags}: ${state}`,
+    // A duplicate carries the same body as its original: printed once.
+    ...(delivery.kind === "duplicate" ? [] : [`    body: ${JSON.stringify(delivery.payload)}`]),
+    ...(delivery.attempts.length === 0 ? ["    no attempt yet"] : delivery.attempts.map(formatAttempt)),
+  ];
+}
+
+/** 273681993 → "76 h 1 min": how far a virtual clock moved, at a glance. */
+function roughly(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return `${Math.round(ms / 1000)} s`;
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+export function formatTriggerReport(report: TriggerReport): string {
+  const order = report.order as OrderView;
+  const lines = [
+    `order ${order.id} (reference ${order.reference}): ${order.status} ${order.message}, ` +
+      `${order.currency} ${order.amount} to ${order.account} (${order.service})`,
+    `webhooks to ${report.webhookUrl}:`,
+    ...report.deliveries.flatMap(formatDelivery),
+  ];
+  if (report.deliveries.length === 0) lines.push("  none was sent");
+  if (report.clock === "virtual")
+    lines.push(`(the virtual clock was advanced by ${roughly(report.advancedMs)} to run the attempts)`);
+  lines.push(
+    report.ok
+      ? "ok: the handler answered 2xx to every webhook"
+      : "not ok: the handler did not answer 2xx to every webhook",
+  );
+  return lines.join("\n");
+}
+
+export function triggerReportJson(report: TriggerReport): string {
+  return JSON.stringify(report, null, 2);
+}

@@ -1,0 +1,241 @@
+/**
+ * `airtime-harness trigger STATUS`: makes a signed webhook of any final
+ * status happen, against a running simulator or, with `--forward-to`, an
+ * in-process one on a virtual clock that delivers straight to the handler
+ * under test. Exit 0 when the handler answered 2xx to every webhook, 1 when
+ * it did not, 2 for bad input or a simulator that cannot be used.
+ */
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { DEFAULT_STATUS_TABLE } from "../contract/status-codes.ts";
+import { describeFinalStatuses, lookupFinalStatus, pathToFinalStatus, statusName } from "../contract/status-names.ts";
+import { parseDuration } from "../domain/timing.ts";
+import { createAdminClient } from "../harness/admin-client.ts";
+import { createSimulator } from "../simulator/create-simulator.ts";
+import { parseForwardTarget } from "../webhooks/forward-target.ts";
+import { isWebhookSecret } from "../webhooks/signing.ts";
+import { formatTriggerReport, triggerReportJson } from "./trigger-report.ts";
+import { runTrigger, type TriggerFaults, type TriggerOrder, TriggerProblem } from "./trigger-run.ts";
+
+export const DEFAULT_SIMULATOR_URL = "http://127.0.0.1:4010";
+const DEFAULT_WAIT_MS = 10_000;
+/** One original plus the ten extra copies a scenario may ask for. */
+const MAX_DELIVERIES = 11;
+
+const USAGE = `usage: airtime-harness trigger STATUS [options]
+
+Places an order, forces it to STATUS through the admin API, and prints the
+order, the webhook that was sent and every delivery attempt with its answer.
+STATUS is a final status by name or code: success, failed, timeout, reversed,
+20, 2, … (a reversal is sent after a success, as the provider does).
+
+a running simulator (the default):
+  --url URL              the simulator (default ${DEFAULT_SIMULATOR_URL}; env AIRTIME_SIM_URL)
+  --admin-token TOKEN    its admin token, as \`serve\` printed it (env AIRTIME_SIM_ADMIN_TOKEN)
+  --customer ID          whose order it is (default demo); its webhook endpoint receives it
+  --wait DURATION        on a real clock, how long to wait for attempts (default 10s)
+
+one command, no simulator running:
+  --forward-to URL       start an in-process simulator on a virtual clock that delivers
+                         to this handler; every retry runs at once
+  --secret whsec_…       the secret the handler verifies with (env AIRTIME_WEBHOOK_SECRET)
+
+the order:
+  --amount KES           default 100
+  --account NUMBER       default 0712345678
+  --service NAME         default: detected from the account
+  --reference REF        default: trigger-STATUS-<random>
+  --shortcode CODE       fund it from this wallet
+
+webhook faults (the scenario effects QA uses):
+  --duplicate N          deliver it N times with one webhook-id (default 1)
+  --bad-signature        sign it with a wrong secret
+  --delay DURATION       hold the first attempt back, e.g. 2s
+
+  --json                 print one JSON document
+  -h, --help             this text
+
+exit: 0 the handler answered 2xx to every webhook, 1 it did not, 2 bad input
+or a simulator that cannot be reached or refuses the admin token.`;
+
+const OPTIONS = {
+  url: { type: "string" },
+  "admin-token": { type: "string" },
+  customer: { type: "string" },
+  wait: { type: "string" },
+  "forward-to": { type: "string" },
+  secret: { type: "string" },
+  amount: { type: "string" },
+  account: { type: "string" },
+  service: { type: "string" },
+  reference: { type: "string" },
+  shortcode: { type: "string" },
+  duplicate: { type: "string" },
+  "bad-signature": { type: "boolean" },
+  delay: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Target =
+  | { readonly kind: "remote"; readonly url: string; readonly adminToken: string; readonly customerId: string }
+  | { readonly kind: "in_process"; readonly forwardTo: string; readonly secret: string };
+
+interface TriggerConfig {
+  readonly target: Target;
+  readonly path: readonly number[];
+  readonly order: TriggerOrder;
+  readonly faults: TriggerFaults;
+  readonly waitMs: number;
+  readonly json: boolean;
+}
+
+class UsageError extends Error {}
+
+function durationOf(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseDuration(text);
+  if (!parsed.ok) throw new UsageError(`--${flag}: ${parsed.error}`);
+  return parsed.ms;
+}
+
+function statusPath(text: string | undefined): { path: number[]; name: string } {
+  const valid = `valid statuses: ${describeFinalStatuses(DEFAULT_STATUS_TABLE)}`;
+  if (text === undefined) throw new UsageError(`name the status to trigger\n${valid}`);
+  const found = lookupFinalStatus(DEFAULT_STATUS_TABLE, text);
+  switch (found.kind) {
+    case "final":
+      return { path: pathToFinalStatus(found.definition.code), name: statusName(found.definition.message) };
+    case "not_final":
+      throw new UsageError(`${found.definition.code} (${found.definition.message}) is not a final status\n${valid}`);
+    case "ambiguous":
+      throw new UsageError(`'${found.name}' names several statuses (${found.codes.join(", ")}): give the code`);
+    case "unknown":
+      throw new UsageError(`unknown status '${text}'\n${valid}`);
+    default: {
+      const unreachable: never = found;
+      throw new Error(`unexpected lookup ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function targetOf(values: ReturnType<typeof parse>["values"], env: NodeJS.ProcessEnv): Target {
+  if (values["forward-to"] !== undefined) {
+    const remoteOnly = (["url", "admin-token", "customer"] as const).filter((flag) => values[flag] !== undefined);
+    if (remoteOnly.length > 0) {
+      throw new UsageError(
+        `--forward-to starts its own simulator; --${remoteOnly.join(", --")} ${remoteOnly.length === 1 ? "is" : "are"} for a running one`,
+      );
+    }
+    const forward = parseForwardTarget(values["forward-to"]);
+    if (!forward.ok) throw new UsageError(`--forward-to: ${forward.error}`);
+    const secret = values.secret ?? env.AIRTIME_WEBHOOK_SECRET;
+    if (secret === undefined || secret === "") {
+      throw new UsageError("--forward-to needs the handler's secret: --secret whsec_…");
+    }
+    if (!isWebhookSecret(secret)) throw new UsageError("--secret must be whsec_ + base64 of 24–64 bytes");
+    return { kind: "in_process", forwardTo: forward.url, secret };
+  }
+  if (values.secret !== undefined) throw new UsageError("--secret goes with --forward-to");
+  const url = values.url ?? env.AIRTIME_SIM_URL ?? DEFAULT_SIMULATOR_URL;
+  const checked = parseForwardTarget(url);
+  if (!checked.ok) throw new UsageError(`--url: ${checked.error}`);
+  const adminToken = values["admin-token"] ?? env.AIRTIME_SIM_ADMIN_TOKEN;
+  if (adminToken === undefined || adminToken === "") {
+    throw new UsageError("give the simulator's admin token: --admin-token (as `serve` printed it)");
+  }
+  return { kind: "remote", url: checked.url.replace(/\/+$/, ""), adminToken, customerId: values.customer ?? "demo" };
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
+}
+
+function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): TriggerConfig | "help" {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return "help";
+  if (positionals.length > 1) throw new UsageError(`one status at a time, not ${positionals.join(" ")}`);
+  const { path, name } = statusPath(positionals[0]);
+  const amount = Number(values.amount ?? "100");
+  if (!(amount > 0) || !Number.isFinite(amount)) throw new UsageError("--amount must be a positive number of KES");
+  const deliveries = Number(values.duplicate ?? "1");
+  if (!Number.isInteger(deliveries) || deliveries < 1 || deliveries > MAX_DELIVERIES) {
+    throw new UsageError(`--duplicate must be a whole number from 1 to ${MAX_DELIVERIES}`);
+  }
+  const delayMs = durationOf("delay", values.delay);
+  return {
+    target: targetOf(values, env),
+    path,
+    order: {
+      amount,
+      account: values.account ?? "0712345678",
+      reference: values.reference ?? `trigger-${name}-${randomBytes(4).toString("hex")}`,
+      ...(values.service === undefined ? {} : { service: values.service }),
+      ...(values.shortcode === undefined ? {} : { shortcode: values.shortcode }),
+    },
+    faults: {
+      deliveries,
+      badSignature: values["bad-signature"] === true,
+      ...(delayMs === undefined ? {} : { delayMs }),
+    },
+    waitMs: durationOf("wait", values.wait) ?? DEFAULT_WAIT_MS,
+    json: values.json === true,
+  };
+}
+
+async function run(config: TriggerConfig) {
+  const request = { path: config.path, order: config.order, faults: config.faults, waitMs: config.waitMs };
+  const { target } = config;
+  if (target.kind === "remote") {
+    const admin = createAdminClient(target.url, target.adminToken);
+    return runTrigger({ ...request, url: target.url, admin, customerId: target.customerId });
+  }
+  const sim = await createSimulator({
+    clock: "virtual",
+    demo: { webhook: { url: target.forwardTo, secrets: [target.secret] } },
+  });
+  try {
+    const url = await sim.listen();
+    const admin = createAdminClient(url, sim.adminToken);
+    return await runTrigger({ ...request, url, admin, customerId: sim.demo?.customerId ?? "demo" });
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * @example
+ * // airtime-harness trigger failed --forward-to localhost:3000/webhooks --secret whsec_…
+ * const code = await trigger(["failed", "--forward-to", "localhost:3000/webhooks", "--secret", secret]);
+ */
+export async function trigger(args: string[]): Promise<number> {
+  let config: TriggerConfig | "help";
+  try {
+    config = parseTriggerArgs(args, process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(
+      `airtime-harness trigger: ${error.message}\n\nRun \`airtime-harness trigger --help\` for the options.`,
+    );
+    return 2;
+  }
+  if (config === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    const report = await run(config);
+    console.log(config.json ? triggerReportJson(report) : formatTriggerReport(report));
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof TriggerProblem)) throw error;
+    console.error(`airtime-harness trigger: ${error.message}`);
+    return error.exitCode;
+  }
+}
