@@ -8,12 +8,14 @@
  *   POST /_sim/scenarios/:name/deactivate   {customer?}
  */
 import express, { type Request, type Router } from "express";
+import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { Store } from "../domain/ports.ts";
-import type { AdminExtension } from "../http/admin-extension.ts";
+import type { AdminExtension } from "../simulator/plugin.ts";
 import { HttpProblem } from "../http/http-problem.ts";
 import { methodNotAllowed } from "../http/public-routes.ts";
 import { validate } from "../http/validation.ts";
-import { type ScenarioActivationRequest, ScenarioActivationRequestSchema } from "./admin-schemas.ts";
+import type { ScenarioActivationRequest } from "./admin-schemas.ts";
+import { ACTIVATE_SCENARIO_ROUTE } from "./admin-spec.ts";
 import type { ManagedScenarioEngine, ScenarioSummary } from "./engine.ts";
 import {
   formatScenarioIssue,
@@ -58,7 +60,7 @@ function summary(engine: ManagedScenarioEngine, name: string): ScenarioSummary {
 }
 
 function activationBody(req: Request): ScenarioActivationRequest {
-  return validate(ScenarioActivationRequestSchema, req.body ?? {}, "activation");
+  return validate(jsonBodySchema(ACTIVATE_SCENARIO_ROUTE), req.body ?? {}, "activation");
 }
 
 export interface ScenarioAdminDeps {

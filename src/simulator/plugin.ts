@@ -4,12 +4,27 @@
  * service) and contributes listeners, admin routes, request effects and a
  * shutdown step. createSimulator builds every plugin once, at start.
  */
+import type { Router } from "express";
+import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
-import type { AdminExtension, AdminExtensionSpec } from "../http/admin-extension.ts";
 import type { ScenarioEngine } from "../scenarios/effects.ts";
+
+/** How a plugin adds routes to the admin API (`/_sim/…`). */
+export interface AdminExtension {
+  readonly name: string;
+  /** Registers the routes on a router mounted at `/_sim` behind the admin token. */
+  register(router: Router): void;
+}
+
+/**
+ * The routes an admin extension serves, declared once: the admin document
+ * describes them and the extension validates with their schemas.
+ * Importable without a running simulator.
+ */
+export type AdminExtensionSpec = readonly RouteDeclaration[];
 
 export interface SimulatorContext {
   readonly store: Store;

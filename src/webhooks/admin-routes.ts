@@ -3,7 +3,8 @@
  * redeliverable. Mounted on the admin router behind the admin token.
  */
 import type { Router } from "express";
-import type { AdminExtension } from "../http/admin-extension.ts";
+import { jsonBodySchema } from "../contract/routes/route.ts";
+import type { AdminExtension } from "../simulator/plugin.ts";
 import { HttpProblem } from "../http/http-problem.ts";
 import { methodNotAllowed } from "../http/public-routes.ts";
 import { validate } from "../http/validation.ts";
@@ -12,9 +13,9 @@ import {
   type AdminDeliveryAttempt,
   type AdminDeliveryDetail,
   AdminDeliveryQuerySchema,
-  AdminRedeliverRequestSchema,
   type AdminRedeliverResponse,
 } from "./admin-schemas.ts";
+import { REDELIVER_ROUTE } from "./admin-spec.ts";
 import type { WebhookDispatcher } from "./dispatcher.ts";
 import type { Delivery, DeliveryAttempt } from "./ports.ts";
 
@@ -103,7 +104,7 @@ export function createDeliveryAdmin(dispatcher: WebhookDispatcher): AdminExtensi
       router.all("/deliveries/:id", methodNotAllowed(["GET"]));
 
       router.post("/deliveries/:id/redeliver", async (req, res) => {
-        const body = validate(AdminRedeliverRequestSchema, req.body ?? {}, "request body");
+        const body = validate(jsonBodySchema(REDELIVER_ROUTE), req.body ?? {}, "request body");
         const outcome = await dispatcher.redeliver(
           req.params.id ?? "",
           body.enable === undefined ? {} : { enable: body.enable },
