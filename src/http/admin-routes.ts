@@ -19,11 +19,12 @@ import {
   UPDATE_CUSTOMER_ROUTE,
 } from "../contract/routes/admin-routes.ts";
 import { jsonBodySchema, querySchema } from "../contract/routes/route.ts";
+import type { ErrorCode } from "../contract/error-codes.ts";
 import { FAILED_STATUS, REVERSED_STATUS, SUCCESS_STATUS, TIMEOUT_STATUS } from "../contract/status-codes.ts";
 import type { Customer, Order } from "../domain/model.ts";
 import type { TransitionOutcome } from "../domain/service-types.ts";
 import { createAdminAuth } from "./auth.ts";
-import { HttpProblem } from "./http-problem.ts";
+import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
 import type { Journal } from "./journal.ts";
 import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";
 import { methodNotAllowed } from "./public-routes.ts";
@@ -64,8 +65,16 @@ export interface AdminApiDeps {
   readonly authenticateCustomer: (token: string) => Promise<Customer | undefined>;
   readonly controls: AdminControls;
   /** The plugins' admin extensions (the simulator's `AdminExtension` port), registered after the core routes. */
-  readonly extensions: readonly { register(router: Router): void }[];
+  readonly extensions: readonly { register(router: Router, kit: typeof EXTENSION_KIT): void }[];
 }
+
+/** What an extension is lent (the `AdminRouteKit` of the simulator's plugin port). */
+const EXTENSION_KIT = {
+  problem: (code: ErrorCode, detail: string, options?: { errors?: ValidationIssue[] }) =>
+    new HttpProblem(code, detail, options),
+  validate,
+  methodNotAllowed,
+};
 
 const ACTION_STATUS: Record<TransitionAction, number> = {
   succeed: SUCCESS_STATUS,
@@ -235,6 +244,6 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/journal", methodNotAllowed(["GET"]));
 
-  for (const extension of deps.extensions) extension.register(router);
+  for (const extension of deps.extensions) extension.register(router, EXTENSION_KIT);
   return router;
 }
