@@ -4,7 +4,6 @@
  * layer validates bodies and queries with their schemas.
  */
 import { z } from "zod";
-import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from "zod-openapi";
 import {
   AdminClockAdvanceRequestSchema,
   AdminClockSchema,
@@ -20,7 +19,7 @@ import {
 } from "../admin-schemas.ts";
 import { type ProblemCase, problemResponses } from "./problems.ts";
 import { SUCCESS_STATUS_BODY } from "./public-examples.ts";
-import type { NamedExamples, RouteDeclaration } from "./route.ts";
+import type { HttpMethod, NamedExample, NamedExamples, RouteDeclaration } from "./route.ts";
 
 const NOW = 1_767_225_600_000;
 const ISO = new Date(NOW).toISOString();
@@ -88,23 +87,59 @@ const notFound = (what: string): ProblemCase => ({
   detail: `No ${what} with this id.`,
 });
 
-/**
- * What every admin operation shares: the `Admin` tag, the token problems,
- * and the body problems when it takes a body.
- */
-function adminOperation<const O extends Omit<ZodOpenApiOperationObject, "responses">>(
-  operation: O,
-  ok: ZodOpenApiResponsesObject,
-  instance: string,
-  problems: readonly ProblemCase[] = [],
-) {
-  const cases = [...AUTH_PROBLEMS, ...(operation.requestBody === undefined ? [] : BODY_PROBLEMS), ...problems];
+interface AdminRouteSpec<B extends z.ZodType, Q extends z.ZodObject> {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params?: z.ZodObject;
+  readonly query?: Q;
+  readonly body?: { readonly schema: B; readonly examples: NamedExamples };
+  readonly ok: { readonly status?: "201"; readonly description: string; readonly schema: z.ZodType } & NamedExample;
+  /** The problem examples' `instance`. */
+  readonly instance: string;
+  /** Besides the token problems every operation has, and the body problems every body has. */
+  readonly problems?: readonly ProblemCase[];
+}
+
+/** An admin route: the `Admin` tag, one success response, and every problem it can answer. */
+function adminRoute<B extends z.ZodType, Q extends z.ZodObject>(spec: AdminRouteSpec<B, Q>) {
+  const { body, ok, params, query } = spec;
+  const cases = [...AUTH_PROBLEMS, ...(body === undefined ? [] : BODY_PROBLEMS), ...(spec.problems ?? [])];
   return {
-    operationId: operation.operationId,
-    tags: ["Admin"],
-    ...operation,
-    responses: { ...ok, ...problemResponses(cases, { instance }) },
-  };
+    method: spec.method,
+    path: spec.path,
+    operation: {
+      operationId: spec.operationId,
+      tags: ["Admin"],
+      summary: spec.summary,
+      ...(spec.description === undefined ? {} : { description: spec.description }),
+      ...(params === undefined && query === undefined
+        ? {}
+        : {
+            requestParams: {
+              ...(params === undefined ? {} : { path: params }),
+              ...(query === undefined ? {} : { query }),
+            },
+          }),
+      ...(body === undefined
+        ? {}
+        : {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: body.schema, examples: body.examples } },
+            },
+          }),
+      responses: {
+        [ok.status ?? "200"]: {
+          description: ok.description,
+          content: json(ok.schema, { example: { summary: ok.summary, value: ok.value } }),
+        },
+        ...problemResponses(cases, { instance: spec.instance }),
+      },
+    },
+  } satisfies RouteDeclaration;
 }
 
 const idPath = (description: string, example: string) =>
@@ -115,262 +150,208 @@ const ORDER_ID_PATH = idPath("The order's id (not its reference).", ORDER.id);
 const queryParam = <S extends z.ZodType>(schema: S, description: string, example: unknown) =>
   schema.optional().meta({ param: { description, required: false, example } });
 
-export const RESET_ROUTE = {
+export const RESET_ROUTE = adminRoute({
   method: "post",
   path: "/_sim/reset",
-  operation: adminOperation(
-    {
-      operationId: "reset",
-      summary: "Reset all state, or one customer's",
-      description:
-        "Without `customer`: every order, idempotency key and journal entry goes, and every customer returns to its " +
-        "configured state (balances included). With `customer`: the same for that customer only.",
-      requestParams: {
-        query: z.object({ customer: queryParam(z.string().min(1), "Reset only this customer.", "acme") }),
-      },
-    },
-    {
-      "200": {
-        description: "What was reset.",
-        content: json(AdminResetResponseSchema, one("One customer", { reset: "acme" })),
-      },
-    },
-    "/_sim/reset",
-    [notFound("customer")],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "reset",
+  summary: "Reset all state, or one customer's",
+  description:
+    "Without `customer`: every order, idempotency key and journal entry goes, and every customer returns to its " +
+    "configured state (balances included). With `customer`: the same for that customer only.",
+  query: z.object({ customer: queryParam(z.string().min(1), "Reset only this customer.", "acme") }),
+  ok: {
+    description: "What was reset.",
+    schema: AdminResetResponseSchema,
+    summary: "One customer",
+    value: { reset: "acme" },
+  },
+  instance: "/_sim/reset",
+  problems: [notFound("customer")],
+});
 
-export const LIST_CUSTOMERS_ROUTE = {
+export const LIST_CUSTOMERS_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/customers",
-  operation: adminOperation(
-    { operationId: "listCustomers", summary: "List customers" },
-    {
-      "200": {
-        description: "Every customer.",
-        content: json(AdminCustomerListSchema, one("One customer", { customers: [CUSTOMER] })),
-      },
-    },
-    "/_sim/customers",
-  ),
-} satisfies RouteDeclaration;
+  operationId: "listCustomers",
+  summary: "List customers",
+  ok: {
+    description: "Every customer.",
+    schema: AdminCustomerListSchema,
+    summary: "One customer",
+    value: { customers: [CUSTOMER] },
+  },
+  instance: "/_sim/customers",
+});
 
-export const CREATE_CUSTOMER_ROUTE = {
+export const CREATE_CUSTOMER_ROUTE = adminRoute({
   method: "post",
   path: "/_sim/customers",
-  operation: adminOperation(
-    {
-      operationId: "createCustomer",
-      summary: "Create a customer",
-      description: "Tokens, API key and webhook secret are generated when omitted.",
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": {
-            schema: AdminCreateCustomerRequestSchema,
-            examples: one("With a shortcode wallet and a webhook", {
-              id: "acme",
-              name: "Acme Ltd",
-              balance: 10_000,
-              wallets: [{ shortcode: "600100", balance: 2_500 }],
-              webhook: { url: "https://example.com/hooks/airtime" },
-            }),
-          },
-        },
-      },
-    },
-    { "201": { description: "The new customer.", content: json(AdminCustomerSchema, one("Created", CUSTOMER)) } },
-    "/_sim/customers",
-    [{ code: "already_exists", when: "The id or a token is taken.", detail: 'A customer with id "acme" exists.' }],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "createCustomer",
+  summary: "Create a customer",
+  description: "Tokens, API key and webhook secret are generated when omitted.",
+  body: {
+    schema: AdminCreateCustomerRequestSchema,
+    examples: one("With a shortcode wallet and a webhook", {
+      id: "acme",
+      name: "Acme Ltd",
+      balance: 10_000,
+      wallets: [{ shortcode: "600100", balance: 2_500 }],
+      webhook: { url: "https://example.com/hooks/airtime" },
+    }),
+  },
+  ok: {
+    status: "201",
+    description: "The new customer.",
+    schema: AdminCustomerSchema,
+    summary: "Created",
+    value: CUSTOMER,
+  },
+  instance: "/_sim/customers",
+  problems: [
+    { code: "already_exists", when: "The id or a token is taken.", detail: 'A customer with id "acme" exists.' },
+  ],
+});
 
-export const GET_CUSTOMER_ROUTE = {
+export const GET_CUSTOMER_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/customers/{id}",
-  operation: adminOperation(
-    { operationId: "getCustomer", summary: "Read a customer", requestParams: { path: CUSTOMER_ID_PATH } },
-    { "200": { description: "The customer.", content: json(AdminCustomerSchema, one("A customer", CUSTOMER)) } },
-    "/_sim/customers/acme",
-    [notFound("customer")],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "getCustomer",
+  summary: "Read a customer",
+  params: CUSTOMER_ID_PATH,
+  ok: { description: "The customer.", schema: AdminCustomerSchema, summary: "A customer", value: CUSTOMER },
+  instance: "/_sim/customers/acme",
+  problems: [notFound("customer")],
+});
 
-export const UPDATE_CUSTOMER_ROUTE = {
+export const UPDATE_CUSTOMER_ROUTE = adminRoute({
   method: "patch",
   path: "/_sim/customers/{id}",
-  operation: adminOperation(
+  operationId: "updateCustomer",
+  summary: "Change a customer's name, tokens, wallet balances or webhook",
+  description: "Changed values also become the customer's configured state, which a reset returns to.",
+  params: CUSTOMER_ID_PATH,
+  body: {
+    schema: AdminUpdateCustomerRequestSchema,
+    examples: one("Top up the default wallet", { wallets: [{ shortcode: null, balance: 50_000 }] }),
+  },
+  ok: { description: "The customer.", schema: AdminCustomerSchema, summary: "Updated", value: CUSTOMER },
+  instance: "/_sim/customers/acme",
+  problems: [
+    notFound("customer"),
     {
-      operationId: "updateCustomer",
-      summary: "Change a customer's name, tokens, wallet balances or webhook",
-      description: "Changed values also become the customer's configured state, which a reset returns to.",
-      requestParams: { path: CUSTOMER_ID_PATH },
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": {
-            schema: AdminUpdateCustomerRequestSchema,
-            examples: one("Top up the default wallet", { wallets: [{ shortcode: null, balance: 50_000 }] }),
-          },
-        },
-      },
+      code: "already_exists",
+      when: "A token belongs to another customer.",
+      detail: "A token belongs to another customer.",
     },
-    { "200": { description: "The customer.", content: json(AdminCustomerSchema, one("Updated", CUSTOMER)) } },
-    "/_sim/customers/acme",
-    [
-      notFound("customer"),
-      {
-        code: "already_exists",
-        when: "A token belongs to another customer.",
-        detail: "A token belongs to another customer.",
-      },
-    ],
-  ),
-} satisfies RouteDeclaration;
+  ],
+});
 
-export const LIST_ORDERS_ROUTE = {
+export const LIST_ORDERS_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/orders",
-  operation: adminOperation(
-    {
-      operationId: "listOrders",
-      summary: "List orders",
-      requestParams: {
-        query: z.object({
-          customer: queryParam(z.string(), "Only this customer's orders.", "acme"),
-          reference: queryParam(z.string(), "Only orders with this reference.", ORDER.reference),
-          status: queryParam(z.coerce.number().int().min(0), "Only orders with this status.", 0),
-        }),
-      },
-    },
-    {
-      "200": {
-        description: "The matching orders.",
-        content: json(AdminOrderListSchema, one("One order", { orders: [ORDER] })),
-      },
-    },
-    "/_sim/orders",
-    [{ code: "validation_failed", when: "A filter is not valid.", detail: "The order query is not valid." }],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "listOrders",
+  summary: "List orders",
+  query: z.object({
+    customer: queryParam(z.string(), "Only this customer's orders.", "acme"),
+    reference: queryParam(z.string(), "Only orders with this reference.", ORDER.reference),
+    status: queryParam(z.coerce.number().int().min(0), "Only orders with this status.", 0),
+  }),
+  ok: {
+    description: "The matching orders.",
+    schema: AdminOrderListSchema,
+    summary: "One order",
+    value: { orders: [ORDER] },
+  },
+  instance: "/_sim/orders",
+  problems: [{ code: "validation_failed", when: "A filter is not valid.", detail: "The order query is not valid." }],
+});
 
-export const GET_ORDER_ROUTE = {
+export const GET_ORDER_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/orders/{id}",
-  operation: adminOperation(
-    { operationId: "getOrder", summary: "Read an order", requestParams: { path: ORDER_ID_PATH } },
-    { "200": { description: "The order.", content: json(AdminOrderSchema, one("An order", ORDER)) } },
-    `/_sim/orders/${ORDER.id}`,
-    [notFound("order")],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "getOrder",
+  summary: "Read an order",
+  params: ORDER_ID_PATH,
+  ok: { description: "The order.", schema: AdminOrderSchema, summary: "An order", value: ORDER },
+  instance: `/_sim/orders/${ORDER.id}`,
+  problems: [notFound("order")],
+});
 
-export const TRANSITION_ORDER_ROUTE = {
+export const TRANSITION_ORDER_ROUTE = adminRoute({
   method: "post",
   path: "/_sim/orders/{id}/transition",
-  operation: adminOperation(
-    {
-      operationId: "transitionOrder",
-      summary: "Force a status transition",
-      description:
-        "succeed → 20, fail → 2, timeout → 6, reverse → 8, or any status of the table. The lifecycle rules hold: a " +
-        "final status never changes except Success → Reversed; Failed, Timeout and Reversed refund the wallet.",
-      requestParams: { path: ORDER_ID_PATH },
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": { schema: AdminTransitionRequestSchema, examples: one("Succeed", { action: "succeed" }) },
-        },
-      },
-    },
-    {
-      "200": {
-        description: "The order after the transition.",
-        content: json(AdminOrderSchema, one("Succeeded", ORDER)),
-      },
-    },
-    `/_sim/orders/${ORDER.id}/transition`,
-    [
-      notFound("order"),
-      { code: "invalid_transition", when: "The rules forbid it.", detail: "An order cannot move from status 2 to 20." },
-    ],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "transitionOrder",
+  summary: "Force a status transition",
+  description:
+    "succeed → 20, fail → 2, timeout → 6, reverse → 8, or any status of the table. The lifecycle rules hold: a " +
+    "final status never changes except Success → Reversed; Failed, Timeout and Reversed refund the wallet.",
+  params: ORDER_ID_PATH,
+  body: { schema: AdminTransitionRequestSchema, examples: one("Succeed", { action: "succeed" }) },
+  ok: { description: "The order after the transition.", schema: AdminOrderSchema, summary: "Succeeded", value: ORDER },
+  instance: `/_sim/orders/${ORDER.id}/transition`,
+  problems: [
+    notFound("order"),
+    { code: "invalid_transition", when: "The rules forbid it.", detail: "An order cannot move from status 2 to 20." },
+  ],
+});
 
-export const GET_CLOCK_ROUTE = {
+export const GET_CLOCK_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/clock",
-  operation: adminOperation(
-    { operationId: "getClock", summary: "Read the simulator clock" },
-    { "200": { description: "The clock.", content: json(AdminClockSchema, one("Virtual", CLOCK)) } },
-    "/_sim/clock",
-  ),
-} satisfies RouteDeclaration;
+  operationId: "getClock",
+  summary: "Read the simulator clock",
+  ok: { description: "The clock.", schema: AdminClockSchema, summary: "Virtual", value: CLOCK },
+  instance: "/_sim/clock",
+});
 
-export const ADVANCE_CLOCK_ROUTE = {
+export const ADVANCE_CLOCK_ROUTE = adminRoute({
   method: "post",
   path: "/_sim/clock/advance",
-  operation: adminOperation(
-    {
-      operationId: "advanceClock",
-      summary: "Advance the virtual clock",
-      description: "Runs every due transition, webhook attempt and key expiry in order, then answers.",
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": { schema: AdminClockAdvanceRequestSchema, examples: one("Two seconds", { ms: 2_000 }) },
-        },
-      },
-    },
-    { "200": { description: "The clock after advancing.", content: json(AdminClockSchema, one("Advanced", CLOCK)) } },
-    "/_sim/clock/advance",
-    [{ code: "clock_not_virtual", when: "The simulator runs on the real clock.", detail: "The clock is real." }],
-  ),
-} satisfies RouteDeclaration;
+  operationId: "advanceClock",
+  summary: "Advance the virtual clock",
+  description: "Runs every due transition, webhook attempt and key expiry in order, then answers.",
+  body: { schema: AdminClockAdvanceRequestSchema, examples: one("Two seconds", { ms: 2_000 }) },
+  ok: { description: "The clock after advancing.", schema: AdminClockSchema, summary: "Advanced", value: CLOCK },
+  instance: "/_sim/clock/advance",
+  problems: [
+    { code: "clock_not_virtual", when: "The simulator runs on the real clock.", detail: "The clock is real." },
+  ],
+});
 
-export const GET_JOURNAL_ROUTE = {
+export const GET_JOURNAL_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/journal",
-  operation: adminOperation(
-    {
-      operationId: "getJournal",
-      summary: "Read the request journal",
-      description: "One entry per request, newest last. Never records tokens or bodies.",
-      requestParams: {
-        query: z.object({
-          customer: queryParam(z.string(), "Only this customer's requests.", "acme"),
-          limit: queryParam(z.coerce.number().int().min(1).max(10_000), "The newest N entries.", 50),
-        }),
-      },
+  operationId: "getJournal",
+  summary: "Read the request journal",
+  description: "One entry per request, newest last. Never records tokens or bodies.",
+  query: z.object({
+    customer: queryParam(z.string(), "Only this customer's requests.", "acme"),
+    limit: queryParam(z.coerce.number().int().min(1).max(10_000), "The newest N entries.", 50),
+  }),
+  ok: {
+    description: "The entries.",
+    schema: AdminJournalSchema,
+    summary: "One request",
+    value: {
+      entries: [
+        {
+          id: 1,
+          requestId: "6f1c1f7e-6f0e-4f43-9d59-3c7c1a1f2b10",
+          at: NOW,
+          wallTime: ISO,
+          method: "POST",
+          path: "/v1/airtime",
+          status: 200,
+          customerId: "acme",
+          fired: [],
+          durationMs: 0.8,
+        },
+      ],
     },
-    {
-      "200": {
-        description: "The entries.",
-        content: json(
-          AdminJournalSchema,
-          one("One request", {
-            entries: [
-              {
-                id: 1,
-                requestId: "6f1c1f7e-6f0e-4f43-9d59-3c7c1a1f2b10",
-                at: NOW,
-                wallTime: ISO,
-                method: "POST",
-                path: "/v1/airtime",
-                status: 200,
-                customerId: "acme",
-                fired: [],
-                durationMs: 0.8,
-              },
-            ],
-          }),
-        ),
-      },
-    },
-    "/_sim/journal",
-    [{ code: "validation_failed", when: "A filter is not valid.", detail: "The journal query is not valid." }],
-  ),
-} satisfies RouteDeclaration;
+  },
+  instance: "/_sim/journal",
+  problems: [{ code: "validation_failed", when: "A filter is not valid.", detail: "The journal query is not valid." }],
+});
 
 /** The core admin routes, in the document's order; plugins add theirs after these. */
 export const ADMIN_ROUTES: readonly RouteDeclaration[] = [

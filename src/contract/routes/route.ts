@@ -23,10 +23,10 @@ export interface NamedExample {
 /** Examples by name; the first one is what a mock server answers by default. */
 export type NamedExamples = Readonly<Record<string, NamedExample>>;
 
-type JsonBodyOf<R> = R extends { operation: { requestBody: { content: { "application/json": { schema: infer S } } } } }
-  ? S
-  : never;
-type QueryOf<R> = R extends { operation: { requestParams: { query: infer Q } } } ? Q : never;
+type JsonBodyOf<R extends RouteDeclaration> = NonNullable<
+  NonNullable<R["operation"]["requestBody"]>["content"]["application/json"]
+>["schema"];
+type QueryOf<R extends RouteDeclaration> = NonNullable<NonNullable<R["operation"]["requestParams"]>["query"]>;
 
 /**
  * The zod schema of a route's JSON request body, for the HTTP layer to
