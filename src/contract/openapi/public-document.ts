@@ -4,7 +4,7 @@
  * every response each can give with an example, and the `webhooks` section.
  */
 import { createRequire } from "node:module";
-import { DEFAULT_ORDER_LIMITS, type OrderLimits } from "../public-schemas.ts";
+import { DEFAULT_ORDER_LIMITS } from "../public-schemas.ts";
 import { apiDescription } from "../routes/public-descriptions.ts";
 import { AIRTIME_STATUS_WEBHOOK, publicRoutes } from "../routes/public-routes.ts";
 import { generateDocument, renderOpenApiYaml } from "./render-yaml.ts";
@@ -17,37 +17,23 @@ const GENERATED_NOTE = "Generated from the zod schemas in src/contract by `npm r
 const require = createRequire(import.meta.url);
 const { version } = require("../../../package.json") as { version: string };
 
-export interface PublicDocumentOptions {
-  /** Order limits the document states (amount bounds, currencies); default the simulator's defaults. */
-  readonly limits?: OrderLimits;
-  /** The `servers` entry; default {@link DEFAULT_SERVER_URL}. */
-  readonly serverUrl?: string;
-}
-
-/**
- * Builds the public document. `spec/openapi.yaml` is the default; a
- * simulator configured with other limits can describe itself with `limits`.
- *
- * @example
- * createPublicOpenApiDocument().paths?.["/v1/airtime"]?.post?.operationId; // "sendAirtime"
- */
-export function createPublicOpenApiDocument(options: PublicDocumentOptions = {}) {
-  const limits = options.limits ?? DEFAULT_ORDER_LIMITS;
-  return generateDocument({
+/** The text of `spec/openapi.yaml`. */
+export function renderPublicOpenApiYaml(): string {
+  const document = generateDocument({
     info: {
       title: "Airtime top-up API",
       version,
-      description: apiDescription(limits),
+      description: apiDescription(DEFAULT_ORDER_LIMITS),
       license: { name: "MIT", identifier: "MIT" },
     },
-    servers: [{ url: options.serverUrl ?? DEFAULT_SERVER_URL, description: "The simulator (`npm start`)." }],
+    servers: [{ url: DEFAULT_SERVER_URL, description: "The simulator (`npm start`)." }],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: "Airtime", description: "Orders and their status." },
       { name: "Balance", description: "Wallet balances." },
       { name: "Authentication", description: "Bearer tokens." },
     ],
-    routes: publicRoutes(limits),
+    routes: publicRoutes(DEFAULT_ORDER_LIMITS),
     webhooks: [AIRTIME_STATUS_WEBHOOK],
     components: {
       securitySchemes: {
@@ -64,9 +50,5 @@ export function createPublicOpenApiDocument(options: PublicDocumentOptions = {})
       },
     },
   });
-}
-
-/** The text of `spec/openapi.yaml` (or of the document for other options). */
-export function renderPublicOpenApiYaml(options: PublicDocumentOptions = {}): string {
-  return renderOpenApiYaml(createPublicOpenApiDocument(options), GENERATED_NOTE);
+  return renderOpenApiYaml(document, GENERATED_NOTE);
 }
