@@ -22,7 +22,7 @@ export type { SimulatorConfig } from "./simulator/config.ts";
 export { ConfigError, loadSimulatorConfig, SimulatorConfigSchema } from "./simulator/config.ts";
 
 // Extending the simulator (plugins, admin routes, scenario effects)
-export type { AdminExtension, AdminExtensionSpec } from "./http/admin-extension.ts";
+export type { AdminExtension, AdminExtensionSpec, AdminRouteKit } from "./simulator/plugin.ts";
 export type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./scenarios/effects.ts";
 export type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./simulator/plugin.ts";
 

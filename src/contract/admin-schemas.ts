@@ -12,7 +12,7 @@ const CustomerIdSchema = z
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_.-]+$/, "must be 1–64 letters, digits, '_', '.' or '-'")
-  .meta({ id: "CustomerId", example: "acme" });
+  .meta({ id: "CustomerId", examples: ["acme"] });
 
 /** A balance set by an operator: ≥ 0 KES with at most two decimals. */
 const KesBalanceSchema = z
@@ -20,7 +20,7 @@ const KesBalanceSchema = z
   .min(0)
   .max(1_000_000_000)
   .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
-  .meta({ description: "Balance in KES.", example: 10_000 });
+  .meta({ description: "Balance in KES.", examples: [10_000] });
 
 const TokenSchema = z
   .string()
@@ -114,12 +114,6 @@ export type AdminOrder = z.infer<typeof AdminOrderSchema>;
 
 export const AdminOrderListSchema = z.object({ orders: z.array(AdminOrderSchema) }).meta({ id: "AdminOrderList" });
 
-export const AdminOrderQuerySchema = z.object({
-  customer: z.string().optional(),
-  reference: z.string().optional(),
-  status: z.coerce.number().int().min(0).optional(),
-});
-
 export const TRANSITION_ACTIONS = ["succeed", "fail", "timeout", "reverse"] as const;
 export type TransitionAction = (typeof TRANSITION_ACTIONS)[number];
 
@@ -174,10 +168,5 @@ export const JournalEntrySchema = z
   })
   .meta({ id: "JournalEntry" });
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
-
-export const AdminJournalQuerySchema = z.object({
-  customer: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).optional(),
-});
 
 export const AdminJournalSchema = z.object({ entries: z.array(JournalEntrySchema) }).meta({ id: "AdminJournal" });

@@ -21,7 +21,7 @@ export const IdempotencyKeySchema = z
   .min(1)
   .max(255)
   .regex(IDEMPOTENCY_KEY_PATTERN, "must be 1–255 visible ASCII characters")
-  .meta({ id: "IdempotencyKey", example: "3f0c2a7e-9f1b-4c55-8d55-1a1f3f5d2b10" });
+  .meta({ id: "IdempotencyKey", examples: ["3f0c2a7e-9f1b-4c55-8d55-1a1f3f5d2b10"] });
 
 export const REFERENCE_MAX_LENGTH = 100;
 /** No control characters, so every reference round-trips through a URL path. */
@@ -31,7 +31,7 @@ export const ReferenceSchema = z
   .min(1)
   .max(REFERENCE_MAX_LENGTH)
   .regex(REFERENCE_PATTERN, "must not contain control characters")
-  .meta({ id: "Reference", example: "ORDER-2026-0001" });
+  .meta({ id: "Reference", examples: ["ORDER-2026-0001"] });
 
 /** A recipient as the simulator reports it: always E.164. */
 export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
@@ -39,7 +39,7 @@ export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
 export const AccountSchema = z
   .string()
   .regex(ACCOUNT_PATTERN, "must be a Kenyan mobile number: +2547XXXXXXXX, 2547XXXXXXXX, 07XXXXXXXX or 7XXXXXXXX")
-  .meta({ id: "Account", example: "0712345678" });
+  .meta({ id: "Account", examples: ["0712345678"] });
 
 export interface OrderLimits {
   /** Smallest amount per order, in KES. */
@@ -49,12 +49,16 @@ export interface OrderLimits {
   readonly currencies: readonly [string, ...string[]];
 }
 
-export const ShortcodeSchema = z.string().min(1).max(32).meta({
-  id: "Shortcode",
-  description:
-    "The caller's own paybill or till number, selecting which of its wallets funds the order. Omitted: the default wallet. Never selects the operator.",
-  example: "600100",
-});
+export const ShortcodeSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .meta({
+    id: "Shortcode",
+    description:
+      "The caller's own paybill or till number, selecting which of its wallets funds the order. Omitted: the default wallet. Never selects the operator.",
+    examples: ["600100"],
+  });
 
 export const DEFAULT_ORDER_LIMITS: OrderLimits = {
   minAmount: 10,
@@ -80,9 +84,9 @@ export function createSendAirtimeRequestSchema(limits: OrderLimits = DEFAULT_ORD
         .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
         .meta({
           description: `Amount in KES, ${limits.minAmount}–${limits.maxAmount}, at most 2 decimals.`,
-          example: 100,
+          examples: [100],
         }),
-      currency: z.enum(limits.currencies).meta({ example: "KES" }),
+      currency: z.enum(limits.currencies).meta({ examples: ["KES"] }),
       reference: ReferenceSchema,
       idempotencyKey: IdempotencyKeySchema.optional().meta({
         description: "Body alternative to the Idempotency-Key header. When both are sent they must be equal.",
@@ -109,11 +113,15 @@ function describeStatusTable(): string {
   ].join("\n");
 }
 
-export const StatusCodeSchema = z.number().int().min(0).meta({
-  id: "StatusCode",
-  description: describeStatusTable(),
-  example: 0,
-});
+export const StatusCodeSchema = z
+  .number()
+  .int()
+  .min(0)
+  .meta({
+    id: "StatusCode",
+    description: describeStatusTable(),
+    examples: [0],
+  });
 
 export const SendAirtimeResponseSchema = z
   .object({
@@ -150,7 +158,7 @@ export const TransactionStatusResponseSchema = z
     account: z
       .string()
       .regex(E164_ACCOUNT_PATTERN)
-      .meta({ description: "Recipient in E.164 form.", example: "+254712345678" }),
+      .meta({ description: "Recipient in E.164 form.", examples: ["+254712345678"] }),
     amount: z.number(),
     currency: z.string(),
     shortcode: z

@@ -23,7 +23,8 @@ export const WebhookPayloadSchema = z
     shortcode: z.string().nullable(),
     timestamp: z.iso.datetime().meta({ description: "When the status was reached (simulator clock)." }),
   })
-  .meta({ id: "WebhookPayload", title: "Airtime status webhook" });
+  // The simulator writes this body: the document describes it closed, though it arrives as a request body.
+  .meta({ id: "WebhookPayload", title: "Airtime status webhook", override: { additionalProperties: false } });
 export type WebhookPayload = z.infer<typeof WebhookPayloadSchema>;
 
 export const WebhookHeadersSchema = z

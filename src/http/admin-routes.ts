@@ -1,27 +1,30 @@
 /**
  * The admin API under `/_sim`, behind its own bearer token: reset,
  * customers, orders, clock and journal, plus the routes plugins register.
- * Bodies are validated with the schemas in `src/contract/admin-schemas.ts`;
+ * Bodies and queries are validated with the schemas their route declares;
  * the work itself is done by the simulator's `AdminControls`.
  */
 import { Router } from "express";
-import {
-  AdminClockAdvanceRequestSchema,
-  type AdminCreateCustomerRequest,
-  AdminCreateCustomerRequestSchema,
-  AdminJournalQuerySchema,
-  AdminOrderQuerySchema,
-  AdminTransitionRequestSchema,
-  type AdminUpdateCustomerRequest,
-  AdminUpdateCustomerRequestSchema,
-  type TransitionAction,
+import type {
+  AdminCreateCustomerRequest,
+  AdminUpdateCustomerRequest,
+  TransitionAction,
 } from "../contract/admin-schemas.ts";
+import {
+  ADVANCE_CLOCK_ROUTE,
+  CREATE_CUSTOMER_ROUTE,
+  GET_JOURNAL_ROUTE,
+  LIST_ORDERS_ROUTE,
+  TRANSITION_ORDER_ROUTE,
+  UPDATE_CUSTOMER_ROUTE,
+} from "../contract/routes/admin-routes.ts";
+import { jsonBodySchema, querySchema } from "../contract/routes/route.ts";
+import type { ErrorCode } from "../contract/error-codes.ts";
 import { FAILED_STATUS, REVERSED_STATUS, SUCCESS_STATUS, TIMEOUT_STATUS } from "../contract/status-codes.ts";
 import type { Customer, Order } from "../domain/model.ts";
 import type { TransitionOutcome } from "../domain/service-types.ts";
-import type { AdminExtension } from "./admin-extension.ts";
 import { createAdminAuth } from "./auth.ts";
-import { HttpProblem } from "./http-problem.ts";
+import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
 import type { Journal } from "./journal.ts";
 import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";
 import { methodNotAllowed } from "./public-routes.ts";
@@ -61,8 +64,17 @@ export interface AdminApiDeps {
   readonly adminToken: string;
   readonly authenticateCustomer: (token: string) => Promise<Customer | undefined>;
   readonly controls: AdminControls;
-  readonly extensions: readonly AdminExtension[];
+  /** The plugins' admin extensions (the simulator's `AdminExtension` port), registered after the core routes. */
+  readonly extensions: readonly { register(router: Router, kit: typeof EXTENSION_KIT): void }[];
 }
+
+/** What an extension is lent (the `AdminRouteKit` of the simulator's plugin port). */
+const EXTENSION_KIT = {
+  problem: (code: ErrorCode, detail: string, options?: { errors?: ValidationIssue[] }) =>
+    new HttpProblem(code, detail, options),
+  validate,
+  methodNotAllowed,
+};
 
 const ACTION_STATUS: Record<TransitionAction, number> = {
   succeed: SUCCESS_STATUS,
@@ -114,7 +126,7 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     res.json({ customers: (await controls.listCustomers()).map(presentAdminCustomer) });
   });
   router.post("/customers", async (req, res) => {
-    const input = validate(AdminCreateCustomerRequestSchema, req.body, "customer");
+    const input = validate(jsonBodySchema(CREATE_CUSTOMER_ROUTE), req.body, "customer");
     const result = await controls.createCustomer(input);
     switch (result.kind) {
       case "created":
@@ -138,7 +150,7 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     res.json(presentAdminCustomer(customer));
   });
   router.patch("/customers/:id", async (req, res) => {
-    const patch = validate(AdminUpdateCustomerRequestSchema, req.body, "customer update");
+    const patch = validate(jsonBodySchema(UPDATE_CUSTOMER_ROUTE), req.body, "customer update");
     const result = await controls.updateCustomer(req.params.id as string, patch);
     switch (result.kind) {
       case "updated":
@@ -160,7 +172,7 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
 
   router.get("/orders", async (req, res) => {
     const query = validate(
-      AdminOrderQuerySchema,
+      querySchema(LIST_ORDERS_ROUTE),
       queryObject(req.query, ["customer", "reference", "status"]),
       "order query",
     );
@@ -182,7 +194,7 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   router.all("/orders/:id", methodNotAllowed(["GET"]));
 
   router.post("/orders/:id/transition", async (req, res) => {
-    const body = validate(AdminTransitionRequestSchema, req.body, "transition");
+    const body = validate(jsonBodySchema(TRANSITION_ORDER_ROUTE), req.body, "transition");
     const [status, message] = "action" in body ? [ACTION_STATUS[body.action], undefined] : [body.status, body.message];
     const outcome = await controls.transition(req.params.id as string, status, message);
     switch (outcome.kind) {
@@ -209,7 +221,7 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/clock", methodNotAllowed(["GET"]));
   router.post("/clock/advance", async (req, res) => {
-    const { ms } = validate(AdminClockAdvanceRequestSchema, req.body, "clock advance");
+    const { ms } = validate(jsonBodySchema(ADVANCE_CLOCK_ROUTE), req.body, "clock advance");
     if (controls.clock.mode !== "virtual") {
       throw new HttpProblem("clock_not_virtual", "The clock is real; start the simulator with --clock virtual.");
     }
@@ -219,7 +231,11 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   router.all("/clock/advance", methodNotAllowed(["POST"]));
 
   router.get("/journal", (req, res) => {
-    const query = validate(AdminJournalQuerySchema, queryObject(req.query, ["customer", "limit"]), "journal query");
+    const query = validate(
+      querySchema(GET_JOURNAL_ROUTE),
+      queryObject(req.query, ["customer", "limit"]),
+      "journal query",
+    );
     const entries = controls.journal.list({
       ...(query.customer === undefined ? {} : { customerId: query.customer }),
       ...(query.limit === undefined ? {} : { limit: query.limit }),
@@ -228,6 +244,6 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/journal", methodNotAllowed(["GET"]));
 
-  for (const extension of deps.extensions) extension.register(router);
+  for (const extension of deps.extensions) extension.register(router, EXTENSION_KIT);
   return router;
 }

@@ -4,7 +4,8 @@
  * work; known paths with another method answer 405 with `Allow`.
  */
 import { type Request, type RequestHandler, type Response, Router } from "express";
-import { ReferenceSchema, type TokenResponse } from "../contract/public-schemas.ts";
+import type { TokenResponse } from "../contract/public-schemas.ts";
+import { REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
 import type { Customer } from "../domain/model.ts";
 import { createCustomerAuth, createRequestAuthenticator, customerOf } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
@@ -70,7 +71,7 @@ export function createPublicRoutes(deps: PublicApiDeps): PublicRoutes {
   router.get("/v1/airtime/:reference", auth, async (req, res) => {
     const customer: Customer = customerOf(res);
     const reference = req.params.reference as string;
-    const valid = ReferenceSchema.safeParse(reference);
+    const valid = REFERENCE_PARAMETER.safeParse(reference);
     if (!valid.success) {
       // No order can carry a reference that breaks the rules: say why rather than only "not found".
       const errors = valid.error.issues.slice(0, 3).map((issue) => ({ pointer: "#/reference", detail: issue.message }));

@@ -1,12 +1,14 @@
 /**
- * Validation of a send-airtime body against the public zod schema, with the
+ * Validation of a send-airtime body against its route's declared schema, with the
  * two refinements a schema cannot express well: `network` as an alias of
  * `service`, and a clear answer to the common mistake of sending the
  * recipient in `phone`.
  */
 import type { z } from "zod";
 import { toCents } from "../contract/money.ts";
-import { createSendAirtimeRequestSchema, type OrderLimits } from "../contract/public-schemas.ts";
+import type { OrderLimits } from "../contract/public-schemas.ts";
+import { sendAirtimeRoute } from "../contract/routes/public-routes.ts";
+import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { PlaceOrderCommand } from "../domain/service-types.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { toValidationIssues } from "./validation.ts";
@@ -26,7 +28,7 @@ function summarise(errors: readonly { pointer: string; detail: string }[]): stri
 }
 
 export function createSendAirtimeParser(limits: OrderLimits): (body: unknown) => SendAirtimeInput {
-  const schema = createSendAirtimeRequestSchema(limits);
+  const schema = jsonBodySchema(sendAirtimeRoute(limits));
   return (body) => {
     const result = schema.safeParse(body);
     if (!result.success) throw toProblem(result.error, body);

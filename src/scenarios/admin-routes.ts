@@ -8,12 +8,11 @@
  *   POST /_sim/scenarios/:name/deactivate   {customer?}
  */
 import express, { type Request, type Router } from "express";
+import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { Store } from "../domain/ports.ts";
-import type { AdminExtension } from "../http/admin-extension.ts";
-import { HttpProblem } from "../http/http-problem.ts";
-import { methodNotAllowed } from "../http/public-routes.ts";
-import { validate } from "../http/validation.ts";
-import { type ScenarioActivationRequest, ScenarioActivationRequestSchema } from "./admin-schemas.ts";
+import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
+import type { ScenarioActivationRequest } from "./admin-schemas.ts";
+import { ACTIVATE_SCENARIO_ROUTE } from "./admin-spec.ts";
 import type { ManagedScenarioEngine, ScenarioSummary } from "./engine.ts";
 import {
   formatScenarioIssue,
@@ -57,10 +56,6 @@ function summary(engine: ManagedScenarioEngine, name: string): ScenarioSummary {
   return found;
 }
 
-function activationBody(req: Request): ScenarioActivationRequest {
-  return validate(ScenarioActivationRequestSchema, req.body ?? {}, "activation");
-}
-
 export interface ScenarioAdminDeps {
   readonly engine: ManagedScenarioEngine;
   /** To refuse activating for a customer that does not exist. */
@@ -71,21 +66,22 @@ export interface ScenarioAdminDeps {
 export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
   const { engine, store } = deps;
 
-  function requireLoaded(name: string): void {
-    if (engine.get(name) === undefined) {
-      throw new HttpProblem("not_found", `No scenario named ${JSON.stringify(name)} is loaded.`);
-    }
-  }
-
-  async function requireCustomer(customer: string | undefined): Promise<void> {
-    if (customer !== undefined && (await store.getCustomer(customer)) === undefined) {
-      throw new HttpProblem("not_found", `No customer with the id ${JSON.stringify(customer)}.`);
-    }
-  }
-
   return {
     name: "scenarios",
-    register(router: Router) {
+    register(router: Router, { problem, validate, methodNotAllowed }: AdminRouteKit) {
+      const activationBody = (req: Request): ScenarioActivationRequest =>
+        validate(jsonBodySchema(ACTIVATE_SCENARIO_ROUTE), req.body ?? {}, "activation");
+      const requireLoaded = (name: string): void => {
+        if (engine.get(name) === undefined) {
+          throw problem("not_found", `No scenario named ${JSON.stringify(name)} is loaded.`);
+        }
+      };
+      const requireCustomer = async (customer: string | undefined): Promise<void> => {
+        if (customer !== undefined && (await store.getCustomer(customer)) === undefined) {
+          throw problem("not_found", `No customer with the id ${JSON.stringify(customer)}.`);
+        }
+      };
+
       router.get("/scenarios", (_req, res) => {
         res.json(engine.list());
       });
@@ -95,7 +91,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         (req, res) => {
           const result = parseUpload(req.body, deps.parseOptions ?? {});
           if (!result.ok) {
-            throw new HttpProblem(
+            throw problem(
               "validation_failed",
               `The scenario is not valid: ${result.issues.map((issue) => formatScenarioIssue(issue).slice(UPLOAD_SOURCE.length + 2)).join("; ")}`,
               {
@@ -107,7 +103,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
           }
           const added = engine.add([result.scenario]);
           if (added.kind === "reserved_name") {
-            throw new HttpProblem("validation_failed", `The name ${JSON.stringify(added.name)} is reserved.`, {
+            throw problem("validation_failed", `The name ${JSON.stringify(added.name)} is reserved.`, {
               errors: [{ pointer: "#/name", detail: "reserved for the built-in magic test accounts" }],
             });
           }

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-const ScenarioNameSchema = z.string().meta({ description: "A loaded scenario's name.", example: "flaky-gateway" });
+const ScenarioNameSchema = z.string().meta({ description: "A loaded scenario's name.", examples: ["flaky-gateway"] });
 
 export const ScenarioSummarySchema = z
   .object({

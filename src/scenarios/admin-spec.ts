@@ -1,10 +1,13 @@
 /**
- * The OpenAPI side of the scenario admin API (`/_sim/scenarios…`), merged
- * into the admin document with the other admin extensions.
+ * The routes of the scenario admin API (`/_sim/scenarios…`), declared once:
+ * merged into the admin document, and the activation body the admin routes
+ * validate.
  */
-import type { OperationObject, PathsObject, ResponseObject } from "openapi3-ts/oas31";
+import { z } from "zod";
+import type { ZodOpenApiResponseObject } from "zod-openapi";
 import { ProblemSchema } from "../contract/public-schemas.ts";
-import type { AdminExtensionSpec } from "../http/admin-extension.ts";
+import type { RouteDeclaration } from "../contract/routes/route.ts";
+import type { AdminExtensionSpec } from "../simulator/plugin.ts";
 import {
   ScenarioActivationRequestSchema,
   ScenarioActivationResponseSchema,
@@ -12,58 +15,64 @@ import {
   ScenarioUploadResponseSchema,
 } from "./admin-schemas.ts";
 
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (description: string, schema: z.ZodType): ZodOpenApiResponseObject => ({
+  description,
+  content: { "application/json": { schema } },
+});
 
-function json(description: string, schemaId: string): ResponseObject {
-  return { description, content: { "application/json": { schema: ref(schemaId) } } };
-}
+const problem = (description: string): ZodOpenApiResponseObject => ({
+  description,
+  content: { "application/problem+json": { schema: ProblemSchema } },
+});
 
-function problem(description: string): ResponseObject {
-  return { description, content: { "application/problem+json": { schema: ref("Problem") } } };
-}
+const NAME_PATH = z.object({
+  name: z.string().meta({ param: { description: "A loaded scenario's name, e.g. `flaky-gateway`." } }),
+});
 
-const nameParameter = {
-  name: "name",
-  in: "path" as const,
-  required: true,
-  schema: { type: "string" as const },
-  description: "A loaded scenario's name, e.g. `flaky-gateway`.",
-};
-
-function activation(verb: "activate" | "deactivate"): OperationObject {
+function activationRoute(verb: "activate" | "deactivate") {
   const scope =
     verb === "activate"
       ? "Activates the scenario for one customer (`customer`) or for everyone. Activating starts it afresh (counters, generator)."
       : "Deactivates the scenario for one customer (`customer`) or for everyone.";
   return {
-    tags: ["scenarios"],
-    summary: `${verb === "activate" ? "Activate" : "Deactivate"} a scenario`,
-    description: `${scope} \`changed: false\` when nothing changed.`,
-    operationId: `${verb}Scenario`,
-    parameters: [nameParameter],
-    requestBody: {
-      required: false,
-      content: { "application/json": { schema: ref("ScenarioActivationRequest") } },
+    method: "post",
+    path: `/_sim/scenarios/{name}/${verb}`,
+    operation: {
+      tags: ["scenarios"],
+      summary: `${verb === "activate" ? "Activate" : "Deactivate"} a scenario`,
+      description: `${scope} \`changed: false\` when nothing changed.`,
+      operationId: `${verb}Scenario`,
+      requestParams: { path: NAME_PATH },
+      requestBody: { required: false, content: { "application/json": { schema: ScenarioActivationRequestSchema } } },
+      responses: {
+        "200": json("The active scenarios after the change.", ScenarioActivationResponseSchema),
+        "400": problem("`validation_failed`: the body is not `{customer?}`."),
+        "404": problem("`not_found`: no scenario of this name is loaded, or no such customer."),
+      },
     },
-    responses: {
-      "200": json("The active scenarios after the change.", "ScenarioActivationResponse"),
-      "400": problem("`validation_failed`: the body is not `{customer?}`."),
-      "404": problem("`not_found`: no scenario of this name is loaded, or no such customer."),
-    },
-  };
+  } satisfies RouteDeclaration;
 }
 
-const paths: PathsObject = {
-  "/_sim/scenarios": {
-    get: {
+/** `POST /_sim/scenarios/{name}/activate`; deactivation takes the same body. */
+export const ACTIVATE_SCENARIO_ROUTE = activationRoute("activate");
+
+export const SCENARIO_ADMIN_SPEC: AdminExtensionSpec = [
+  {
+    method: "get",
+    path: "/_sim/scenarios",
+    operation: {
       tags: ["scenarios"],
       summary: "List loaded and active scenarios",
       operationId: "listScenarios",
       responses: {
-        "200": json("Loaded scenarios, active ones by scope, magic accounts on or off.", "ScenarioListing"),
+        "200": json("Loaded scenarios, active ones by scope, magic accounts on or off.", ScenarioListingSchema),
       },
     },
-    post: {
+  },
+  {
+    method: "post",
+    path: "/_sim/scenarios",
+    operation: {
       tags: ["scenarios"],
       summary: "Upload a scenario",
       description:
@@ -81,18 +90,20 @@ const paths: PathsObject = {
         },
       },
       responses: {
-        "200": json("Replaced a loaded scenario of the same name.", "ScenarioUploadResponse"),
-        "201": json("Loaded.", "ScenarioUploadResponse"),
+        "200": json("Replaced a loaded scenario of the same name.", ScenarioUploadResponseSchema),
+        "201": json("Loaded.", ScenarioUploadResponseSchema),
         "400": problem("`validation_failed`: every problem, with a JSON Pointer into the scenario."),
       },
     },
   },
-  "/_sim/scenarios/{name}": {
-    get: {
+  {
+    method: "get",
+    path: "/_sim/scenarios/{name}",
+    operation: {
       tags: ["scenarios"],
       summary: "Read a loaded scenario",
       operationId: "getScenario",
-      parameters: [nameParameter],
+      requestParams: { path: NAME_PATH },
       responses: {
         "200": {
           description: "The scenario's summary and its parsed definition.",
@@ -102,17 +113,6 @@ const paths: PathsObject = {
       },
     },
   },
-  "/_sim/scenarios/{name}/activate": { post: activation("activate") },
-  "/_sim/scenarios/{name}/deactivate": { post: activation("deactivate") },
-};
-
-export const SCENARIO_ADMIN_SPEC: AdminExtensionSpec = {
-  paths,
-  schemas: [
-    ScenarioListingSchema,
-    ScenarioUploadResponseSchema,
-    ScenarioActivationRequestSchema,
-    ScenarioActivationResponseSchema,
-    ProblemSchema,
-  ],
-};
+  ACTIVATE_SCENARIO_ROUTE,
+  activationRoute("deactivate"),
+];

@@ -1,7 +1,7 @@
 /**
  * The JSON Schema of scenario files, generated from the zod schema and
- * committed as `spec/scenario.schema.json` (listed in SPEC_DOCUMENTS, so
- * `npm run spec:check` keeps it in sync). Editors use it for completion and
+ * committed as `spec/scenario.schema.json` (written by `npm run spec:generate`,
+ * so `npm run spec:check` keeps it in sync). Editors use it for completion and
  * checks: put `# yaml-language-server: $schema=<path>/scenario.schema.json`
  * at the top of a scenario file.
  */

@@ -17,7 +17,6 @@ import type { Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService, OrderEvents, StatusChange } from "../domain/service-types.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
-import type { AdminExtension } from "../http/admin-extension.ts";
 import { createApp } from "../http/create-app.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
 import type { ScenarioEngine } from "../scenarios/effects.ts";
@@ -28,7 +27,7 @@ import { createAdminControls, type SimulatorCustomers } from "./admin-controls.t
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createHttpServer } from "./http-server.ts";
-import type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
+import type { AdminExtension, SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,

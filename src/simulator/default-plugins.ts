@@ -3,7 +3,7 @@
  * per built-in module (webhooks, scenarios). Each entry sees the simulator's
  * options and returns a plugin factory, or undefined to stay out.
  */
-import type { AdminExtensionSpec } from "../http/admin-extension.ts";
+import type { AdminExtensionSpec } from "./plugin.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
 import { createScenariosPlugin } from "../scenarios/scenarios-plugin.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";

@@ -4,12 +4,42 @@
  * service) and contributes listeners, admin routes, request effects and a
  * shutdown step. createSimulator builds every plugin once, at start.
  */
+import type { RequestHandler, Router } from "express";
+import type { z } from "zod";
+import type { ErrorCode } from "../contract/error-codes.ts";
+import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
-import type { AdminExtension, AdminExtensionSpec } from "../http/admin-extension.ts";
 import type { ScenarioEngine } from "../scenarios/effects.ts";
+
+/**
+ * What the admin router lends an extension, so a plugin answers errors and
+ * validates the way the admin API does without importing the HTTP layer.
+ */
+export interface AdminRouteKit {
+  /** An error the admin router answers as problem+json with this `code`. */
+  problem(code: ErrorCode, detail: string, options?: { errors?: { pointer: string; detail: string }[] }): Error;
+  /** Parses `value`, or throws a `validation_failed` problem naming `what`. */
+  validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S>;
+  /** 405 with `Allow` for another method on a known path. */
+  methodNotAllowed(allowed: readonly string[]): RequestHandler;
+}
+
+/** How a plugin adds routes to the admin API (`/_sim/…`). */
+export interface AdminExtension {
+  readonly name: string;
+  /** Registers the routes on a router mounted at `/_sim` behind the admin token. */
+  register(router: Router, kit: AdminRouteKit): void;
+}
+
+/**
+ * The routes an admin extension serves, declared once: the admin document
+ * describes them and the extension validates with their schemas.
+ * Importable without a running simulator.
+ */
+export type AdminExtensionSpec = readonly RouteDeclaration[];
 
 export interface SimulatorContext {
   readonly store: Store;

@@ -3,18 +3,16 @@
  * redeliverable. Mounted on the admin router behind the admin token.
  */
 import type { Router } from "express";
-import type { AdminExtension } from "../http/admin-extension.ts";
-import { HttpProblem } from "../http/http-problem.ts";
-import { methodNotAllowed } from "../http/public-routes.ts";
-import { validate } from "../http/validation.ts";
+import { jsonBodySchema } from "../contract/routes/route.ts";
+import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
 import {
   type AdminDelivery,
   type AdminDeliveryAttempt,
   type AdminDeliveryDetail,
   AdminDeliveryQuerySchema,
-  AdminRedeliverRequestSchema,
   type AdminRedeliverResponse,
 } from "./admin-schemas.ts";
+import { REDELIVER_ROUTE } from "./admin-spec.ts";
 import type { WebhookDispatcher } from "./dispatcher.ts";
 import type { Delivery, DeliveryAttempt } from "./ports.ts";
 
@@ -82,7 +80,7 @@ export function createDeliveryAdmin(dispatcher: WebhookDispatcher): AdminExtensi
 
   return {
     name: "webhooks",
-    register(router: Router) {
+    register(router: Router, { problem, validate, methodNotAllowed }: AdminRouteKit) {
       router.get("/deliveries", async (req, res) => {
         const query = validate(AdminDeliveryQuerySchema, pickQuery(req.query as Record<string, unknown>), "query");
         const found = await dispatcher.deliveries.list({
@@ -97,13 +95,13 @@ export function createDeliveryAdmin(dispatcher: WebhookDispatcher): AdminExtensi
 
       router.get("/deliveries/:id", async (req, res) => {
         const delivery = await dispatcher.deliveries.get(req.params.id ?? "");
-        if (delivery === undefined) throw new HttpProblem("not_found", "No delivery with this id.");
+        if (delivery === undefined) throw problem("not_found", "No delivery with this id.");
         res.json(await detail(delivery));
       });
       router.all("/deliveries/:id", methodNotAllowed(["GET"]));
 
       router.post("/deliveries/:id/redeliver", async (req, res) => {
-        const body = validate(AdminRedeliverRequestSchema, req.body ?? {}, "request body");
+        const body = validate(jsonBodySchema(REDELIVER_ROUTE), req.body ?? {}, "request body");
         const outcome = await dispatcher.redeliver(
           req.params.id ?? "",
           body.enable === undefined ? {} : { enable: body.enable },
@@ -118,16 +116,16 @@ export function createDeliveryAdmin(dispatcher: WebhookDispatcher): AdminExtensi
             return;
           }
           case "not_found":
-            throw new HttpProblem("not_found", "No delivery with this id.");
+            throw problem("not_found", "No delivery with this id.");
           case "no_endpoint":
-            throw new HttpProblem("webhook_endpoint_missing", "The delivery's customer has no webhook endpoint now.");
+            throw problem("webhook_endpoint_missing", "The delivery's customer has no webhook endpoint now.");
           case "endpoint_disabled":
-            throw new HttpProblem(
+            throw problem(
               "webhook_endpoint_disabled",
               'The endpoint is disabled (it answered 410 Gone); send {"enable": true} to re-enable it and redeliver.',
             );
           case "closed":
-            throw new HttpProblem("service_unavailable", "The simulator is shutting down.");
+            throw problem("service_unavailable", "The simulator is shutting down.");
           default: {
             const unreachable: never = outcome;
             throw new Error(`unknown redelivery outcome ${JSON.stringify(unreachable)}`);

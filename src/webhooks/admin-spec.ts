@@ -1,15 +1,13 @@
 /**
- * The OpenAPI side of `/_sim/deliveries…`, merged into the admin document.
+ * The routes of `/_sim/deliveries…`, declared once: merged into the admin
+ * document, and the bodies and queries the admin routes validate.
  * Importable without a running simulator.
  */
-import type { PathsObject } from "openapi3-ts/oas31";
 import { z } from "zod";
-import { jsonBody, jsonResponse, parameter } from "../contract/openapi/content.ts";
-import { type ProblemCase, problemResponses } from "../contract/openapi/problems.ts";
-import { SUCCESS_WEBHOOK } from "../contract/openapi/public-examples.ts";
-import { createSchemaRegistry } from "../contract/openapi/schema-registry.ts";
-import { ProblemSchema } from "../contract/public-schemas.ts";
-import type { AdminExtensionSpec } from "../http/admin-extension.ts";
+import { type ProblemCase, problemResponses } from "../contract/routes/problems.ts";
+import { SUCCESS_WEBHOOK } from "../contract/routes/public-examples.ts";
+import type { RouteDeclaration } from "../contract/routes/route.ts";
+import type { AdminExtensionSpec } from "../simulator/plugin.ts";
 import {
   type AdminDelivery,
   type AdminDeliveryAttempt,
@@ -82,138 +80,155 @@ const AUTH_CASES: ProblemCase[] = [
   { code: "forbidden", when: "A customer's token was used.", detail: "This token cannot use the admin API." },
 ];
 
-function buildPaths(): PathsObject {
-  const registry = createSchemaRegistry();
-  const idParameter = parameter(registry, z.string().min(1), {
-    name: "id",
-    in: "path",
-    description: "The delivery id (`dlv_…`).",
-    example: EXAMPLE_DELIVERY.id,
-  });
-  const filter = (name: string, description: string, example: string) =>
-    parameter(registry, z.string().min(1), { name, in: "query", description, example });
-  return {
-    "/_sim/deliveries": {
-      get: {
-        operationId: "listDeliveries",
-        tags: ["Webhooks"],
-        summary: "List webhook deliveries",
-        description:
-          "Every webhook message on its way to a customer's endpoint, oldest first. Filters combine with AND. " +
-          "A duplicated message (scenario) shows as several deliveries sharing one `messageId`.",
-        parameters: [
-          filter("customer", "Only this customer's deliveries.", "demo"),
-          filter("order", "Only this order's deliveries (order id).", EXAMPLE_DELIVERY.orderId),
-          filter("reference", "Only deliveries for orders with this reference.", EXAMPLE_DELIVERY.reference),
-          parameter(registry, AdminDeliveryStateSchema, { name: "state", in: "query", example: "failed" }),
+const ID_PATH = z.object({
+  id: z
+    .string()
+    .min(1)
+    .meta({ param: { description: "The delivery id (`dlv_…`).", example: EXAMPLE_DELIVERY.id } }),
+});
+const filter = (description: string, example: string) =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ param: { description, required: false, example } });
+
+export const LIST_DELIVERIES_ROUTE = {
+  method: "get",
+  path: "/_sim/deliveries",
+  operation: {
+    operationId: "listDeliveries",
+    tags: ["Webhooks"],
+    summary: "List webhook deliveries",
+    description:
+      "Every webhook message on its way to a customer's endpoint, oldest first. Filters combine with AND. " +
+      "A duplicated message (scenario) shows as several deliveries sharing one `messageId`.",
+    requestParams: {
+      query: z.object({
+        customer: filter("Only this customer's deliveries.", "demo"),
+        order: filter("Only this order's deliveries (order id).", EXAMPLE_DELIVERY.orderId),
+        reference: filter("Only deliveries for orders with this reference.", EXAMPLE_DELIVERY.reference),
+        state: AdminDeliveryStateSchema.optional().meta({
+          param: { description: AdminDeliveryStateSchema.description, required: false, example: "failed" },
+        }),
+      }),
+    },
+    responses: {
+      "200": {
+        description: "The matching deliveries.",
+        content: {
+          "application/json": {
+            schema: AdminDeliveryListSchema,
+            examples: { delivered: { summary: "One delivered webhook", value: { deliveries: [EXAMPLE_DELIVERY] } } },
+          },
+        },
+      },
+      ...problemResponses(
+        [
+          {
+            code: "validation_failed",
+            when: "A filter is malformed (e.g. an unknown `state`).",
+            detail: "The query is not valid: #/state Invalid option",
+            errors: [{ pointer: "#/state", detail: "Invalid option" }],
+          },
+          ...AUTH_CASES,
         ],
-        responses: {
-          "200": jsonResponse(
-            registry,
-            AdminDeliveryListSchema,
-            { delivered: { summary: "One delivered webhook", value: { deliveries: [EXAMPLE_DELIVERY] } } },
-            { description: "The matching deliveries." },
-          ),
-          ...problemResponses(
-            registry,
-            [
-              {
-                code: "validation_failed",
-                when: "A filter is malformed (e.g. an unknown `state`).",
-                detail: "The query is not valid: #/state Invalid option",
-                errors: [{ pointer: "#/state", detail: "Invalid option" }],
-              },
-              ...AUTH_CASES,
-            ],
-            { instance: "/_sim/deliveries" },
-          ),
+        { instance: "/_sim/deliveries" },
+      ),
+    },
+  },
+} satisfies RouteDeclaration;
+
+export const GET_DELIVERY_ROUTE = {
+  method: "get",
+  path: "/_sim/deliveries/{id}",
+  operation: {
+    operationId: "getDelivery",
+    tags: ["Webhooks"],
+    summary: "One webhook delivery with every attempt",
+    description:
+      "Each attempt shows when it was due and sent (simulator clock, and wall clock as in `webhook-timestamp`), " +
+      "the URL, the exact request headers and body, the answer's status or the network error, and the latency.",
+    requestParams: { path: ID_PATH },
+    responses: {
+      "200": {
+        description: "The delivery and its attempts, oldest first.",
+        content: {
+          "application/json": {
+            schema: AdminDeliveryDetailSchema,
+            examples: { retried: { summary: "Delivered on the second attempt", value: EXAMPLE_DETAIL } },
+          },
+        },
+      },
+      ...problemResponses([NOT_FOUND, ...AUTH_CASES], { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}` }),
+    },
+  },
+} satisfies RouteDeclaration;
+
+export const REDELIVER_ROUTE = {
+  method: "post",
+  path: "/_sim/deliveries/{id}/redeliver",
+  operation: {
+    operationId: "redeliverDelivery",
+    tags: ["Webhooks"],
+    summary: "Send a delivery again, now",
+    description:
+      "Makes one extra attempt at once (same `webhook-id` and body, a fresh `webhook-timestamp` and signature " +
+      "with the endpoint's current secrets) and answers when it is done. A 2xx marks the delivery delivered; " +
+      "a failure leaves a pending delivery's schedule running and marks any other delivery `failed`. " +
+      'An endpoint disabled by a 410 stays disabled unless the body says `{"enable": true}`.',
+    requestParams: { path: ID_PATH },
+    requestBody: {
+      required: false,
+      content: {
+        "application/json": {
+          schema: AdminRedeliverRequestSchema,
+          examples: { enable: { summary: "Re-enable the endpoint, then redeliver", value: { enable: true } } },
         },
       },
     },
-    "/_sim/deliveries/{id}": {
-      get: {
-        operationId: "getDelivery",
-        tags: ["Webhooks"],
-        summary: "One webhook delivery with every attempt",
-        description:
-          "Each attempt shows when it was due and sent (simulator clock, and wall clock as in `webhook-timestamp`), " +
-          "the URL, the exact request headers and body, the answer's status or the network error, and the latency.",
-        parameters: [idParameter],
-        responses: {
-          "200": jsonResponse(
-            registry,
-            AdminDeliveryDetailSchema,
-            { retried: { summary: "Delivered on the second attempt", value: EXAMPLE_DETAIL } },
-            { description: "The delivery and its attempts, oldest first." },
-          ),
-          ...problemResponses(registry, [NOT_FOUND, ...AUTH_CASES], {
-            instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}`,
-          }),
-        },
-      },
-    },
-    "/_sim/deliveries/{id}/redeliver": {
-      post: {
-        operationId: "redeliverDelivery",
-        tags: ["Webhooks"],
-        summary: "Send a delivery again, now",
-        description:
-          "Makes one extra attempt at once (same `webhook-id` and body, a fresh `webhook-timestamp` and signature " +
-          "with the endpoint's current secrets) and answers when it is done. A 2xx marks the delivery delivered; " +
-          "a failure leaves a pending delivery's schedule running and marks any other delivery `failed`. " +
-          'An endpoint disabled by a 410 stays disabled unless the body says `{"enable": true}`.',
-        parameters: [idParameter],
-        requestBody: {
-          ...jsonBody(registry, AdminRedeliverRequestSchema, {
-            enable: { summary: "Re-enable the endpoint, then redeliver", value: { enable: true } },
-          }),
-          required: false,
-        },
-        responses: {
-          "200": jsonResponse(
-            registry,
-            AdminRedeliverResponseSchema,
-            {
+    responses: {
+      "200": {
+        description: "The attempt (whatever its outcome) and the delivery after it.",
+        content: {
+          "application/json": {
+            schema: AdminRedeliverResponseSchema,
+            examples: {
               delivered: {
                 summary: "The receiver is back",
                 value: { delivery: EXAMPLE_DETAIL, attempt: DELIVERED_ATTEMPT },
               },
             },
-            { description: "The attempt (whatever its outcome) and the delivery after it." },
-          ),
-          ...problemResponses(
-            registry,
-            [
-              NOT_FOUND,
-              {
-                code: "webhook_endpoint_disabled",
-                when: 'The endpoint answered 410 Gone earlier and `{"enable": true}` was not sent.',
-                detail:
-                  'The endpoint is disabled (it answered 410 Gone); send {"enable": true} to re-enable it and redeliver.',
-              },
-              {
-                code: "webhook_endpoint_missing",
-                when: "The customer has no webhook endpoint any more.",
-                detail: "The delivery's customer has no webhook endpoint now.",
-              },
-              {
-                code: "validation_failed",
-                when: "The body is not `{enable?: boolean}`.",
-                detail: "The request body is not valid: #/enable Invalid input: expected boolean, received string",
-                errors: [{ pointer: "#/enable", detail: "Invalid input: expected boolean, received string" }],
-              },
-              ...AUTH_CASES,
-            ],
-            { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}/redeliver` },
-          ),
+          },
         },
       },
+      ...problemResponses(
+        [
+          NOT_FOUND,
+          {
+            code: "webhook_endpoint_disabled",
+            when: 'The endpoint answered 410 Gone earlier and `{"enable": true}` was not sent.',
+            detail:
+              'The endpoint is disabled (it answered 410 Gone); send {"enable": true} to re-enable it and redeliver.',
+          },
+          {
+            code: "webhook_endpoint_missing",
+            when: "The customer has no webhook endpoint any more.",
+            detail: "The delivery's customer has no webhook endpoint now.",
+          },
+          {
+            code: "validation_failed",
+            when: "The body is not `{enable?: boolean}`.",
+            detail: "The request body is not valid: #/enable Invalid input: expected boolean, received string",
+            errors: [{ pointer: "#/enable", detail: "Invalid input: expected boolean, received string" }],
+          },
+          ...AUTH_CASES,
+        ],
+        { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}/redeliver` },
+      ),
     },
-  };
-}
+  },
+} satisfies RouteDeclaration;
 
-/** The delivery routes' OpenAPI paths and the component schemas they use. */
-export const DELIVERY_ADMIN_SPEC: AdminExtensionSpec = {
-  paths: buildPaths(),
-  schemas: [AdminDeliveryListSchema, AdminDeliveryDetailSchema, AdminRedeliverResponseSchema, ProblemSchema],
-};
+/** The delivery routes, in the admin document's order. */
+export const DELIVERY_ADMIN_SPEC: AdminExtensionSpec = [LIST_DELIVERIES_ROUTE, GET_DELIVERY_ROUTE, REDELIVER_ROUTE];

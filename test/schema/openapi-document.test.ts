@@ -6,10 +6,16 @@ import { describe, expect, test, vi } from "vitest";
 import { parse, stringify } from "yaml";
 import type { z } from "zod";
 import { ERROR_CATALOGUE, isErrorCode } from "../../src/contract/error-codes.ts";
-import { PUBLIC_ERROR_CODES } from "../../src/contract/openapi/public-descriptions.ts";
-import { createPublicOpenApiDocument, renderPublicOpenApiYaml } from "../../src/contract/openapi/public-document.ts";
-import { EXAMPLE_WEBHOOK_SECRET } from "../../src/contract/openapi/public-examples.ts";
-import type { ProblemSchema } from "../../src/contract/public-schemas.ts";
+import {
+  DEFAULT_ORDER_LIMITS,
+  IdempotencyKeySchema,
+  type ProblemSchema,
+  ReferenceSchema,
+  ShortcodeSchema,
+} from "../../src/contract/public-schemas.ts";
+import { PUBLIC_ERROR_CODES } from "../../src/contract/routes/public-descriptions.ts";
+import { EXAMPLE_WEBHOOK_SECRET } from "../../src/contract/routes/public-examples.ts";
+import { AIRTIME_STATUS_WEBHOOK, publicRoutes } from "../../src/contract/routes/public-routes.ts";
 import { WebhookHeadersSchema } from "../../src/contract/webhook-schemas.ts";
 
 const SPEC_PATH = fileURLToPath(new URL("../../spec/openapi.yaml", import.meta.url));
@@ -17,7 +23,19 @@ const committed = readFileSync(SPEC_PATH, "utf8");
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a parsed YAML document, walked generically.
 type Loose = any;
 const doc: Loose = parse(committed);
-const { registry } = createPublicOpenApiDocument();
+
+/** The zod schema behind each component, from the route declarations the document is generated from. */
+const zodById = new Map<string, z.ZodType>();
+for (const { operation } of [...publicRoutes(DEFAULT_ORDER_LIMITS), AIRTIME_STATUS_WEBHOOK]) {
+  const responses = Object.values<Loose>(operation.responses);
+  for (const content of [operation.requestBody?.content, ...responses.map((response) => response.content)]) {
+    for (const media of Object.values<Loose>(content ?? {})) {
+      const id = (media.schema as z.ZodType).meta()?.id;
+      if (id !== undefined) zodById.set(id, media.schema);
+    }
+  }
+}
+for (const schema of [IdempotencyKeySchema, ReferenceSchema, ShortcodeSchema]) zodById.set(schema.meta()!.id!, schema);
 
 async function lint(source: string): Promise<NormalizedProblem[]> {
   const config = await createConfig({ extends: ["recommended"] });
@@ -50,16 +68,12 @@ function mediaTypes(): { where: string; status?: string; mediaType: string; cont
 
 function zodSchemaFor(schema: { $ref?: string }): z.ZodType {
   const name = schema.$ref?.replace("#/components/schemas/", "");
-  const zodSchema = name === undefined ? undefined : registry.zodSchemaOf(name);
+  const zodSchema = name === undefined ? undefined : zodById.get(name);
   if (zodSchema === undefined) throw new Error(`no zod schema behind ${JSON.stringify(schema)}`);
   return zodSchema;
 }
 
 describe("the committed spec/openapi.yaml", () => {
-  test("is what the schemas generate", () => {
-    expect(committed).toBe(renderPublicOpenApiYaml());
-  });
-
   test("is OpenAPI 3.1 without a single problem under Redocly's recommended rules", async () => {
     expect(doc.openapi).toBe("3.1.0");
     const problems = await lint(committed);

@@ -3,11 +3,10 @@
  * status, one named example per `code` that status carries, each example
  * built from the catalogue's status and title so they can never disagree.
  */
-import type { HeaderObject, ReferenceObject, ResponseObject } from "openapi3-ts/oas31";
+import type { ZodOpenApiResponseObject } from "zod-openapi";
 import { ERROR_CATALOGUE, type ErrorCode } from "../error-codes.ts";
 import { type Problem, ProblemSchema } from "../public-schemas.ts";
-import { jsonContent, type NamedExamples } from "./content.ts";
-import type { SchemaRegistry } from "./schema-registry.ts";
+import type { NamedExample } from "./route.ts";
 
 export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
@@ -22,15 +21,15 @@ export interface ProblemCase {
   /** The example body's `detail`. */
   readonly detail: string;
   readonly errors?: Problem["errors"];
-  /** Example name; defaults to the code (needed when one code has two examples). */
-  readonly name?: string;
 }
+
+type ResponseHeaders = NonNullable<ZodOpenApiResponseObject["headers"]>;
 
 export interface ProblemResponseOptions {
   /** The example bodies' `instance`: the request path. */
   readonly instance: string;
   /** Headers by HTTP status, e.g. `WWW-Authenticate` on 401. */
-  readonly headers?: Readonly<Record<number, Readonly<Record<string, HeaderObject | ReferenceObject>>>>;
+  readonly headers?: Readonly<Record<number, ResponseHeaders>>;
   /** A sentence put before the list of codes, by HTTP status (e.g. "Only when a scenario injects it."). */
   readonly notes?: Readonly<Record<number, string>>;
 }
@@ -53,55 +52,37 @@ export function problemExample(code: ErrorCode, detail: string, instance: string
  * @example
  * responses: {
  *   "200": …,
- *   ...problemResponses(registry, [
- *     { code: "missing_token", when: "No Authorization header.", detail: "…" },
- *     { code: "not_found", when: "No such order.", detail: "…" },
- *   ], { instance: "/v1/airtime/ORDER-1" }),
+ *   ...problemResponses([{ code: "not_found", when: "No such order.", detail: "…" }], { instance: "/v1/airtime/ORDER-1" }),
  * }
  */
 export function problemResponses(
-  registry: SchemaRegistry,
   cases: readonly ProblemCase[],
   options: ProblemResponseOptions,
-): Record<string, ResponseObject> {
+): Record<`${number}`, ZodOpenApiResponseObject> {
   const byStatus = new Map<number, ProblemCase[]>();
   for (const problemCase of cases) {
     const status = ERROR_CATALOGUE[problemCase.code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), problemCase]);
   }
-  const responses: Record<string, ResponseObject> = {};
+  const responses: Record<`${number}`, ZodOpenApiResponseObject> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    responses[String(status)] = problemResponse(registry, status, byStatus.get(status) ?? [], options);
-  }
-  return responses;
-}
-
-/** The problem+json response for one HTTP status; every case must map to that status. */
-export function problemResponse(
-  registry: SchemaRegistry,
-  status: number,
-  cases: readonly ProblemCase[],
-  options: ProblemResponseOptions,
-): ResponseObject {
-  const examples: Record<string, NamedExamples[string]> = {};
-  for (const problemCase of cases) {
-    const { status: codeStatus, title } = ERROR_CATALOGUE[problemCase.code];
-    if (codeStatus !== status) throw new Error(`${problemCase.code} is a ${codeStatus}, not a ${status}`);
-    const name = problemCase.name ?? problemCase.code;
-    if (name in examples) throw new Error(`two ${status} examples are named "${name}"`);
-    examples[name] = {
-      summary: `${problemCase.code}: ${title}`,
-      value: problemExample(problemCase.code, problemCase.detail, options.instance, problemCase.errors),
+    const statusCases = byStatus.get(status) ?? [];
+    const examples: Record<string, NamedExample> = {};
+    for (const { code, detail, errors } of statusCases) {
+      if (code in examples) throw new Error(`two ${status} examples for ${code}`);
+      examples[code] = {
+        summary: `${code}: ${ERROR_CATALOGUE[code].title}`,
+        value: problemExample(code, detail, options.instance, errors),
+      };
+    }
+    const lines = statusCases.map((c) => `- \`${c.code}\`: ${c.when}`);
+    const note = options.notes?.[status];
+    const headers = options.headers?.[status];
+    responses[`${status}`] = {
+      description: [...(note === undefined ? [] : [note, ""]), ...lines].join("\n"),
+      ...(headers === undefined ? {} : { headers }),
+      content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemSchema, examples } },
     };
   }
-  const lines = cases
-    .filter((c, index) => cases.findIndex((other) => other.code === c.code) === index)
-    .map((c) => `- \`${c.code}\`: ${c.when}`);
-  const note = options.notes?.[status];
-  const headers = options.headers?.[status];
-  return {
-    description: [...(note === undefined ? [] : [note, ""]), ...lines].join("\n"),
-    ...(headers === undefined ? {} : { headers: { ...headers } }),
-    content: jsonContent(registry, ProblemSchema, examples, { io: "output", mediaType: PROBLEM_MEDIA_TYPE }),
-  };
+  return responses;
 }

@@ -5,7 +5,7 @@
 import { Webhook } from "standardwebhooks";
 import type { SendAirtimeRequest, SendAirtimeResponse, TransactionStatusResponse } from "../public-schemas.ts";
 import type { WebhookPayload } from "../webhook-schemas.ts";
-import type { NamedExamples } from "./content.ts";
+import type { NamedExamples } from "./route.ts";
 
 const ORDER_ID = "ord_7m2k9q4x1c8v3b6n5z0w";
 const REFERENCE = "ORDER-2026-0001";
