@@ -26,7 +26,7 @@ import { createSeededRandom } from "../src/domain/random.ts";
 import type { AirtimeService, StatusChange } from "../src/domain/service-types.ts";
 import type { Timing } from "../src/domain/timing.ts";
 import { createMemoryStore } from "../src/store/memory-store.ts";
-import { createTimeKeeper, type TimeKeeper } from "../src/store/memory-time.ts";
+import { createTimeKeeper, type TimeKeeper } from "../src/time/time-keeper.ts";
 
 const CUSTOMER = "cus_bench";
 const WARMUP_ORDERS = 10_000;

@@ -23,7 +23,7 @@ import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/jour
 import type { ScenarioEngine } from "../scenarios/effects.ts";
 import { createCryptoRandom } from "../store/crypto-random.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
-import { createTimeKeeper } from "../store/memory-time.ts";
+import { createTimeKeeper } from "../time/time-keeper.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";

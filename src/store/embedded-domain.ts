@@ -16,7 +16,7 @@ import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
 import { createCryptoRandom } from "./crypto-random.ts";
 import { createMemoryStore } from "./memory-store.ts";
-import { createTimeKeeper, type TimeKeeper } from "./memory-time.ts";
+import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 
 export interface EmbeddedDomainOptions {
   /** `virtual` (default): nothing happens until `time.advance(ms)`. `real`: wall-clock timers. */
