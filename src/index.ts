@@ -23,7 +23,7 @@ export { ConfigError, loadSimulatorConfig, SimulatorConfigSchema } from "./simul
 
 // Extending the simulator (plugins, admin routes, scenario effects)
 export type { AdminExtension, AdminExtensionSpec } from "./http/admin-extension.ts";
-export type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./scenarios/effects.ts";
+export type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./domain/scenario-engine.ts";
 export type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./simulator/plugin.ts";
 
 // The contract: schemas and tables

@@ -15,7 +15,7 @@ import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
 import type { AdminExtension } from "../http/admin-extension.ts";
 import { createApp } from "../http/create-app.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
-import type { ScenarioEngine } from "../scenarios/effects.ts";
+import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";

@@ -9,7 +9,7 @@ import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { AdminExtension, AdminExtensionSpec } from "../http/admin-extension.ts";
-import type { ScenarioEngine } from "../scenarios/effects.ts";
+import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 
 export interface SimulatorContext {
   readonly store: Store;
