@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { type ReadableIssue, issuePath, readableIssue } from "../contract/readable-issues.ts";
 import { createStatusTable, type StatusDefinition } from "../contract/status-codes.ts";
 import { type SimulatorConfig, SimulatorConfigSchema, StatusDefinitionSchema } from "./config-schema.ts";
 import type { SimulatorOptions } from "./simulator-options.ts";
@@ -22,39 +23,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** One problem of a config: where (a path inside the config) and what. */
-export interface ConfigIssue {
-  readonly path: readonly PropertyKey[];
-  readonly message: string;
-}
-
-export function issuePath(path: readonly PropertyKey[]): string {
-  return path.length === 0
-    ? "(top level)"
-    : path
-        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
-        .join("")
-        .replace(/^\./, "");
-}
-
-/**
- * zod reports a failed union as "Invalid input"; say instead what the most
- * relevant branch objected to (the one that got past the type check), at
- * its full path.
- */
-function toConfigIssue(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[] = []): ConfigIssue {
-  const path = [...prefix, ...issue.path];
-  if (issue.code === "invalid_union" && issue.errors.length > 0) {
-    const branches = issue.errors.filter((branch) => branch.length > 0);
-    const relevant =
-      branches.find((branch) => !branch.every((i) => i.code === "invalid_type" && i.path.length === 0)) ?? branches[0];
-    const first = relevant?.[0];
-    if (first !== undefined) return toConfigIssue(first, path);
-  }
-  return { path, message: issue.message };
-}
-
-export function describeConfigIssues(issues: readonly ConfigIssue[]): string[] {
+export function describeConfigIssues(issues: readonly ReadableIssue[]): string[] {
   return issues.map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
 }
 
@@ -79,14 +48,14 @@ export async function readConfigFile(file: string): Promise<unknown> {
 
 export type ParsedConfig =
   | { readonly ok: true; readonly config: SimulatorConfig }
-  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+  | { readonly ok: false; readonly issues: readonly ReadableIssue[] };
 
 /** The one parse of a whole config, whatever its parts came from. */
 export function parseSimulatorConfig(input: unknown): ParsedConfig {
   const parsed = SimulatorConfigSchema.safeParse(input);
   return parsed.success
     ? { ok: true, config: parsed.data }
-    : { ok: false, issues: parsed.error.issues.map((issue) => toConfigIssue(issue)) };
+    : { ok: false, issues: parsed.error.issues.map((issue) => readableIssue(issue)) };
 }
 
 async function loadStatusProfile(
@@ -100,7 +69,7 @@ async function loadStatusProfile(
     .min(1)
     .safeParse(await readYaml(profileFile));
   if (!parsed.success) {
-    throw new ConfigError(profileFile, describeConfigIssues(parsed.error.issues.map((issue) => toConfigIssue(issue))));
+    throw new ConfigError(profileFile, describeConfigIssues(parsed.error.issues.map((issue) => readableIssue(issue))));
   }
   return parsed.data;
 }
