@@ -215,7 +215,7 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   const flags = readFlags(args, env, FLAGS, { help: { type: "boolean", short: "h" } });
   if (!flags.ok) return { ok: false, error: flags.error };
   const { report, ...given } = flags.config as { report?: ReportOptions };
-  const parsed = ContractOptionsSchema.safeParse(given);
+  const parsed = ContractOptionsSchema.strict().safeParse(given);
   if (!parsed.success) {
     const issue = readableIssue(parsed.error.issues[0] as z.core.$ZodIssue);
     return { ok: false, error: blameFlag(issue, flags.sources) ?? issue.message };
