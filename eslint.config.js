@@ -4,6 +4,46 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/**
+ * The dependency arrows point inwards (contract ← domain ← store/time ←
+ * features ← http ← simulator ← harness ← cli): a folder may not import the
+ * folders named for it here. `npm run lint` also fails on any import cycle.
+ */
+const LAYERS = [
+  {
+    files: ["src/contract/**"],
+    outer: ["domain", "store", "time", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
+  },
+  {
+    files: ["src/domain/**"],
+    outer: ["store", "time", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
+    also: ["express", "node:http"],
+  },
+  { files: ["src/store/**", "src/time/**"], outer: ["scenarios", "webhooks", "http", "simulator", "harness", "cli"] },
+  { files: ["src/http/**"], outer: ["scenarios", "webhooks", "simulator", "harness", "cli"] },
+  { files: ["src/simulator/**", "src/harness/**"], outer: ["cli"] },
+];
+
+function layerRule({ files, outer, also = [] }) {
+  return {
+    files,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: also.map((name) => ({ name, message: "The domain stays free of HTTP frameworks." })),
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${outer.join("|")})/`,
+              message: "Dependencies point inwards: this folder may not import that one (see eslint.config.js).",
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ["node_modules/", "spec/", "reports/", "coverage/", ".tmp/"] },
   js.configs.recommended,
@@ -15,6 +55,25 @@ export default tseslint.config(
       "no-control-regex": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  ...LAYERS.map(layerRule),
+  {
+    // Features reach the simulator and the HTTP layer only through the plugin port.
+    files: ["src/scenarios/**", "src/webhooks/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(harness|cli|http)/|^(\\.\\./)+simulator/(?!plugin\\.ts$)",
+              message:
+                "Features reach the simulator and the HTTP layer only through simulator/plugin.ts, and never the CLI or harness.",
+            },
+          ],
+        },
+      ],
     },
   },
 );

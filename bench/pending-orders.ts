@@ -17,16 +17,12 @@
  * `npm run bench` runs it after the HTTP comparison.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_STATUS_TABLE } from "../src/contract/status-codes.ts";
-import { createAirtimeService } from "../src/domain/airtime-service.ts";
-import { createIds } from "../src/domain/ids.ts";
 import { DEFAULT_LIFECYCLE } from "../src/domain/lifecycle.ts";
 import type { Order } from "../src/domain/model.ts";
-import { createSeededRandom } from "../src/domain/random.ts";
 import type { AirtimeService, StatusChange } from "../src/domain/service-types.ts";
 import type { Timing } from "../src/domain/timing.ts";
-import { createMemoryStore } from "../src/store/memory-store.ts";
-import { createTimeKeeper, type TimeKeeper } from "../src/store/memory-time.ts";
+import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
+import type { TimeKeeper } from "../src/time/time-keeper.ts";
 
 const CUSTOMER = "cus_bench";
 const WARMUP_ORDERS = 10_000;
@@ -55,30 +51,25 @@ async function createWorld(
   timing: Timing,
   onStatus: (change: StatusChange) => void,
 ): Promise<World> {
-  const time = createTimeKeeper({ mode, startAt: 0, onError: (error) => console.error(error) });
-  const store = createMemoryStore();
-  await store.putCustomer({
+  const domain = createEmbeddedDomain({
+    clock: mode,
+    startAt: 0,
+    timing,
+    onJobError: (error) => console.error(error),
+  });
+  await domain.store.putCustomer({
     id: CUSTOMER,
     name: "Bench",
     tokens: ["bench-token"],
     apiKey: "bench-key",
     wallets: [{ shortcode: null, balanceCents: Number.MAX_SAFE_INTEGER, currency: "KES" }],
   });
-  const service = createAirtimeService({
-    store,
-    clock: time.clock,
-    scheduler: time.scheduler,
-    ids: createIds(createSeededRandom(1)),
-    random: createSeededRandom(2),
-    events: {
-      async statusChanged(change) {
-        onStatus(change);
-      },
+  domain.events.subscribe({
+    async statusChanged(change) {
+      onStatus(change);
     },
-    statusTable: DEFAULT_STATUS_TABLE,
-    lifecycle: { ...DEFAULT_LIFECYCLE, timing },
   });
-  return { service, time };
+  return { service: domain.service, time: domain.time };
 }
 
 /** Places `count` orders one after another, each with its own idempotency key, as the HTTP layer would. */

@@ -18,12 +18,13 @@ export type { Simulator, SimulatorClock } from "./simulator/create-simulator.ts"
 export { createSimulator } from "./simulator/create-simulator.ts";
 export type { DemoCustomerOptions, SimulatorOptions } from "./simulator/simulator-options.ts";
 export type { CustomerInput } from "./simulator/customer-setup.ts";
-export type { SimulatorConfig } from "./simulator/config.ts";
-export { ConfigError, loadSimulatorConfig, SimulatorConfigSchema } from "./simulator/config.ts";
+export type { SimulatorConfig } from "./simulator/config-schema.ts";
+export { SimulatorConfigSchema } from "./simulator/config-schema.ts";
+export { ConfigError, loadSimulatorConfig } from "./simulator/config.ts";
 
 // Extending the simulator (plugins, admin routes, scenario effects)
 export type { AdminExtension, AdminExtensionSpec, AdminRouteKit } from "./simulator/plugin.ts";
-export type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./scenarios/effects.ts";
+export type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./domain/scenario-engine.ts";
 export type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./simulator/plugin.ts";
 
 // The contract: schemas and tables

@@ -5,49 +5,187 @@
  * or a harness error (unreachable target, bad options).
  */
 import { writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
-import { parseDuration } from "../domain/timing.ts";
+import type { z } from "zod";
+import { readableIssue } from "../contract/readable-issues.ts";
 import { loadAccounts } from "../harness/accounts.ts";
 import { describeChecks } from "../harness/checks.ts";
-import type { ContractOptions } from "../harness/contract-options.ts";
-import { DEFAULT_MAX_COMMANDS, DEFAULT_RUNS, DEFAULT_TIMING_MS } from "../harness/contract-options.ts";
-import { isPropertyName, PROPERTY_NAMES, type PropertyName } from "../harness/property.ts";
+import {
+  type ContractOptions,
+  ContractOptionsSchema,
+  DEFAULT_MAX_COMMANDS,
+  DEFAULT_RUNS,
+  DEFAULT_TIMING_MS,
+} from "../harness/contract-options.ts";
+import { PROPERTY_NAMES } from "../harness/property.ts";
 import { formatConsoleReport } from "../harness/reporters/console-reporter.ts";
 import { formatJsonReport } from "../harness/reporters/json-reporter.ts";
 import { formatJUnitReport } from "../harness/reporters/junit-reporter.ts";
 import { createProgressLine } from "../harness/reporters/progress.ts";
 import { runContract } from "../harness/run-contract.ts";
+import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
 
-const OPTIONS = {
-  target: { type: "string" },
-  token: { type: "string" },
-  "other-token": { type: "string" },
-  "admin-url": { type: "string" },
-  "admin-token": { type: "string" },
-  timing: { type: "string" },
-  checks: { type: "string" },
-  "exclude-checks": { type: "string" },
-  property: { type: "string" },
-  runs: { type: "string" },
-  seed: { type: "string" },
-  path: { type: "string" },
-  "max-commands": { type: "string" },
-  "max-failures": { type: "string" },
-  budget: { type: "string" },
-  accounts: { type: "string" },
-  "webhook-listen": { type: "string" },
-  "webhook-secret": { type: "string" },
-  "webhook-url": { type: "string" },
-  "final-timeout": { type: "string" },
-  "webhook-timeout": { type: "string" },
-  "request-timeout": { type: "string" },
-  "max-wait": { type: "string" },
-  "validate-with-prism": { type: "boolean" },
-  junit: { type: "string" },
-  json: { type: "string" },
-  quiet: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+/** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
+export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags: readonly Flag[] }[] = [
+  {
+    section: "target",
+    flags: [
+      {
+        name: "target",
+        value: "URL",
+        path: ["target"],
+        requires: "token",
+        help: "base URL of the deployment under test",
+      },
+      {
+        name: "token",
+        env: "AIRTIME_TOKEN",
+        envWith: "target",
+        value: "TOKEN",
+        path: ["token"],
+        help: "its bearer token",
+      },
+      {
+        name: "other-token",
+        env: "AIRTIME_OTHER_TOKEN",
+        envWith: "target",
+        value: "TOKEN",
+        path: ["otherToken"],
+        help: "a second customer's token, for customer_isolation",
+      },
+      {
+        name: "admin-url",
+        value: "URL",
+        path: ["adminUrl"],
+        requires: "admin-token",
+        help: "simulator admin API base URL: sim-only powers (fresh customers, clock, forced outcomes)",
+      },
+      {
+        name: "admin-token",
+        env: "AIRTIME_ADMIN_TOKEN",
+        envWith: "admin-url",
+        value: "TOKEN",
+        path: ["adminToken"],
+        help: "its token",
+      },
+      {
+        name: "timing",
+        value: "DURATION",
+        path: ["timingMs"],
+        help: `pending → final delay: the in-process simulator's (default ${DEFAULT_TIMING_MS}ms),\nor a remote simulator's on a virtual clock, making statuses predictable`,
+      },
+    ],
+  },
+  {
+    section: "selection and replay",
+    flags: [
+      { name: "checks", value: "a,b", path: ["checks"], help: "only these checks" },
+      { name: "exclude-checks", value: "c,d", path: ["excludeChecks"], help: "all checks but these" },
+      {
+        name: "property",
+        value: "NAME",
+        path: ["properties"],
+        help: `only this property (${PROPERTY_NAMES.join(", ")})`,
+      },
+      { name: "runs", value: "N", path: ["runs"], help: `runs per property (default ${DEFAULT_RUNS})` },
+      { name: "seed", value: "S", path: ["seed"], help: "fast-check seed (default random; printed in the report)" },
+      {
+        name: "path",
+        value: "P",
+        path: ["path"],
+        help: "replay one counterexample (with --seed and --property, as printed)",
+      },
+      {
+        name: "max-commands",
+        value: "N",
+        path: ["maxCommands"],
+        help: `longest model-based run (default ${DEFAULT_MAX_COMMANDS})`,
+      },
+      {
+        name: "max-failures",
+        value: "N",
+        path: ["maxFailures"],
+        help: "stop once N checks have failed (default: hunt for every failing check)",
+      },
+    ],
+  },
+  {
+    section: "real deployments",
+    flags: [
+      {
+        name: "budget",
+        value: "AMOUNT",
+        path: ["budget"],
+        help: "most KES the run may spend, retries included; never exceeded",
+      },
+      {
+        name: "accounts",
+        value: "FILE",
+        path: ["accountsFile"],
+        help: "the only recipient numbers the harness may use (one per line)",
+      },
+      {
+        name: "webhook-listen",
+        value: "H:P",
+        path: ["webhookListen"],
+        help: "receive webhooks here (the target must reach it); enables the webhook checks",
+      },
+      {
+        name: "webhook-secret",
+        env: "AIRTIME_WEBHOOK_SECRET",
+        envWith: "webhook-listen",
+        value: "SECRET",
+        path: ["webhookSecret"],
+        help: "the whsec_… secret the target signs with",
+      },
+      {
+        name: "webhook-url",
+        value: "URL",
+        path: ["webhookUrl"],
+        help: "the URL the target posts to, when not the listen address (tunnels, proxies)",
+      },
+      {
+        name: "final-timeout",
+        value: "DUR",
+        path: ["finalTimeoutMs"],
+        help: "how long an order may stay pending before webhook checks give up (default 30s)",
+      },
+      {
+        name: "webhook-timeout",
+        value: "DUR",
+        path: ["webhookTimeoutMs"],
+        help: "how long to wait for a webhook once the order is final (default 10s; 2s in-process)",
+      },
+      { name: "request-timeout", value: "DUR", path: ["requestTimeoutMs"], help: "per-request timeout (default 10s)" },
+      {
+        name: "max-wait",
+        value: "DUR",
+        path: ["maxWaitMs"],
+        help: 'longest single "let time pass" wait against a real clock (default 500ms)',
+      },
+      {
+        name: "validate-with-prism",
+        path: ["validateWithPrism"],
+        help: "route model traffic through prism proxy spec/openapi.yaml --errors",
+      },
+    ],
+  },
+  {
+    section: "reports",
+    flags: [
+      { name: "junit", value: "FILE", path: ["report", "junit"], help: "write JUnit XML" },
+      { name: "json", value: "FILE", path: ["report", "json"], help: "write the report as JSON" },
+      { name: "quiet", path: ["report", "quiet"], help: "no progress line" },
+    ],
+  },
+];
+
+const FLAGS = CONTRACT_FLAGS.flatMap((section) => section.flags);
+
+function usageLine(flag: Flag): string {
+  const left = `--${flag.name}${flag.value === undefined ? "" : ` ${flag.value}`}`;
+  const help = flag.env === undefined ? flag.help : `${flag.help} (env ${flag.env})`;
+  return `  ${left.padEnd(23)}  ${help.replaceAll("\n", `\n${" ".repeat(27)}`)}`;
+}
 
 export function contractUsage(): string {
   return `usage: airtime-harness contract [options]
@@ -55,41 +193,7 @@ export function contractUsage(): string {
 Runs property-based contract checks. Without --target, against an in-process
 simulator on a virtual clock; with --target, against any deployment.
 
-target:
-  --target URL             base URL of the deployment under test
-  --token TOKEN            its bearer token (env AIRTIME_TOKEN)
-  --other-token TOKEN      a second customer's token, for customer_isolation (env AIRTIME_OTHER_TOKEN)
-  --admin-url URL          simulator admin API base URL: sim-only powers (fresh customers, clock, forced outcomes)
-  --admin-token TOKEN      its token (env AIRTIME_ADMIN_TOKEN)
-  --timing DURATION        pending → final delay: the in-process simulator's (default ${DEFAULT_TIMING_MS}ms),
-                           or a remote simulator's on a virtual clock, making statuses predictable
-
-selection and replay:
-  --checks a,b             only these checks
-  --exclude-checks c,d     all checks but these
-  --property NAME          only this property (${PROPERTY_NAMES.join(", ")})
-  --runs N                 runs per property (default ${DEFAULT_RUNS})
-  --seed S                 fast-check seed (default random; printed in the report)
-  --path P                 replay one counterexample (with --seed and --property, as printed)
-  --max-commands N         longest model-based run (default ${DEFAULT_MAX_COMMANDS})
-  --max-failures N         stop once N checks have failed (default: hunt for every failing check)
-
-real deployments:
-  --budget AMOUNT          most KES the run may spend, retries included; never exceeded
-  --accounts FILE          the only recipient numbers the harness may use (one per line)
-  --webhook-listen H:P     receive webhooks here (the target must reach it); enables the webhook checks
-  --webhook-secret SECRET  the whsec_… secret the target signs with (env AIRTIME_WEBHOOK_SECRET)
-  --webhook-url URL        the URL the target posts to, when not the listen address (tunnels, proxies)
-  --final-timeout DUR      how long an order may stay pending before webhook checks give up (default 30s)
-  --webhook-timeout DUR    how long to wait for a webhook once the order is final (default 10s; 2s in-process)
-  --request-timeout DUR    per-request timeout (default 10s)
-  --max-wait DUR           longest single "let time pass" wait against a real clock (default 500ms)
-  --validate-with-prism    route model traffic through prism proxy spec/openapi.yaml --errors
-
-reports:
-  --junit FILE             write JUnit XML
-  --json FILE              write the report as JSON
-  --quiet                  no progress line
+${CONTRACT_FLAGS.map(({ section, flags }) => `${section}:\n${flags.map(usageLine).join("\n")}`).join("\n\n")}
 
 checks:
 ${describeChecks("  ")}
@@ -97,114 +201,33 @@ ${describeChecks("  ")}
 exit code: 0 all checks passed or skipped, 1 a check failed, 2 usage or harness error.`;
 }
 
-type Parsed = { ok: true; options: ContractOptions } | { ok: false; error: string };
-
-function csv(value: string | undefined): string[] | undefined {
-  return value === undefined
-    ? undefined
-    : value
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s !== "");
+interface ReportOptions {
+  readonly junit?: string;
+  readonly json?: string;
+  readonly quiet?: boolean;
 }
 
-function durationMs(flag: string, value: string | undefined): number | undefined | string {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const parsed = parseDuration(value);
-  return parsed.ok ? parsed.ms : `--${flag}: ${parsed.error}`;
-}
+/** `report` is absent when no report flag was given. */
+type Parsed = { ok: true; options: ContractOptions; report?: ReportOptions } | { ok: false; error: string };
 
-function positiveInt(flag: string, value: string | undefined): number | undefined | string {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : `--${flag} must be a positive integer`;
-}
-
+/** Flags and environment → run options (parsed once by `ContractOptionsSchema`) and report files. */
 export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Parsed> {
-  let values: ReturnType<
-    typeof parseArgs<{ options: typeof OPTIONS; strict: true; allowPositionals: false }>
-  >["values"];
-  try {
-    values = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
+  const flags = readFlags(args, env, FLAGS, { help: { type: "boolean", short: "h" } });
+  if (!flags.ok) return { ok: false, error: flags.error };
+  const { report, ...given } = flags.config as { report?: ReportOptions };
+  const parsed = ContractOptionsSchema.strict().safeParse(given);
+  if (!parsed.success) {
+    const issue = readableIssue(parsed.error.issues[0] as z.core.$ZodIssue);
+    return { ok: false, error: blameFlag(issue, flags.sources) ?? issue.message };
   }
-  const numbers = {
-    timing: durationMs("timing", values.timing),
-    finalTimeout: durationMs("final-timeout", values["final-timeout"]),
-    webhookTimeout: durationMs("webhook-timeout", values["webhook-timeout"]),
-    requestTimeout: durationMs("request-timeout", values["request-timeout"]),
-    maxWait: durationMs("max-wait", values["max-wait"]),
-    runs: positiveInt("runs", values.runs),
-    maxCommands: positiveInt("max-commands", values["max-commands"]),
-    maxFailures: positiveInt("max-failures", values["max-failures"]),
-  };
-  for (const value of Object.values(numbers)) if (typeof value === "string") return { ok: false, error: value };
-  const num = (v: number | string | undefined) => v as number | undefined;
-  let seed: number | undefined;
-  if (values.seed !== undefined) {
-    seed = Number(values.seed);
-    if (!Number.isSafeInteger(seed)) return { ok: false, error: "--seed must be an integer" };
-  }
-  let budget: number | undefined;
-  if (values.budget !== undefined) {
-    budget = Number(values.budget);
-    if (!(Number.isFinite(budget) && budget >= 0)) return { ok: false, error: "--budget must be an amount ≥ 0 (KES)" };
-  }
-  let properties: PropertyName[] | undefined;
-  if (values.property !== undefined) {
-    const names = csv(values.property) ?? [];
-    const unknown = names.filter((name) => !isPropertyName(name));
-    if (unknown.length > 0)
-      return { ok: false, error: `unknown property ${unknown.join(", ")} (known: ${PROPERTY_NAMES.join(", ")})` };
-    properties = names as PropertyName[];
-  }
-  let accounts: readonly string[] | undefined;
-  if (values.accounts !== undefined) {
-    const loaded = await loadAccounts(values.accounts);
-    if (!loaded.ok) return { ok: false, error: `--accounts: ${loaded.error}` };
-    accounts = loaded.recipients.map((r) => r.account);
-  }
-  const token = values.token ?? (values.target === undefined ? undefined : env.AIRTIME_TOKEN);
-  const otherToken = values["other-token"] ?? (values.target === undefined ? undefined : env.AIRTIME_OTHER_TOKEN);
-  const adminToken = values["admin-token"] ?? (values["admin-url"] === undefined ? undefined : env.AIRTIME_ADMIN_TOKEN);
-  const webhookSecret =
-    values["webhook-secret"] ?? (values["webhook-listen"] === undefined ? undefined : env.AIRTIME_WEBHOOK_SECRET);
-  if (values.target !== undefined && token === undefined)
-    return { ok: false, error: "--target needs --token (or AIRTIME_TOKEN)" };
-  if (values["admin-url"] !== undefined && adminToken === undefined) {
-    return { ok: false, error: "--admin-url needs --admin-token (or AIRTIME_ADMIN_TOKEN)" };
-  }
-  const checks = csv(values.checks);
-  const excludeChecks = csv(values["exclude-checks"]);
-  const options: ContractOptions = {
-    ...(values.target === undefined ? {} : { target: values.target }),
-    ...(token === undefined ? {} : { token }),
-    ...(otherToken === undefined ? {} : { otherToken }),
-    ...(values["admin-url"] === undefined ? {} : { adminUrl: values["admin-url"] }),
-    ...(adminToken === undefined ? {} : { adminToken }),
-    ...(num(numbers.timing) === undefined ? {} : { timingMs: num(numbers.timing) }),
-    ...(checks === undefined ? {} : { checks }),
-    ...(excludeChecks === undefined ? {} : { excludeChecks }),
-    ...(properties === undefined ? {} : { properties }),
-    ...(num(numbers.runs) === undefined ? {} : { runs: num(numbers.runs) }),
-    ...(seed === undefined ? {} : { seed }),
-    ...(values.path === undefined ? {} : { path: values.path }),
-    ...(num(numbers.maxCommands) === undefined ? {} : { maxCommands: num(numbers.maxCommands) }),
-    ...(num(numbers.maxFailures) === undefined ? {} : { maxFailures: num(numbers.maxFailures) }),
-    ...(budget === undefined ? {} : { budget }),
-    ...(accounts === undefined ? {} : { accounts, accountsFile: values.accounts }),
-    ...(values["webhook-listen"] === undefined ? {} : { webhookListen: values["webhook-listen"] }),
-    ...(webhookSecret === undefined ? {} : { webhookSecret }),
-    ...(values["webhook-url"] === undefined ? {} : { webhookUrl: values["webhook-url"] }),
-    ...(num(numbers.finalTimeout) === undefined ? {} : { finalTimeoutMs: num(numbers.finalTimeout) }),
-    ...(num(numbers.webhookTimeout) === undefined ? {} : { webhookTimeoutMs: num(numbers.webhookTimeout) }),
-    ...(num(numbers.requestTimeout) === undefined ? {} : { requestTimeoutMs: num(numbers.requestTimeout) }),
-    ...(num(numbers.maxWait) === undefined ? {} : { maxWaitMs: num(numbers.maxWait) }),
-    ...(values["validate-with-prism"] === true ? { validateWithPrism: true } : {}),
-  };
-  return { ok: true, options };
+  const missing = missingCompanion(given, flags.sources, FLAGS);
+  if (missing !== undefined) return { ok: false, error: missing };
+  const options: ContractOptions = parsed.data;
+  const files = report === undefined ? {} : { report };
+  if (options.accountsFile === undefined) return { ok: true, options, ...files };
+  const loaded = await loadAccounts(options.accountsFile);
+  if (!loaded.ok) return { ok: false, error: `--accounts: ${loaded.error}` };
+  return { ok: true, options: { ...options, accounts: loaded.recipients.map((r) => r.account) }, ...files };
 }
 
 /**
@@ -224,8 +247,8 @@ export async function contract(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const { values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
-  const progress = values.quiet === true ? undefined : createProgressLine(process.stderr);
+  const files = parsed.report ?? {};
+  const progress = files.quiet === true ? undefined : createProgressLine(process.stderr);
   let report: Awaited<ReturnType<typeof runContract>>;
   try {
     report = await runContract({
@@ -239,8 +262,8 @@ export async function contract(args: string[]): Promise<number> {
   }
   progress?.done();
   console.log(formatConsoleReport(report));
-  if (values.junit !== undefined) await writeFile(values.junit, formatJUnitReport(report));
-  if (values.json !== undefined) await writeFile(values.json, formatJsonReport(report));
+  if (files.junit !== undefined) await writeFile(files.junit, formatJUnitReport(report));
+  if (files.json !== undefined) await writeFile(files.json, formatJsonReport(report));
   if (report.checks.some((check) => check.status === "failed")) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

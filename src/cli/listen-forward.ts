@@ -4,7 +4,6 @@
  * the simulator, so its retries follow the handler.
  */
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
-import type { ListenConfig } from "./listen.ts";
 
 /** One line per attempt: time, webhook-id, reference, status, message, then what the handler did. */
 export function formatForwarded(attempt: ForwardedAttempt, target: string): string {
@@ -36,7 +35,15 @@ function toJson(attempt: ForwardedAttempt): string {
   });
 }
 
-export async function forwardWebhooks(config: ListenConfig, target: string): Promise<number> {
+/** What forwarding needs of `listen`'s settings. */
+export interface ForwardConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly secrets: readonly string[];
+  readonly json: boolean;
+}
+
+export async function forwardWebhooks(config: ForwardConfig, target: string): Promise<number> {
   const forwarder = createWebhookForwarder({
     target,
     secrets: config.secrets,

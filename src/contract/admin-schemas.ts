@@ -22,11 +22,14 @@ const KesBalanceSchema = z
   .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
   .meta({ description: "Balance in KES.", examples: [10_000] });
 
-const TokenSchema = z
-  .string()
-  .min(8)
-  .max(256)
-  .regex(/^[\x21-\x7E]+$/, "must be 8–256 visible ASCII characters")
+const TOKEN_RULE = "must be 8–256 visible ASCII characters";
+
+/** The one rule for every static token: bearer tokens, API keys, the admin token. */
+export const TokenSchema = z
+  .string({ error: TOKEN_RULE })
+  .min(8, TOKEN_RULE)
+  .max(256, TOKEN_RULE)
+  .regex(/^[\x21-\x7E]+$/, TOKEN_RULE)
   .meta({ description: "A static bearer token for the public API." });
 
 const ShortcodeSchema = z.string().min(1).max(32).meta({ description: "The customer's paybill or till." });

@@ -1,82 +1,122 @@
 /**
  * Options of a contract run — the programmatic face of
- * `airtime-harness contract`.
+ * `airtime-harness contract`. One schema: the command line's flags give a
+ * partial options object that it parses once (text to numbers, durations,
+ * lists), and a program passes the same fields already typed.
  */
+import { z } from "zod";
+import { parseDuration } from "../domain/timing.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import type { PropertyName } from "./property.ts";
+import { PROPERTY_NAMES, type PropertyName } from "./property.ts";
 
-export interface ContractOptions {
-  /** The deployment's base URL; omitted → an in-process simulator on a virtual clock. */
-  readonly target?: string;
-  /** Bearer token of the customer the harness acts as (required with `target`). */
-  readonly token?: string;
-  /** A second customer's token, for `customer_isolation`. */
-  readonly otherToken?: string;
-  /** Admin API base URL and token: sim-only powers (fresh customers, clock, forced outcomes). */
-  readonly adminUrl?: string;
-  readonly adminToken?: string;
+function positiveInt() {
+  const rule = "must be a positive integer";
+  return z.preprocess(
+    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+    z.int({ error: rule }).positive(rule),
+  );
+}
 
+/** Milliseconds: a number, or text such as `500ms`, `2s` (bare digits are ms). */
+const DurationMs = z.union([
+  z.number().min(0),
+  z.string().transform((text, ctx) => {
+    if (/^\d+$/.test(text)) return Number(text);
+    const parsed = parseDuration(text);
+    if (parsed.ok) return parsed.ms;
+    ctx.issues.push({ code: "custom", message: parsed.error, input: text });
+    return z.NEVER;
+  }),
+]);
+
+/** A list, or comma-separated text. */
+function names<T extends z.ZodType>(item: T) {
+  return z.preprocess(
+    (value) =>
+      typeof value === "string"
+        ? value
+            .split(",")
+            .map((part) => part.trim())
+            .filter((part) => part !== "")
+        : value,
+    z.array(item),
+  );
+}
+
+export const ContractOptionsSchema = z.object({
+  target: z.string().optional().meta({
+    description: "The deployment's base URL; omitted → an in-process simulator on a virtual clock.",
+  }),
+  token: z.string().optional().meta({ description: "Bearer token of the customer the harness acts as." }),
+  otherToken: z.string().optional().meta({ description: "A second customer's token, for customer_isolation." }),
+  adminUrl: z.string().optional().meta({ description: "Admin API base URL: sim-only powers." }),
+  adminToken: z.string().optional(),
+  timingMs: DurationMs.optional().meta({
+    description:
+      "The fixed pending → final delay, ms: the in-process simulator's (default 2000), or a remote one's on a virtual clock.",
+  }),
+  checks: names(z.string()).optional().meta({ description: "Only these checks (default: all)." }),
+  excludeChecks: names(z.string()).optional(),
+  properties: names(
+    z.enum(PROPERTY_NAMES, {
+      error: (issue) => `unknown property ${String(issue.input)} (known: ${PROPERTY_NAMES.join(", ")})`,
+    }),
+  )
+    .optional()
+    .meta({ description: "Only these properties (default: all that apply). Required with `path`." }),
+  runs: positiveInt().optional().meta({ description: "Runs per property. Default 100." }),
+  seed: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+      z.int({ error: "must be an integer" }),
+    )
+    .optional()
+    .meta({ description: "fast-check seed. Default: random." }),
+  path: z.string().optional().meta({ description: "Replays one counterexample (`--path` from a failure report)." }),
+  maxCommands: positiveInt().optional().meta({ description: "Longest command sequence of a model run. Default 20." }),
+  maxFailures: positiveInt().optional().meta({ description: "Stop once this many checks have failed." }),
+  budget: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+      z.number({ error: "must be an amount ≥ 0 (KES)" }).min(0, "must be an amount ≥ 0 (KES)"),
+    )
+    .optional()
+    .meta({ description: "Most KES the run may spend, retries included; never exceeded." }),
+  accounts: z
+    .array(z.string())
+    .readonly()
+    .optional()
+    .meta({ description: "The only recipient numbers the harness may use." }),
+  accountsFile: z.string().optional().meta({ description: "Where `accounts` came from, for the replay command." }),
+  webhookListen: z.string().optional().meta({ description: "`HOST:PORT` for the webhook receiver." }),
+  webhookSecret: z.string().optional().meta({ description: "The `whsec_…` secret the deployment signs with." }),
+  webhookUrl: z.string().optional().meta({
+    description: "The URL the target posts webhooks to, when it differs from the receiver's own (a tunnel, a proxy).",
+  }),
+  finalTimeoutMs: DurationMs.optional().meta({
+    description: "Wall ms an order may take to become final against a real clock. Default 30,000.",
+  }),
+  webhookTimeoutMs: DurationMs.optional().meta({
+    description: "Wall ms to wait for a webhook once the order is final. Default 10,000.",
+  }),
+  requestTimeoutMs: DurationMs.optional().meta({ description: "Per-request timeout, ms. Default 10,000." }),
+  maxWaitMs: DurationMs.optional().meta({
+    description: 'Longest single wait of an "advance time" step against a real clock, ms. Default 500.',
+  }),
+  validateWithPrism: z.boolean().optional().meta({
+    description: "Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`.",
+  }),
+  prismCwd: z.string().optional().meta({
+    description: "The project directory holding `node_modules/.bin/prism` and `spec/openapi.yaml`. Default: cwd.",
+  }),
+});
+
+export type ContractOptions = Readonly<z.output<typeof ContractOptionsSchema>> & {
   /** In-process only: extra simulator options, e.g. plugins. */
   readonly simulator?: SimulatorOptions;
-  /**
-   * The fixed pending → final delay, ms. In-process: the simulator's (default
-   * 2000). Remote with admin powers on a virtual clock: the target's, when
-   * known, which makes statuses predictable.
-   */
-  readonly timingMs?: number;
-
-  /** Only these checks (default: all). */
-  readonly checks?: readonly string[];
-  readonly excludeChecks?: readonly string[];
-  /** Only these properties (default: all that apply). Required with `path`. */
-  readonly properties?: readonly PropertyName[];
-
-  /** Runs per property. Default 100. */
-  readonly runs?: number;
-  /** fast-check seed. Default: random. */
-  readonly seed?: number;
-  /** Replays one counterexample (`--path` from a failure report). */
-  readonly path?: string;
-  /** Longest command sequence of a model run. Default 20. */
-  readonly maxCommands?: number;
-  /** Stop once this many checks have failed (default: look for failures of every check). */
-  readonly maxFailures?: number;
-
-  /** Most KES the run may spend, retries included; never exceeded. */
-  readonly budget?: number;
-  /** The only recipient numbers the harness may use. */
-  readonly accounts?: readonly string[];
-  /** Where `accounts` came from, for the replay command. */
-  readonly accountsFile?: string;
-
-  /** `HOST:PORT` for the webhook receiver (a remote deployment must be able to reach it). */
-  readonly webhookListen?: string;
-  /** The `whsec_…` secret the deployment signs with. */
-  readonly webhookSecret?: string;
-  /**
-   * The URL the target posts webhooks to, when it differs from the receiver's
-   * own (a tunnel, a proxy); used when the harness subscribes the customers it
-   * creates. Default: the receiver's URL.
-   */
-  readonly webhookUrl?: string;
-
-  /** Wall ms an order may take to become final against a real clock. Default 30,000. */
-  readonly finalTimeoutMs?: number;
-  /** Wall ms to wait for a webhook once the order is final. Default 10,000. */
-  readonly webhookTimeoutMs?: number;
-  /** Per-request timeout, ms. Default 10,000. */
-  readonly requestTimeoutMs?: number;
-  /** Longest single wait of an "advance time" step against a real clock, ms. Default 500. */
-  readonly maxWaitMs?: number;
-
-  /** Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`. */
-  readonly validateWithPrism?: boolean;
-  /** The project directory holding `node_modules/.bin/prism` and `spec/openapi.yaml`. Default: cwd. */
-  readonly prismCwd?: string;
-
   /** Called at the start of every run. */
   readonly onProgress?: (event: ProgressEvent) => void;
-}
+};
 
 export interface ProgressEvent {
   readonly property: PropertyName;

@@ -9,7 +9,7 @@ import { detectService, parseKenyanMobile } from "../contract/operators.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import type { Order } from "../domain/model.ts";
 import type { AirtimeService, PlaceOrderCommand, PlaceOrderOutcome } from "../domain/service-types.ts";
-import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngine } from "../scenarios/effects.ts";
+import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngine } from "../domain/scenario-engine.ts";
 import { customerOf } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { resolveIdempotencyKey } from "./idempotency-key.ts";

@@ -11,7 +11,7 @@ import {
   type RequestFacts,
   type ResolvedEffects,
   type ScenarioEngine,
-} from "../scenarios/effects.ts";
+} from "../domain/scenario-engine.ts";
 import { sendProblem } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 

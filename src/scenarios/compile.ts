@@ -7,7 +7,7 @@
 import { parseKenyanMobile } from "../contract/operators.ts";
 import { REVERSED_STATUS, SUCCESS_STATUS } from "../contract/status-codes.ts";
 import type { Timing } from "../domain/timing.ts";
-import type { HttpFailure } from "./effects.ts";
+import type { HttpFailure } from "../domain/scenario-engine.ts";
 import { createRuleMatcher, type FactsMatcher } from "./matcher.ts";
 import type { RuleEffects, ScenarioDefinition } from "./schema.ts";
 

@@ -25,7 +25,7 @@ import { createSeededRandom } from "../domain/random.ts";
 import type { Timing } from "../domain/timing.ts";
 import { DEFAULT_TIMING, sampleDelay } from "../domain/timing.ts";
 import { type CompiledRule, type CompiledScenario, compileScenario, type EffectTemplate } from "./compile.ts";
-import type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "./effects.ts";
+import type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "../domain/scenario-engine.ts";
 import type { LoadedScenario } from "./load.ts";
 import { MAGIC_ACCOUNTS_SCENARIO, MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
 

@@ -5,7 +5,7 @@
  */
 import { toCents } from "../contract/money.ts";
 import { parseKenyanMobile } from "../contract/operators.ts";
-import type { RequestFacts } from "./effects.ts";
+import type { RequestFacts } from "../domain/scenario-engine.ts";
 import type { AccountMatch, RuleMatch } from "./schema.ts";
 
 export type FactsMatcher = (facts: RequestFacts) => boolean;

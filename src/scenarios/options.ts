@@ -43,7 +43,7 @@ const ScenarioRefSchema = z
   .min(1)
   .meta({ description: "A scenario file (path relative to this config file) or a shipped scenario's name." });
 
-/** The `scenarios:` key of the simulator config file. */
+/** The `scenarios:` key of the simulator config (file, environment and flags alike). */
 export const ScenariosConfigSchema = z
   .strictObject({
     active: z.array(ScenarioRefSchema).optional().meta({ description: "Active for every customer." }),
@@ -56,7 +56,13 @@ export const ScenariosConfigSchema = z
       .optional()
       .meta({ description: "Loaded, not active (X-Sim-Scenario, admin API)." }),
     library: z.boolean().optional().meta({ description: "Load the shipped scenario library (default true)." }),
-    magicAccounts: z.boolean().optional().meta({ description: "The magic test accounts (default true)." }),
+    magicAccounts: z
+      .preprocess(
+        (value) => (value === "on" ? true : value === "off" ? false : value),
+        z.boolean({ error: "must be on or off" }),
+      )
+      .optional()
+      .meta({ description: "The magic test accounts: true/on (default) or false/off." }),
     seed: z
       .int()
       .min(0)

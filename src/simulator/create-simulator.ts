@@ -8,24 +8,17 @@ import { randomInt } from "node:crypto";
 import type { Express } from "express";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
-import { createAirtimeService } from "../domain/airtime-service.ts";
-import { createCustomerDirectory } from "../domain/customers.ts";
-import { createIds } from "../domain/ids.ts";
-import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
-import { createSeededRandom } from "../domain/random.ts";
-import type { AirtimeService, OrderEvents, StatusChange } from "../domain/service-types.ts";
+import type { AirtimeService } from "../domain/service-types.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
 import { createApp } from "../http/create-app.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
-import type { ScenarioEngine } from "../scenarios/effects.ts";
-import { createCryptoRandom } from "../store/crypto-random.ts";
-import { createMemoryStore } from "../store/memory-store.ts";
-import { createTimeKeeper } from "../store/memory-time.ts";
+import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
+import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import type { AdminExtension, SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
 import {
@@ -91,15 +84,6 @@ function resolveLimits(limits: Partial<OrderLimits> | undefined): OrderLimits {
   return resolved;
 }
 
-/** Fans stored status changes out to every plugin, in order. */
-function createEventFanOut(listeners: OrderEvents[]): OrderEvents {
-  return {
-    async statusChanged(change: StatusChange) {
-      for (const listener of listeners) await listener.statusChanged(change);
-    },
-  };
-}
-
 /**
  * Builds a simulator: embedded store, real or virtual clock, the default
  * plugins plus `options.plugins`, a `demo` customer unless `demo: false`.
@@ -120,34 +104,24 @@ function createEventFanOut(listeners: OrderEvents[]): OrderEvents {
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
   const mode = options.clock ?? "real";
-  const time = createTimeKeeper({
-    mode,
-    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-    onError: (error) => onError(error),
-  });
-  const random = createSeededRandom(options.seed ?? randomInt(2 ** 31));
-  const ids = createIds(random);
-  const store = createMemoryStore();
-  const statusTable = resolveStatusTable(options.statusTable);
   const limits = resolveLimits(options.limits);
   const tokenTtlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!(Number.isInteger(tokenTtlSeconds) && tokenTtlSeconds > 0)) throw new RangeError("tokenTtlSeconds must be > 0");
   const failureRate = options.failureRate ?? 0;
   if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
 
-  const listeners: OrderEvents[] = [];
-  const service = createAirtimeService({
-    store,
-    clock: time.clock,
-    scheduler: time.scheduler,
-    ids,
-    random,
-    events: createEventFanOut(listeners),
-    statusTable,
-    lifecycle: { ...DEFAULT_LIFECYCLE, timing: resolveTiming(options.timing), failureRate },
+  const domain = createEmbeddedDomain({
+    clock: mode,
+    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+    seed: options.seed ?? randomInt(2 ** 31),
+    timing: resolveTiming(options.timing),
+    failureRate,
+    statusTable: resolveStatusTable(options.statusTable),
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
+    onJobError: (error) => onError(error),
     onEventError: (error) => onError(error),
   });
+  const { store, time, ids, random, statusTable, service } = domain;
 
   const context: SimulatorContext = {
     store,
@@ -166,7 +140,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   ];
   const plugins: SimulatorPlugin[] = [];
   for (const factory of factories) plugins.push(await factory(context));
-  for (const plugin of plugins) if (plugin.events !== undefined) listeners.push(plugin.events);
+  for (const plugin of plugins) if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
@@ -181,7 +155,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
 
   const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
-  const directory = createCustomerDirectory({ store, ids, clock: time.clock, secrets: createCryptoRandom() });
+  const directory = domain.customers;
   const controls = createAdminControls({
     store,
     directory,

@@ -12,7 +12,7 @@ import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
-import type { ScenarioEngine } from "../scenarios/effects.ts";
+import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 
 /**
  * What the admin router lends an extension, so a plugin answers errors and

@@ -5,7 +5,7 @@ import { createSeededRandom } from "../../src/domain/random.ts";
 import type { Random } from "../../src/domain/ports.ts";
 import { createCryptoRandom } from "../../src/store/crypto-random.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
-import { createTimeKeeper } from "../../src/store/memory-time.ts";
+import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import { CUSTOMER, createTestDomain } from "./support.ts";
 
 function directory(secrets: Random = createCryptoRandom()) {

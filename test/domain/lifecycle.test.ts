@@ -5,7 +5,7 @@ import { createSequentialIds } from "../../src/domain/ids.ts";
 import { countImmediateSteps, createDefaultPlan, DEFAULT_LIFECYCLE } from "../../src/domain/lifecycle.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
-import { createTimeKeeper } from "../../src/store/memory-time.ts";
+import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import { CUSTOMER, command, createTestDomain, START } from "./support.ts";
 
 const START_BALANCE = 1_000_000;

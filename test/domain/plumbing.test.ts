@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createKeyedQueue } from "../../src/domain/idempotency.ts";
 import { createOrderEventBus } from "../../src/domain/order-events.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
-import { createEmbeddedDomain } from "../../src/store/embedded-domain.ts";
+import { createEmbeddedDomain } from "../../src/simulator/embedded-domain.ts";
 
 describe("keyed queue", () => {
   it("runs same-key tasks one at a time in arrival order, other keys alongside", async () => {

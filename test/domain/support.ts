@@ -6,7 +6,7 @@ import type { Order } from "../../src/domain/model.ts";
 import type { Store } from "../../src/domain/ports.ts";
 import type { PlaceOrderCommand, StatusChange } from "../../src/domain/service-types.ts";
 import type { Timing } from "../../src/domain/timing.ts";
-import { createEmbeddedDomain, type EmbeddedDomain } from "../../src/store/embedded-domain.ts";
+import { createEmbeddedDomain, type EmbeddedDomain } from "../../src/simulator/embedded-domain.ts";
 
 export const CUSTOMER = "cus_test";
 export const TOKEN = "tok_test";

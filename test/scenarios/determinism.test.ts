@@ -1,6 +1,6 @@
 /** Seeded probabilistic rules and sampled delays replay exactly for the same seed. */
 import { expect, test } from "vitest";
-import type { ResolvedEffects } from "../../src/scenarios/effects.ts";
+import type { ResolvedEffects } from "../../src/domain/scenario-engine.ts";
 import { createScenarioEngine } from "../../src/scenarios/engine.ts";
 import type { LoadedScenario } from "../../src/scenarios/load.ts";
 import { facts, scenario } from "./engine-helpers.ts";

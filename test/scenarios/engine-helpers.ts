@@ -1,5 +1,5 @@
 /** Building scenarios and request facts for engine-level tests. */
-import type { RequestFacts } from "../../src/scenarios/effects.ts";
+import type { RequestFacts } from "../../src/domain/scenario-engine.ts";
 import { type LoadedScenario, validateScenario } from "../../src/scenarios/load.ts";
 import type { ScenarioFileInput } from "../../src/scenarios/schema.ts";
 

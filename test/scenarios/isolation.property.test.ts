@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { RequestFacts, ResolvedEffects } from "../../src/scenarios/effects.ts";
+import type { RequestFacts, ResolvedEffects } from "../../src/domain/scenario-engine.ts";
 import { createScenarioEngine, type ManagedScenarioEngine } from "../../src/scenarios/engine.ts";
 import { facts, scenario } from "./engine-helpers.ts";
 

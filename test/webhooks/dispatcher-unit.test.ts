@@ -8,7 +8,7 @@ import type { Customer, Order, WebhookEndpoint } from "../../src/domain/model.ts
 import type { Job, Scheduler, Store } from "../../src/domain/ports.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
-import { createTimeKeeper } from "../../src/store/memory-time.ts";
+import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import {
   createWebhookDispatcher,
   WEBHOOK_ATTEMPT_JOB,

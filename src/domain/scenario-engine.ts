@@ -1,12 +1,14 @@
 /**
- * What a scenario does to one send-airtime request, resolved from the rules
- * that matched it. The HTTP pipeline applies the response effects, the domain
+ * The scenario engine port: what a scenario does to one send-airtime
+ * request, resolved from the rules that matched it. The scenarios plugin
+ * implements it; the HTTP pipeline applies the response effects, the domain
  * takes the outcome plan, the webhook dispatcher reads the webhook faults.
+ * It lives in the domain so that neither side imports the other.
  */
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { Service } from "../contract/operators.ts";
-import type { WebhookFaults } from "../domain/faults.ts";
-import type { OutcomePlan } from "../domain/model.ts";
+import type { WebhookFaults } from "./faults.ts";
+import type { OutcomePlan } from "./model.ts";
 
 /** The facts about a send-airtime request that rules match on. */
 export interface RequestFacts {

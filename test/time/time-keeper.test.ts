@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
-import { createTimeKeeper } from "../../src/store/memory-time.ts";
+import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 
 function virtual() {
   const errors: unknown[] = [];

@@ -1,7 +1,7 @@
 /**
  * The whole domain on the embedded adapters (memory store, in-process clock
- * and scheduler), wired in one call — for tests and for the simulator.
- * It lives beside the adapters because the domain itself never imports them.
+ * and scheduler), wired in one call. `createSimulator`, the bench and the
+ * domain tests all start from it, so the domain is wired one way only.
  */
 import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createAirtimeService } from "../domain/airtime-service.ts";
@@ -10,13 +10,14 @@ import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../domain/idempotency.ts";
 import { createIds, createSequentialIds } from "../domain/ids.ts";
 import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
+import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
-import { createCryptoRandom } from "./crypto-random.ts";
-import { createMemoryStore } from "./memory-store.ts";
-import { createTimeKeeper, type TimeKeeper } from "./memory-time.ts";
+import { createCryptoRandom } from "../store/crypto-random.ts";
+import { createMemoryStore } from "../store/memory-store.ts";
+import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 
 export interface EmbeddedDomainOptions {
   /** `virtual` (default): nothing happens until `time.advance(ms)`. `real`: wall-clock timers. */
@@ -42,6 +43,8 @@ export interface EmbeddedDomainOptions {
   readonly secrets?: "crypto" | "seeded";
   /** Called when a scheduled job throws (default: console.error). */
   readonly onJobError?: (error: unknown, job: Job) => void;
+  /** Called when a status-change listener throws; the change stands (default: console.error). */
+  readonly onEventError?: (error: unknown, order: Order) => void;
 }
 
 export interface EmbeddedDomain {
@@ -92,6 +95,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
       failureStatus: options.failureStatus ?? FAILED_STATUS,
     },
     idempotencyRetentionMs: options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
+    ...(options.onEventError === undefined ? {} : { onEventError: options.onEventError }),
   });
   const customers = createCustomerDirectory({
     store,

@@ -1,0 +1,124 @@
+/**
+ * The one schema of the simulator's configuration. The config file, the
+ * environment and the command line each give a part of it; `serve` merges
+ * them and this schema parses the result once. Each feature owns its part
+ * (`webhooks:`, `scenarios:`, timing); unknown keys are errors, so a typo
+ * never silently falls back to a default.
+ */
+import { z } from "zod";
+import { TokenSchema } from "../contract/admin-schemas.ts";
+import { hasAtMostTwoDecimals } from "../contract/money.ts";
+import { parseDuration, TimingInputSchema } from "../domain/timing.ts";
+import { ScenariosConfigSchema } from "../scenarios/options.ts";
+import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
+
+const NUMBER_TEXT = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** The environment and flags give text: a number written as text is read as that number. */
+function numeric<T extends z.ZodType>(schema: T) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && NUMBER_TEXT.test(value.trim()) ? Number(value) : value),
+    schema,
+  );
+}
+
+function numberRule(message: string) {
+  return z.number({ error: message });
+}
+
+const KES_RULE = "must be an amount >= 0 with at most 2 decimals";
+const Kes = numeric(numberRule(KES_RULE).min(0, KES_RULE).refine(hasAtMostTwoDecimals, KES_RULE));
+const PORT_RULE = "must be an integer 0–65535";
+const RATE_RULE = "must be a number from 0 to 1";
+
+const DurationSchema = z.union([
+  z.number().int().min(1).meta({ description: "Milliseconds." }),
+  z.string().transform((text, ctx) => {
+    const parsed = parseDuration(text);
+    if (parsed.ok) return parsed.ms;
+    ctx.issues.push({ code: "custom", message: parsed.error, input: text });
+    return z.NEVER;
+  }),
+]);
+
+export const CustomerConfigSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, '_', '.' or '-'"),
+    name: z.string().min(1).max(100).optional(),
+    tokens: z.array(TokenSchema).optional(),
+    token: TokenSchema.optional(),
+    apiKey: TokenSchema.optional(),
+    balance: Kes.optional().meta({ description: "Default wallet balance, KES (default 10,000)." }),
+    currency: z.string().length(3).optional(),
+    wallets: z.array(z.object({ shortcode: z.string().min(1).max(32), balance: Kes }).strict()).optional(),
+    webhook: WebhookTargetConfigSchema.optional(),
+  })
+  .strict();
+
+export const StatusDefinitionSchema = z
+  .object({
+    code: z.number().int().min(0),
+    message: z.string().min(1),
+    class: z.enum(["pending", "success", "failed"]),
+  })
+  .strict();
+
+const DemoConfigSchema = z
+  .object({
+    token: TokenSchema.optional(),
+    balance: Kes.optional(),
+    apiKey: TokenSchema.optional(),
+    webhook: WebhookTargetConfigSchema.optional(),
+  })
+  .strict();
+
+export const SimulatorConfigSchema = z
+  .object({
+    port: numeric(numberRule(PORT_RULE).int(PORT_RULE).min(0, PORT_RULE).max(65_535, PORT_RULE))
+      .optional()
+      .meta({ description: "Port `serve` listens on (default 4010; 0 picks a free one)." }),
+    host: z
+      .string()
+      .refine((host) => host.trim() !== "", "must not be empty")
+      .optional()
+      .meta({ description: "Interface `serve` binds (default 127.0.0.1)." }),
+    clock: z.enum(["real", "virtual"], { error: "must be real or virtual" }).optional(),
+    seed: numeric(z.int({ error: "must be an integer" })).optional(),
+    timing: TimingInputSchema.optional(),
+    failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
+    adminToken: TokenSchema.optional(),
+    tokenTtlSeconds: z.number().int().min(1).optional(),
+    idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
+    limits: z
+      .object({
+        minAmount: z.number().positive().optional(),
+        maxAmount: z.number().positive().optional(),
+        currencies: z.array(z.string().length(3)).min(1).optional(),
+      })
+      .strict()
+      .optional(),
+    statusProfile: z
+      .union([z.array(StatusDefinitionSchema).min(1), z.string().min(1)])
+      .optional()
+      .meta({ description: "The status table: a list of {code, message, class}, or a YAML file holding one." }),
+    demo: z.union([z.literal(false), DemoConfigSchema]).optional(),
+    customers: z.array(CustomerConfigSchema).optional(),
+    scenarios: ScenariosConfigSchema.optional(),
+    webhooks: WebhooksConfigSchema.optional(),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const ids = (config.customers ?? []).map((customer) => customer.id);
+    const dup = ids.find((id, index) => ids.indexOf(id) !== index);
+    if (dup !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["customers"], message: `the id ${JSON.stringify(dup)} is used twice` });
+    }
+    const { minAmount = 10, maxAmount = 10_000 } = config.limits ?? {};
+    if (minAmount > maxAmount) {
+      ctx.addIssue({ code: "custom", path: ["limits"], message: "minAmount must not exceed maxAmount" });
+    }
+  });
+
+/** What the file, the environment and the flags give before parsing. */
+export type SimulatorConfigInput = z.input<typeof SimulatorConfigSchema>;
+export type SimulatorConfig = z.output<typeof SimulatorConfigSchema>;
