@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { SimulatorConfigSchema } from "../../src/simulator/config-schema.ts";
 import { section, tableRows } from "../support/markdown.ts";
 
 const FLAG = /(--[a-z][a-z-]*)/;
@@ -62,4 +63,13 @@ test("docs/configuration.md lists every listen flag with its environment twin, a
   const inHelp = flagsInHelp(await helpOf("listen"));
   expect(inHelp).toEqual(expect.arrayContaining(["--json", "--status AIRTIME_LISTEN_STATUS"]));
   expect(flagsInDocs(await reference(), "listen-flags")).toEqual(inHelp);
+});
+
+test("docs/configuration.md lists exactly the config file's top-level keys, as SimulatorConfigSchema knows them", async () => {
+  const keys = Object.keys(SimulatorConfigSchema.shape).sort();
+  expect(keys).toEqual(expect.arrayContaining(["clock", "customers", "webhooks", "scenarios"]));
+  const documented = tableRows(section(await reference(), "the-config-file"))
+    .map(([keyCell = ""]) => /^`([A-Za-z]+)(\[\])?`$/.exec(keyCell)?.[1] ?? keyCell)
+    .sort();
+  expect(documented).toEqual(keys);
 });
