@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ResolvedEffects, Simulator } from "../../src/index.ts";
 import type { PrismProcess } from "../../src/harness/prism.ts";
 import { PUBLIC_SPEC, prismAvailable, startPrism } from "../support/processes.ts";
-import { DEMO_TOKEN, startSimulator } from "./support.ts";
+import { admin, DEMO_TOKEN, startSimulatorOnPort } from "../support/http.ts";
 
 const INJECTED: Record<string, ResolvedEffects> = {
   "inj429-": { fired: ["t"], beforeCommit: { kind: "error", status: 429, retryAfterSeconds: 3 } },
@@ -28,7 +28,7 @@ let wrongUpstream: Server;
 
 beforeAll(async () => {
   if (!prismAvailable()) throw new Error(`missing ${PUBLIC_SPEC} or the prism binary`);
-  sim = await startSimulator({
+  sim = await startSimulatorOnPort({
     tokenTtlSeconds: 120,
     customers: [
       {
@@ -159,17 +159,8 @@ describe("spec-valid requests through prism proxy --errors", () => {
   test("a reversed order and a failed one look up conformantly", async () => {
     const placed = await through(strict, { path: "/v1/airtime", body: order("conf-rev") });
     const id = (placed.body as { id: string }).id;
-    const admin = { authorization: `Bearer ${sim.adminToken}`, "content-type": "application/json" };
-    await fetch(`${sim.url}/_sim/orders/${id}/transition`, {
-      method: "POST",
-      headers: admin,
-      body: '{"action":"succeed"}',
-    });
-    await fetch(`${sim.url}/_sim/orders/${id}/transition`, {
-      method: "POST",
-      headers: admin,
-      body: '{"action":"reverse"}',
-    });
+    await admin(sim, `/orders/${id}/transition`, { method: "POST", body: { action: "succeed" } });
+    await admin(sim, `/orders/${id}/transition`, { method: "POST", body: { action: "reverse" } });
     expect((await through(strict, { path: "/v1/airtime/conf-rev" })).body).toMatchObject({ status: 8 });
   });
 
