@@ -3,10 +3,10 @@ import {
   BalanceResponseSchema,
   ProblemSchema,
   SendAirtimeResponseSchema,
-  type Simulator,
   TokenResponseSchema,
   TransactionStatusResponseSchema,
-} from "../../src/index.ts";
+} from "../../src/contract/public-schemas.ts";
+import type { Simulator } from "../../src/index.ts";
 import {
   balanceOf,
   bearer,

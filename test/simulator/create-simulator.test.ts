@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { StatusChange } from "../../src/domain/service-types.ts";
-import { createSimulator, type SimulatorContext, type SimulatorPlugin } from "../../src/index.ts";
+import type { SimulatorContext, SimulatorPlugin } from "../../src/index.ts";
+import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import { admin, balanceOf, orderBody, placeOrder, startSimulator } from "../support/http.ts";
 
 describe("createSimulator", () => {

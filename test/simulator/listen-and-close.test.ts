@@ -3,7 +3,7 @@
  * the in-process suites, since a file reaches its simulators one way only.
  */
 import { describe, expect, test } from "vitest";
-import { createSimulator } from "../../src/index.ts";
+import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import { balanceOf, DEMO_TOKEN, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
 
 describe("createSimulator", () => {
