@@ -45,7 +45,9 @@ export function startRequest(clock: Clock, journal: Journal): (req: Request, res
         wallMs: wallStart,
         method: req.method,
         path: req.originalUrl,
-        status: res.writableFinished ? res.statusCode : 0,
+        // Ended means answered, however the response is carried (a socket, or an in-process injection);
+        // a dropped one is destroyed without ending.
+        status: res.writableEnded ? res.statusCode : 0,
         customerId: state.customerId,
         fired: state.fired,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,

@@ -5,6 +5,7 @@
  * a server.
  */
 import { randomInt } from "node:crypto";
+import type { RequestListener } from "node:http";
 import type { Express } from "express";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
@@ -54,7 +55,12 @@ export interface Simulator {
   readonly service: AirtimeService;
   readonly store: Store;
   readonly journal: Journal;
-  /** The express app, for in-process requests without a socket. */
+  /**
+   * The node:http request listener behind `listen()`: calling it with a request and a response answers
+   * in-process, without a socket (e.g. through an injection library), whatever framework serves it.
+   */
+  readonly requestListener: RequestListener;
+  /** The express app behind `requestListener`. */
   readonly app: Express;
   readonly plugins: readonly SimulatorPlugin[];
   /** Waits until background work started so far (webhook attempts) has settled. */
@@ -224,6 +230,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     store,
     journal,
+    requestListener: app,
     app,
     plugins,
     settle,

@@ -1,11 +1,10 @@
 /**
- * The node:http server around the express app, with a graceful close: stop
+ * The node:http server around the request listener, with a graceful close: stop
  * accepting, let in-flight requests finish (their connections close after
  * the response), close idle keep-alive connections at once.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { Express } from "express";
 
 export interface HttpServerHandle {
   listen(port: number, host: string): Promise<string>;
@@ -14,8 +13,8 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-export function createHttpServer(app: Express): HttpServerHandle {
-  const server: Server = createServer({ keepAliveTimeout: 5_000 }, app);
+export function createHttpServer(listener: RequestListener): HttpServerHandle {
+  const server: Server = createServer({ keepAliveTimeout: 5_000 }, listener);
   const busy = new Map<Socket, number>();
   let url: string | undefined;
   let closing = false;

@@ -4,8 +4,8 @@ import {
   AdminCustomerSchema,
   AdminOrderSchema,
   JournalEntrySchema,
-  type Simulator,
-} from "../../src/index.ts";
+} from "../../src/contract/admin-schemas.ts";
+import type { Simulator } from "../../src/index.ts";
 import {
   admin,
   balanceOf,
@@ -16,7 +16,7 @@ import {
   placeOrder,
   send,
   startSimulator,
-} from "./support.ts";
+} from "../support/http.ts";
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -41,24 +41,24 @@ afterAll(() => sim.close());
 
 describe("admin auth", () => {
   test("no token: 401 missing_token", async () => {
-    expectProblem(await send(`${sim.url}/_sim/customers`), 401, "missing_token");
+    expectProblem(await send(sim, `/_sim/customers`), 401, "missing_token");
   });
 
   test("a customer token: 403 forbidden", async () => {
-    expectProblem(await send(`${sim.url}/_sim/customers`, { headers: bearer(DEMO_TOKEN) }), 403, "forbidden");
+    expectProblem(await send(sim, `/_sim/customers`, { headers: bearer(DEMO_TOKEN) }), 403, "forbidden");
   });
 
   test("an unknown token: 401 invalid_token", async () => {
-    expectProblem(await send(`${sim.url}/_sim/customers`, { headers: bearer("nope-nope") }), 401, "invalid_token");
+    expectProblem(await send(sim, `/_sim/customers`, { headers: bearer("nope-nope") }), 401, "invalid_token");
   });
 
   test("the admin token does not open the public API", async () => {
-    expectProblem(await send(`${sim.url}/v1/balance`, { headers: bearer(sim.adminToken) }), 401, "invalid_token");
+    expectProblem(await send(sim, `/v1/balance`, { headers: bearer(sim.adminToken) }), 401, "invalid_token");
   });
 
   test("plugins' admin routes are mounted behind the admin token", async () => {
     expect((await admin(sim, "/extra")).body).toEqual({ extra: true });
-    expectProblem(await send(`${sim.url}/_sim/extra`, { headers: bearer(DEMO_TOKEN) }), 403, "forbidden");
+    expectProblem(await send(sim, `/_sim/extra`, { headers: bearer(DEMO_TOKEN) }), 403, "forbidden");
   });
 
   test("unknown admin paths: 404; wrong methods: 405 with Allow", async () => {
@@ -158,7 +158,7 @@ describe("customers", () => {
       { shortcode: null, balance: 42, currency: "KES", default: true },
       { shortcode: "777", balance: 7, currency: "KES", default: false },
     ]);
-    expectProblem(await send(`${sim.url}/v1/balance`, { headers: bearer("patch-token-1") }), 401, "invalid_token");
+    expectProblem(await send(sim, `/v1/balance`, { headers: bearer("patch-token-1") }), 401, "invalid_token");
     expect(await balanceOf(sim, "patch-token-2")).toBe(42);
     const removed = await admin(sim, "/customers/patchme", { method: "PATCH", body: { webhook: null } });
     expect(removed.body.webhook).toBeNull();
@@ -256,7 +256,7 @@ describe("clock and journal", () => {
   });
 
   test("the journal records requests without tokens; filter by customer and limit", async () => {
-    await send(`${sim.url}/v1/balance`, { headers: bearer(DEMO_TOKEN) });
+    await send(sim, `/v1/balance`, { headers: bearer(DEMO_TOKEN) });
     const reply = await admin(sim, "/journal?customer=demo&limit=2");
     expect(reply.body.entries).toHaveLength(2);
     for (const entry of reply.body.entries) {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Simulator } from "../../src/index.ts";
-import { admin, balanceOf, orderBody, placeOrder, startSimulator } from "./support.ts";
+import { admin, balanceOf, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
 
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startSimulator({
+  sim = await startSimulatorOnPort({
     demo: false,
     customers: [
       { id: "keyed", token: "keyed-token-1", balance: 10_000 },

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ResolvedEffects, Simulator } from "../../src/index.ts";
 import type { PrismProcess } from "../../src/harness/prism.ts";
 import { PUBLIC_SPEC, prismAvailable, startPrism } from "../support/processes.ts";
-import { DEMO_TOKEN, startSimulator } from "./support.ts";
+import { admin, bearer, DEMO_TOKEN, send, startSimulatorOnPort } from "../support/http.ts";
 
 const INJECTED: Record<string, ResolvedEffects> = {
   "inj429-": { fired: ["t"], beforeCommit: { kind: "error", status: 429, retryAfterSeconds: 3 } },
@@ -28,7 +28,7 @@ let wrongUpstream: Server;
 
 beforeAll(async () => {
   if (!prismAvailable()) throw new Error(`missing ${PUBLIC_SPEC} or the prism binary`);
-  sim = await startSimulator({
+  sim = await startSimulatorOnPort({
     tokenTtlSeconds: 120,
     customers: [
       {
@@ -83,26 +83,18 @@ interface Call {
 const seen = new Set<number>();
 
 async function through(prism: PrismProcess, call: Call): Promise<{ status: number; body: unknown }> {
-  const headers: Record<string, string> = { ...call.headers };
   const token = call.token === undefined ? DEMO_TOKEN : call.token;
-  if (token !== null) headers.authorization ??= `Bearer ${token}`;
-  let body: string | undefined = call.raw;
-  if (call.body !== undefined) body = JSON.stringify(call.body);
-  if (body !== undefined) headers["content-type"] ??= "application/json";
-  const res = await fetch(`${prism.url}${call.path}`, {
-    method: call.method ?? (body === undefined ? "GET" : "POST"),
-    headers,
-    body,
-  });
-  const text = await res.text();
-  const violations = res.headers.get("sl-violations");
-  if (violations !== null || res.status === 422) {
+  const headers: Record<string, string> = { ...(token === null ? {} : bearer(token)), ...call.headers };
+  if (call.raw !== undefined) headers["content-type"] ??= "application/json";
+  const reply = await send(prism.url, call.path, { method: call.method, headers, body: call.body, raw: call.raw });
+  const violations = reply.headers.get("sl-violations");
+  if (violations !== null || reply.status === 422) {
     throw new Error(
-      `prism reports violations for ${call.method ?? "GET"} ${call.path} (${res.status}): ${violations ?? text}`,
+      `prism reports violations for ${call.method ?? "GET"} ${call.path} (${reply.status}): ${violations ?? reply.text}`,
     );
   }
-  seen.add(res.status);
-  return { status: res.status, body: text === "" ? undefined : JSON.parse(text) };
+  seen.add(reply.status);
+  return { status: reply.status, body: reply.text === "" ? undefined : JSON.parse(reply.text) };
 }
 
 const order = (reference: string, extra: Record<string, unknown> = {}) => ({
@@ -159,17 +151,8 @@ describe("spec-valid requests through prism proxy --errors", () => {
   test("a reversed order and a failed one look up conformantly", async () => {
     const placed = await through(strict, { path: "/v1/airtime", body: order("conf-rev") });
     const id = (placed.body as { id: string }).id;
-    const admin = { authorization: `Bearer ${sim.adminToken}`, "content-type": "application/json" };
-    await fetch(`${sim.url}/_sim/orders/${id}/transition`, {
-      method: "POST",
-      headers: admin,
-      body: '{"action":"succeed"}',
-    });
-    await fetch(`${sim.url}/_sim/orders/${id}/transition`, {
-      method: "POST",
-      headers: admin,
-      body: '{"action":"reverse"}',
-    });
+    await admin(sim, `/orders/${id}/transition`, { method: "POST", body: { action: "succeed" } });
+    await admin(sim, `/orders/${id}/transition`, { method: "POST", body: { action: "reverse" } });
     expect((await through(strict, { path: "/v1/airtime/conf-rev" })).body).toMatchObject({ status: 8 });
   });
 

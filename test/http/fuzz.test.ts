@@ -3,7 +3,7 @@ import { fc } from "@fast-check/vitest";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { isErrorCode } from "../../src/contract/error-codes.ts";
 import type { Simulator, SimulatorOptions } from "../../src/index.ts";
-import { balanceOf, DEMO_TOKEN, startSimulator } from "./support.ts";
+import { admin, balanceOf, DEMO_TOKEN, startSimulatorOnPort } from "../support/http.ts";
 
 interface FuzzRequest {
   readonly method: string;
@@ -224,7 +224,7 @@ const FUZZ_OPTIONS: SimulatorOptions = { demo: { token: DEMO_TOKEN, balance: 10_
 
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startSimulator(FUZZ_OPTIONS);
+  sim = await startSimulatorOnPort(FUZZ_OPTIONS);
   await sim.customers.updateCustomer("demo", { wallets: [{ shortcode: "600100", balance: 1_000_000 }] });
 });
 afterAll(() => sim.close());
@@ -236,13 +236,12 @@ test("fuzz of the public and admin APIs: only 4xx problem+json, never a 5xx, and
   // The generated traffic reaches every layer: success, the domain's refusals, and each pipeline guard.
   for (const status of [200, 400, 401, 404, 405, 409, 415]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
   expect(await balanceOf(sim)).toBeGreaterThan(0);
-  const clock = await fetch(`${sim.url}/_sim/clock`, { headers: { authorization: `Bearer ${sim.adminToken}` } });
-  expect(clock.status).toBe(200);
+  expect((await admin(sim, "/clock")).status).toBe(200);
 });
 
 test("the fuzz finds a counterexample in a deliberately broken simulator", async () => {
   // A plugin that throws (→ 500) on one kind of otherwise valid order.
-  const broken = await startSimulator({
+  const broken = await startSimulatorOnPort({
     ...FUZZ_OPTIONS,
     plugins: [
       () => ({

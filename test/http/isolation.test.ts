@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Simulator } from "../../src/index.ts";
-import { admin, balanceOf, bearer, expectProblem, orderBody, placeOrder, send, startSimulator } from "./support.ts";
+import {
+  admin,
+  balanceOf,
+  bearer,
+  expectProblem,
+  orderBody,
+  placeOrder,
+  send,
+  startSimulator,
+} from "../support/http.ts";
 
 const A = "customer-a-token";
 const B = "customer-b-token";
@@ -19,11 +28,11 @@ afterAll(() => sim.close());
 test("B gets 404 for A's reference, exactly like a missing one", async () => {
   const body = orderBody();
   expect((await placeOrder(sim, body, {}, A)).status).toBe(200);
-  const asB = await send(`${sim.url}/v1/airtime/${body.reference}`, { headers: bearer(B) });
-  const missing = await send(`${sim.url}/v1/airtime/never-placed`, { headers: bearer(B) });
+  const asB = await send(sim, `/v1/airtime/${body.reference}`, { headers: bearer(B) });
+  const missing = await send(sim, `/v1/airtime/never-placed`, { headers: bearer(B) });
   expectProblem(asB, 404, "not_found");
   expect(asB.body.detail).toBe(missing.body.detail);
-  expect((await send(`${sim.url}/v1/airtime/${body.reference}`, { headers: bearer(A) })).status).toBe(200);
+  expect((await send(sim, `/v1/airtime/${body.reference}`, { headers: bearer(A) })).status).toBe(200);
 });
 
 test("B cannot replay A's key: the same key makes B's own order, and each is debited once", async () => {

@@ -1,13 +1,12 @@
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   BalanceResponseSchema,
   ProblemSchema,
   SendAirtimeResponseSchema,
-  type Simulator,
   TokenResponseSchema,
   TransactionStatusResponseSchema,
-} from "../../src/index.ts";
+} from "../../src/contract/public-schemas.ts";
+import type { Simulator } from "../../src/index.ts";
 import {
   balanceOf,
   bearer,
@@ -17,7 +16,7 @@ import {
   placeOrder,
   send,
   startSimulator,
-} from "./support.ts";
+} from "../support/http.ts";
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -85,7 +84,7 @@ describe("POST /v1/airtime", () => {
     ["non-ASCII", "clé"],
   ])("an invalid header key (%s): 400 invalid_idempotency_key", async (_name, key) => {
     const headers = { "idempotency-key": key };
-    const reply = await send(`${sim.url}/v1/airtime`, {
+    const reply = await send(sim, `/v1/airtime`, {
       headers: { ...bearer(DEMO_TOKEN), ...headers },
       body: orderBody(),
     }).catch(() => undefined);
@@ -159,7 +158,7 @@ describe("POST /v1/airtime", () => {
   test("an explicit service wins over the prefix (number portability)", async () => {
     const body = orderBody({ account: "0760123456", service: "airtel" });
     expect((await placeOrder(sim, body)).status).toBe(200);
-    const lookup = await send(`${sim.url}/v1/airtime/${body.reference}`, { headers: bearer(DEMO_TOKEN) });
+    const lookup = await send(sim, `/v1/airtime/${body.reference}`, { headers: bearer(DEMO_TOKEN) });
     expect(lookup.body.service).toBe("airtel");
   });
 
@@ -200,7 +199,7 @@ describe("POST /v1/airtime", () => {
 
   test("__proto__ and constructor keys are refused with 400", async () => {
     for (const raw of ['{"__proto__":{"admin":true}}', '{"a":{"constructor":{"prototype":{}}}}']) {
-      const reply = await send(`${sim.url}/v1/airtime`, {
+      const reply = await send(sim, `/v1/airtime`, {
         method: "POST",
         headers: { ...bearer(DEMO_TOKEN), "content-type": "application/json" },
         raw,
@@ -212,7 +211,7 @@ describe("POST /v1/airtime", () => {
 
   test("deep nesting is refused with 400", async () => {
     const raw = `{"a":${"[".repeat(5_000)}${"]".repeat(5_000)}}`;
-    const reply = await send(`${sim.url}/v1/airtime`, {
+    const reply = await send(sim, `/v1/airtime`, {
       method: "POST",
       headers: { ...bearer(DEMO_TOKEN), "content-type": "application/json" },
       raw,
@@ -222,11 +221,11 @@ describe("POST /v1/airtime", () => {
 });
 
 describe("body limits", () => {
-  const url = () => `${sim.url}/v1/airtime`;
+  const path = "/v1/airtime";
   const auth = () => bearer(DEMO_TOKEN);
 
   test("malformed JSON: 400 malformed_json", async () => {
-    const reply = await send(url(), {
+    const reply = await send(sim, path, {
       method: "POST",
       headers: { ...auth(), "content-type": "application/json" },
       raw: "{",
@@ -235,7 +234,7 @@ describe("body limits", () => {
   });
 
   test("a JSON scalar at the top level: 400 malformed_json (strict parser)", async () => {
-    const reply = await send(url(), {
+    const reply = await send(sim, path, {
       method: "POST",
       headers: { ...auth(), "content-type": "application/json" },
       raw: '"x"',
@@ -244,7 +243,7 @@ describe("body limits", () => {
   });
 
   test("a non-JSON content type: 415 unsupported_media_type", async () => {
-    const reply = await send(url(), {
+    const reply = await send(sim, path, {
       method: "POST",
       headers: { ...auth(), "content-type": "text/plain" },
       raw: "hi",
@@ -253,19 +252,10 @@ describe("body limits", () => {
   });
 
   test("a body without content type: 415", async () => {
-    const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url(), { method: "POST", headers: { ...auth(), "content-length": "2" } }, (res) => {
-        let body = "";
-        res.on("data", (chunk) => {
-          body += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
-      req.on("error", reject);
-      req.end("{}");
-    });
+    // Bytes, not a string: a string body would be sent as text/plain.
+    const reply = await send(sim, path, { method: "POST", headers: auth(), raw: Buffer.from("{}") });
     expect(reply.status).toBe(415);
-    expect(JSON.parse(reply.body).code).toBe("unsupported_media_type");
+    expect(JSON.parse(reply.text).code).toBe("unsupported_media_type");
   });
 
   test("a body over 64 KiB: 413 payload_too_large", async () => {
@@ -281,7 +271,7 @@ describe("body limits", () => {
 
 describe("routing and auth", () => {
   test("an unknown route: 404 not_found", async () => {
-    expectProblem(await send(`${sim.url}/v2/airtime`), 404, "not_found");
+    expectProblem(await send(sim, `/v2/airtime`), 404, "not_found");
   });
 
   test.each([
@@ -290,27 +280,27 @@ describe("routing and auth", () => {
     ["POST", "/v1/balance", "GET, HEAD"],
     ["GET", "/v1/auth/token", "POST"],
   ])("%s %s: 405 method_not_allowed with Allow: %s", async (method, path, allow) => {
-    const reply = await send(`${sim.url}${path}`, { method, headers: bearer(DEMO_TOKEN) });
+    const reply = await send(sim, `${path}`, { method, headers: bearer(DEMO_TOKEN) });
     expectProblem(reply, 405, "method_not_allowed");
     expect(reply.headers.get("allow")).toBe(allow);
   });
 
   test("no token: 401 missing_token with WWW-Authenticate: Bearer", async () => {
-    const reply = await send(`${sim.url}/v1/balance`);
+    const reply = await send(sim, `/v1/balance`);
     expectProblem(reply, 401, "missing_token");
     expect(reply.headers.get("www-authenticate")).toMatch(/^Bearer/);
   });
 
   test("a wrong token or scheme: 401 invalid_token with WWW-Authenticate: Bearer", async () => {
     for (const authorization of ["Bearer not-a-token", "Basic Zm9vOmJhcg==", "Bearer"]) {
-      const reply = await send(`${sim.url}/v1/balance`, { headers: { authorization } });
+      const reply = await send(sim, `/v1/balance`, { headers: { authorization } });
       expectProblem(reply, 401, "invalid_token");
       expect(reply.headers.get("www-authenticate")).toMatch(/^Bearer/);
     }
   });
 
   test("auth comes before validation: a bad body without a token is a 401", async () => {
-    const reply = await send(`${sim.url}/v1/airtime`, { method: "POST", body: { nothing: true } });
+    const reply = await send(sim, `/v1/airtime`, { method: "POST", body: { nothing: true } });
     expectProblem(reply, 401, "missing_token");
   });
 });
@@ -319,7 +309,7 @@ describe("GET /v1/airtime/{reference} and GET /v1/balance", () => {
   test("the lookup returns the transaction with ISO timestamps, KES amounts and history", async () => {
     const body = orderBody({ amount: 12.5, account: "254733000111" });
     const placed = await placeOrder(sim, body);
-    const reply = await send(`${sim.url}/v1/airtime/${encodeURIComponent(body.reference as string)}`, {
+    const reply = await send(sim, `/v1/airtime/${encodeURIComponent(body.reference as string)}`, {
       headers: bearer(DEMO_TOKEN),
     });
     expect(reply.status).toBe(200);
@@ -337,24 +327,24 @@ describe("GET /v1/airtime/{reference} and GET /v1/balance", () => {
   });
 
   test("an unknown reference: 404 not_found", async () => {
-    expectProblem(await send(`${sim.url}/v1/airtime/nope`, { headers: bearer(DEMO_TOKEN) }), 404, "not_found");
+    expectProblem(await send(sim, `/v1/airtime/nope`, { headers: bearer(DEMO_TOKEN) }), 404, "not_found");
   });
 
   test("a malformed percent-encoding in the reference: 404, not a 5xx", async () => {
-    expectProblem(await send(`${sim.url}/v1/airtime/%E0%A4%A`, { headers: bearer(DEMO_TOKEN) }), 404, "not_found");
+    expectProblem(await send(sim, `/v1/airtime/%E0%A4%A`, { headers: bearer(DEMO_TOKEN) }), 404, "not_found");
   });
 
   test("the balance: status 20, the default wallet and every wallet", async () => {
-    const reply = await send(`${sim.url}/v1/balance`, { headers: bearer("shop-token-0001") });
+    const reply = await send(sim, `/v1/balance`, { headers: bearer("shop-token-0001") });
     expect(BalanceResponseSchema.parse(reply.body)).toMatchObject({ status: 20, currency: "KES", shortcode: null });
     expect(reply.body.wallets.map((w: { shortcode: string | null }) => w.shortcode)).toEqual([null, "600100"]);
   });
 
   test("the balance of one shortcode, and an unknown shortcode: 400 unknown_shortcode", async () => {
-    const reply = await send(`${sim.url}/v1/balance?shortcode=600100`, { headers: bearer("shop-token-0001") });
+    const reply = await send(sim, `/v1/balance?shortcode=600100`, { headers: bearer("shop-token-0001") });
     expect(reply.body).toMatchObject({ status: 20, shortcode: "600100" });
     expectProblem(
-      await send(`${sim.url}/v1/balance?shortcode=1`, { headers: bearer("shop-token-0001") }),
+      await send(sim, `/v1/balance?shortcode=1`, { headers: bearer("shop-token-0001") }),
       400,
       "unknown_shortcode",
     );
@@ -367,7 +357,7 @@ describe("POST /v1/auth/token", () => {
   });
 
   test("HTTP Basic customerId:apiKey issues a token that authenticates", async () => {
-    const reply = await send(`${sim.url}/v1/auth/token`, {
+    const reply = await send(sim, `/v1/auth/token`, {
       method: "POST",
       headers: basic("shop", "shop-api-key-0001"),
     });
@@ -375,22 +365,18 @@ describe("POST /v1/auth/token", () => {
     const token = TokenResponseSchema.parse(reply.body);
     expect(token.expires_in).toBe(60);
     expect(token.issued_at).toBe(sim.clock.now());
-    expect((await send(`${sim.url}/v1/balance`, { headers: bearer(token.access_token) })).status).toBe(200);
+    expect((await send(sim, `/v1/balance`, { headers: bearer(token.access_token) })).status).toBe(200);
   });
 
   test("the issued token expires on the simulator clock", async () => {
-    const reply = await send(`${sim.url}/v1/auth/token`, {
+    const reply = await send(sim, `/v1/auth/token`, {
       method: "POST",
       headers: basic("shop", "shop-api-key-0001"),
     });
     await sim.clock.advance(59_000);
-    expect((await send(`${sim.url}/v1/balance`, { headers: bearer(reply.body.access_token) })).status).toBe(200);
+    expect((await send(sim, `/v1/balance`, { headers: bearer(reply.body.access_token) })).status).toBe(200);
     await sim.clock.advance(1_000);
-    expectProblem(
-      await send(`${sim.url}/v1/balance`, { headers: bearer(reply.body.access_token) }),
-      401,
-      "invalid_token",
-    );
+    expectProblem(await send(sim, `/v1/balance`, { headers: bearer(reply.body.access_token) }), 401, "invalid_token");
   });
 
   test.each([
@@ -399,7 +385,7 @@ describe("POST /v1/auth/token", () => {
     ["no credentials", {}],
     ["a bearer token", bearer(DEMO_TOKEN)],
   ])("%s: 401 invalid_client", async (_name, headers) => {
-    const reply = await send(`${sim.url}/v1/auth/token`, { method: "POST", headers });
+    const reply = await send(sim, `/v1/auth/token`, { method: "POST", headers });
     expectProblem(reply, 401, "invalid_client");
   });
 });

@@ -2,7 +2,7 @@ import { fc, test } from "@fast-check/vitest";
 import { afterAll, beforeAll, expect } from "vitest";
 import { REFERENCE_MAX_LENGTH, REFERENCE_PATTERN } from "../../src/contract/public-schemas.ts";
 import type { Simulator } from "../../src/index.ts";
-import { bearer, DEMO_TOKEN, placeOrder, send, startSimulator } from "./support.ts";
+import { bearer, DEMO_TOKEN, placeOrder, send, startSimulator } from "../support/http.ts";
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -36,7 +36,7 @@ test.prop([referenceArb], { numRuns: 60 })(
     const placed = await placeOrder(sim, { account: "0712345678", amount: 10, currency: "KES", reference });
     expect(placed.status).toBe(200);
     expect(placed.body.reference).toBe(reference);
-    const reply = await send(`${sim.url}/v1/airtime/${encodeURIComponent(reference)}`, { headers: bearer(DEMO_TOKEN) });
+    const reply = await send(sim, `/v1/airtime/${encodeURIComponent(reference)}`, { headers: bearer(DEMO_TOKEN) });
     expect(reply.status).toBe(200);
     expect(reply.body.reference).toBe(reference);
     expect(reply.body.id).toBe(placed.body.id);
@@ -50,9 +50,7 @@ test("the round-trip property catches a server that mangles references (the prop
       n++;
       const reference = `${n}${suffix}`.slice(0, REFERENCE_MAX_LENGTH);
       await placeOrder(sim, { account: "0712345678", amount: 10, currency: "KES", reference });
-      const reply = await send(`${sim.url}/v1/airtime/${reference}`, { headers: bearer(DEMO_TOKEN) }).catch(
-        () => undefined,
-      );
+      const reply = await send(sim, `/v1/airtime/${reference}`, { headers: bearer(DEMO_TOKEN) }).catch(() => undefined);
       return reply?.status === 200 && reply.body.reference === reference;
     }),
     { numRuns: 100, seed: 42 },

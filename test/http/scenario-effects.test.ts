@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Order } from "../../src/domain/model.ts";
 import type { RequestFacts, ResolvedEffects, ScenarioEngine, Simulator } from "../../src/index.ts";
-import { admin, balanceOf, expectProblem, orderBody, placeOrder, startSimulator } from "./support.ts";
+import { admin, balanceOf, expectProblem, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
 
 /** Effects chosen per request by the reference's prefix, so each test controls its own requests. */
 const RULES: Record<string, ResolvedEffects> = {
@@ -48,7 +48,7 @@ const seen: RequestFacts[] = [];
 const beforeResponseCalls: Order[] = [];
 let sim: Simulator;
 beforeAll(async () => {
-  sim = await startSimulator({
+  sim = await startSimulatorOnPort({
     plugins: [
       () => ({ name: "test-scenarios", scenarios: createTestEngine(seen) }),
       // A second engine: its fields override the first one's, `fired` is concatenated.

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
-import { answered, DEMO_TOKEN, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./http-helpers.ts";
+import { bearer, send } from "../support/http.ts";
+import { answered, DEMO_TOKEN, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./scenario-harness.ts";
 
 const OUTAGE_YAML = `# a comment QA left
 name: qa-outage
@@ -96,7 +97,7 @@ describe("the admin API", () => {
   });
 
   test("the scenario routes need the admin token", async () => {
-    const res = await fetch(`${h.url}/_sim/scenarios`, { headers: { authorization: `Bearer ${QA_TOKEN}` } });
+    const res = await send(h.sim, "/_sim/scenarios", { headers: bearer(QA_TOKEN) });
     expect(res.status).toBeGreaterThanOrEqual(401);
     expect(res.status).toBeLessThanOrEqual(403);
   });

@@ -4,12 +4,13 @@
  */
 import { expect, test } from "vitest";
 import { MAGIC_ACCOUNTS, type MagicAccount, nationalForm } from "../../src/scenarios/magic-accounts.ts";
-import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./http-helpers.ts";
+import { answered, type Harness, QA_CUSTOMER, QA_TOKEN, startHarness, useHarness } from "./scenario-harness.ts";
 
 /** The simulator's default pending → final delay. */
 const DEFAULT_DELAY = 2_000;
 
-const h = useHarness();
+// On a port: some scenarios drop the connection.
+const h = useHarness({ onPort: true });
 
 interface Ctx {
   readonly account: string;
@@ -186,7 +187,7 @@ test.each(MAGIC_ACCOUNTS.map((entry, index) => ({ ...entry, index })))(
 );
 
 test("magic accounts are off with magicAccounts: false", async () => {
-  const plain = await startHarness({ scenarios: { magicAccounts: false } });
+  const plain = await startHarness({ scenarios: { magicAccounts: false } }, { onPort: true });
   try {
     const reply = answered(await plain.order({ account: "0700000017", reference: "m-off", token: QA_TOKEN }));
     expect(reply.status).toBe(200);

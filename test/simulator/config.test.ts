@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigError, loadSimulatorConfig } from "../../src/simulator/config.ts";
-import { admin, balanceOf, bearer, orderBody, placeOrder, send, startSimulator } from "../http/support.ts";
+import {
+  admin,
+  balanceOf,
+  bearer,
+  orderBody,
+  placeOrder,
+  send,
+  startSimulatorOnPort as startSimulator,
+} from "../support/http.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sim-config-"));
 function file(name: string, text: string): string {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { Simulator } from "../../src/index.ts";
-import { admin, balanceOf, bearer, DEMO_TOKEN, orderBody, placeOrder, send, startSimulator } from "../http/support.ts";
+import { admin, balanceOf, bearer, DEMO_TOKEN, orderBody, placeOrder, send, startSimulator } from "../support/http.ts";
 
 let sim: Simulator;
 beforeAll(async () => {
@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 const lookup = (reference: string) =>
-  send(`${sim.url}/v1/airtime/${encodeURIComponent(reference)}`, { headers: bearer(DEMO_TOKEN) });
+  send(sim, `/v1/airtime/${encodeURIComponent(reference)}`, { headers: bearer(DEMO_TOKEN) });
 
 test("an order stays 0 Pending until the clock is advanced through the admin API, then is final", async () => {
   const body = orderBody();

@@ -4,7 +4,8 @@ import { expect, it } from "vitest";
 import { parse } from "yaml";
 import { WebhookHeadersSchema, WebhookPayloadSchema } from "../../src/contract/webhook-schemas.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
-import { admin, getStatus, PENDING_MS, placeOrder, useCustomer, useSim } from "./support.ts";
+import { lookup } from "../support/http.ts";
+import { admin, PENDING_MS, placeOrder, useCustomer, useSim } from "./support.ts";
 
 const env = useSim();
 const acme = useCustomer(env, "acme");
@@ -29,9 +30,10 @@ it("a final status is delivered, signed so that standardwebhooks verifies it, an
   });
   expect(() => new Webhook(generateWebhookSecret()).verify(delivery.body, headers)).toThrow();
   expect(() => new Webhook(acme.secret).verify(delivery.body.replace("SIGNED-1", "SIGNED-2"), headers)).toThrow();
-  const lookup = await getStatus(env.url, acme.token, "SIGNED-1");
-  expect(delivery.webhook?.status).toBe(lookup.status);
-  expect(delivery.webhook?.message).toBe(lookup.message);
+  const found = await lookup(env.url, "SIGNED-1", acme.token);
+  expect(found.status).toBe(200);
+  expect(delivery.webhook?.status).toBe(found.body.status);
+  expect(delivery.webhook?.message).toBe(found.body.message);
 });
 
 it("the delivery and its attempt are visible on the admin API", async () => {

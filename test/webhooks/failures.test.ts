@@ -4,6 +4,7 @@
  */
 import { afterAll, expect, it } from "vitest";
 import { createWebhookInbox } from "../../src/webhooks/inbox.ts";
+import { send } from "../support/http.ts";
 import { addCustomer, admin, PENDING_MS, placeOrder, TEST_SCHEDULE, type TestCustomer, useSim } from "./support.ts";
 
 const env = useSim();
@@ -150,7 +151,7 @@ it("the admin routes answer bad input with problem+json, never a 5xx", async () 
   expect(badBody.status).toBe(400);
   expect(badBody.body.code).toBe("validation_failed");
   expect((await admin(env.url, "DELETE", `/deliveries/${any.id}`)).status).toBe(405);
-  const noToken = await fetch(`${env.url}/_sim/deliveries`);
+  const noToken = await send(env.url, "/_sim/deliveries");
   expect(noToken.status).toBe(401);
 });
 

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
+import { bearer, send } from "../support/http.ts";
 import {
   addCustomer,
   admin,
@@ -47,7 +48,7 @@ it("a receiver that never answers blocks neither other customers' webhooks nor t
   // advance() waits for every attempt (so for the hanging ones); do not await it yet.
   const advancing = env.sim.clock.advance(PENDING_MS);
   await healthy.inbox.waitFor("HEALTHY-1", { timeoutMs: 15_000 });
-  const balance = await fetch(`${env.url}/v1/balance`, { headers: { authorization: `Bearer ${healthy.token}` } });
+  const balance = await send(env.url, "/v1/balance", { headers: bearer(healthy.token) });
   expect(balance.status).toBe(200);
   // Both happened while every hanging attempt was still out (none has finished, not even by timeout).
   await hanging.inbox.waitUntil(() => hanging.inbox.requests().length === 5, 15_000);

@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { createWebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret, type SignInput, signWebhook } from "../../src/webhooks/signing.ts";
+import { send } from "../support/http.ts";
 import { admin, PENDING_MS, placeOrder, TEST_SCHEDULE, useCustomer, useSim } from "./support.ts";
 
 const env = useSim();
@@ -44,10 +45,10 @@ it("a sender that signs a different body than it sends is rejected, never record
       body,
       secrets: [secret],
     });
-    const response = await fetch(url, {
+    const response = await send(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
-      body,
+      raw: body,
     });
     expect(response.status).toBe(400);
     expect(inbox.deliveries()).toEqual([]);

@@ -7,16 +7,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createMemoryDeliveryStore } from "../../src/webhooks/memory-delivery-store.ts";
 import type { DeliveryStore } from "../../src/webhooks/ports.ts";
-import {
-  addCustomer,
-  admin,
-  getStatus,
-  PENDING_MS,
-  placeOrder,
-  startSim,
-  type TestCustomer,
-  type WebhookSim,
-} from "./support.ts";
+import { lookup } from "../support/http.ts";
+import { addCustomer, admin, PENDING_MS, placeOrder, startSim, type TestCustomer, type WebhookSim } from "./support.ts";
 
 const SCHEDULE = [0, 100, 1000, 5000, 60_000];
 
@@ -76,8 +68,9 @@ async function failFirstK({ env, customer, failFirst }: Setup, k: number): Promi
   // Nothing further after the success.
   expect(detail.body.nextAttemptAt).toBeNull();
 
-  const lookup = await getStatus(env.url, customer.token, reference);
-  expect(delivery.webhook?.status).toBe(lookup.status);
+  const found = await lookup(env.url, reference, customer.token);
+  expect(found.status).toBe(200);
+  expect(delivery.webhook?.status).toBe(found.body.status);
   expect(delivery.webhook?.final).toBe(true);
 }
 

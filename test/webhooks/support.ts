@@ -1,12 +1,22 @@
 /**
- * A virtual-clock simulator with the webhook plugin, and small HTTP functions
- * for the webhook end-to-end tests.
+ * A virtual-clock simulator with the webhook plugin on a real port, customers
+ * whose webhooks go to real inboxes, and two shortcuts of the webhook tests
+ * over the shared HTTP helpers.
  */
 import { expect } from "vitest";
-import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
+import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
+import {
+  bearer,
+  orderBody,
+  placeOrder as placeOrderAs,
+  type Reply,
+  send,
+  startSimulatorOnPort,
+  type Target,
+} from "../support/http.ts";
 import { sharedFixture } from "../support/shared-fixture.ts";
 import {
   createWebhookPlugin,
@@ -29,7 +39,8 @@ export async function startSim(
   options: WebhookPluginOptions = {},
   extra: { plugins?: SimulatorPluginFactory[]; seed?: number } = {},
 ): Promise<WebhookSim> {
-  const sim = await createSimulator({
+  // On a real port: the webhook suites are about delivery over real connections.
+  const sim = await startSimulatorOnPort({
     clock: "virtual",
     timing: `${PENDING_MS}ms`,
     seed: extra.seed ?? 7,
@@ -42,10 +53,9 @@ export async function startSim(
       ...(extra.plugins ?? []),
     ],
   });
-  const url = await sim.listen();
   const plugin = findWebhookPlugin(sim.plugins);
   if (plugin === undefined) throw new Error("the webhook plugin is missing");
-  return { sim, url, dispatcher: plugin.dispatcher, close: () => sim.close() };
+  return { sim, url: sim.url, dispatcher: plugin.dispatcher, close: () => sim.close() };
 }
 
 export interface TestCustomer {
@@ -96,54 +106,20 @@ export interface PlacedOrder {
   readonly reference: string;
 }
 
+/** A customer's order for 100 KES (unless `extra` says otherwise), which must be accepted. */
 export async function placeOrder(
-  baseUrl: string,
+  target: Target,
   token: string,
   reference: string,
   extra: { headers?: Record<string, string>; amount?: number; account?: string } = {},
 ): Promise<PlacedOrder> {
-  const response = await fetch(`${baseUrl}/v1/airtime`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...extra.headers },
-    body: JSON.stringify({
-      account: extra.account ?? "0712345678",
-      amount: extra.amount ?? 100,
-      currency: "KES",
-      reference,
-    }),
-  });
-  const body = (await response.json()) as { id: string; reference: string };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body;
+  const body = orderBody({ reference, amount: extra.amount ?? 100, account: extra.account ?? "0712345678" });
+  const reply = await placeOrderAs(target, body, extra.headers, token);
+  expect(reply.status, reply.text).toBe(200);
+  return reply.body as PlacedOrder;
 }
 
-export async function getStatus(
-  baseUrl: string,
-  token: string,
-  reference: string,
-): Promise<{ status: number; message: string }> {
-  const response = await fetch(`${baseUrl}/v1/airtime/${encodeURIComponent(reference)}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { status: number; message: string };
-}
-
-export async function admin(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read admin JSON loosely and assert on it
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${baseUrl}/_sim${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_TOKEN}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) };
+/** `/_sim{path}` with the admin token of {@link startSim}. */
+export function admin(target: Target, method: string, path: string, body?: unknown): Promise<Reply> {
+  return send(target, `/_sim${path}`, { method, headers: bearer(ADMIN_TOKEN), body });
 }

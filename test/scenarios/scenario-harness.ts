@@ -1,10 +1,13 @@
 /**
- * A simulator on a real port (127.0.0.1, port 0) on a virtual clock, and the
- * few HTTP calls the scenario tests make against it.
+ * A simulator with the built-in plugins on a virtual clock, a `qa` customer
+ * whose webhooks go to a verifying inbox on a real port, and the few calls
+ * the scenario tests make, over the shared HTTP helpers: in-process, or over
+ * real connections for the suites whose scenarios drop them.
  */
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
 import { createWebhookInbox, type InboxDelivery, type WebhookInbox } from "../../src/webhooks/inbox.ts";
+import { balanceOf, bearer, lookup, placeOrder, send } from "../support/http.ts";
 import { sharedFixture } from "../support/shared-fixture.ts";
 
 export const DEMO_TOKEN = "demo-token-for-scenarios";
@@ -15,7 +18,6 @@ const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 export interface Harness {
   readonly sim: Simulator;
-  readonly url: string;
   readonly inbox: WebhookInbox;
   /** Accepted (verified) webhooks for one reference, in arrival order. */
   webhooksFor(reference: string): InboxDelivery[];
@@ -51,15 +53,20 @@ export interface AdminReply {
   readonly body: Record<string, unknown>;
 }
 
+export interface HarnessReach {
+  /** Listen on a port and reach the simulator over real connections (dropped connections need one). */
+  readonly onPort?: boolean;
+}
+
 /** A harness shared by all the tests of a file, closed after them. */
-export function useHarness(): Harness {
+export function useHarness(reach: HarnessReach = {}): Harness {
   return sharedFixture(
-    () => startHarness(),
+    () => startHarness({}, reach),
     (harness) => harness.close(),
   );
 }
 
-export async function startHarness(options: SimulatorOptions = {}): Promise<Harness> {
+export async function startHarness(options: SimulatorOptions = {}, reach: HarnessReach = {}): Promise<Harness> {
   const inbox = createWebhookInbox({ secret: WEBHOOK_SECRET });
   const inboxUrl = await inbox.listen();
   const sim = await createSimulator({
@@ -75,37 +82,31 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<Harn
     await inbox.close();
     throw error;
   });
-  const url = await sim.listen();
+  if (reach.onPort === true) await sim.listen();
   return {
     sim,
-    url,
     inbox,
     webhooksFor: (reference) => inbox.deliveries().filter((delivery) => delivery.webhook?.reference === reference),
     async order(input) {
       const started = performance.now();
       try {
-        const res = await fetch(`${url}/v1/airtime`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${input.token ?? DEMO_TOKEN}`,
-            "content-type": "application/json",
-            ...(input.key === undefined ? {} : { "idempotency-key": input.key }),
-            ...input.headers,
-          },
-          body: JSON.stringify({
+        const reply = await placeOrder(
+          sim,
+          {
             account: input.account,
             amount: input.amount ?? 100,
             currency: "KES",
             reference: input.reference,
             ...(input.service === undefined ? {} : { service: input.service }),
-          }),
-        });
-        const body = (await res.json()) as Record<string, unknown>;
+          },
+          { ...(input.key === undefined ? {} : { "idempotency-key": input.key }), ...input.headers },
+          input.token ?? DEMO_TOKEN,
+        );
         return {
           kind: "response",
-          status: res.status,
-          headers: res.headers,
-          body,
+          status: reply.status,
+          headers: reply.headers,
+          body: reply.body,
           elapsedMs: performance.now() - started,
         };
       } catch (error) {
@@ -113,26 +114,17 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<Harn
       }
     },
     async lookup(reference, token = DEMO_TOKEN) {
-      const res = await fetch(`${url}/v1/airtime/${encodeURIComponent(reference)}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      const reply = await lookup(sim, reference, token);
+      return { status: reply.status, body: reply.body };
     },
-    async balance(token = DEMO_TOKEN) {
-      const res = await fetch(`${url}/v1/balance`, { headers: { authorization: `Bearer ${token}` } });
-      return ((await res.json()) as { amount: number }).amount;
-    },
+    balance: (token = DEMO_TOKEN) => balanceOf(sim, token),
     async admin(method, path, body, contentType = "application/json") {
-      const res = await fetch(`${url}${path}`, {
+      const reply = await send(sim, path, {
         method,
-        headers: {
-          authorization: `Bearer ${sim.adminToken}`,
-          ...(body === undefined ? {} : { "content-type": contentType }),
-        },
-        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+        headers: { ...bearer(sim.adminToken), ...(body === undefined ? {} : { "content-type": contentType }) },
+        ...(body === undefined ? {} : { raw: typeof body === "string" ? body : JSON.stringify(body) }),
       });
-      const text = await res.text();
-      return { status: res.status, body: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+      return { status: reply.status, body: reply.body ?? {} };
     },
     async close() {
       await sim.close();
