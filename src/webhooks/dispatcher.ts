@@ -5,9 +5,11 @@
  *
  * Attempts run as scheduler jobs (`webhook.attempt`, JSON payload), so a
  * persistent scheduler keeps them across restarts. A job only *starts* the
- * HTTP request and returns: a slow receiver never holds up the scheduler,
- * the simulator clock or other deliveries. `settle()` awaits the requests
- * started so far.
+ * HTTP request and returns: a slow receiver never holds up the scheduler or
+ * other deliveries. The request is tracked with the earliest time its
+ * answer can schedule a retry, so a virtual clock runs the retries due in
+ * the same advance, in time order, without waiting on requests whose
+ * retries fall later. `settle()` awaits the requests started so far.
  */
 import { setMaxListeners } from "node:events";
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
@@ -100,6 +102,8 @@ export function createWebhookDispatcher(
   options: WebhookDispatcherOptions = {},
 ): WebhookDispatcher {
   const { store, clock, scheduler, statusTable } = deps;
+  // On a virtual clock an attempt is stamped with its due time and takes no simulator time.
+  const virtual = clock.virtual === true;
   const schedule = resolveSchedule(options.schedule);
   const timeoutMs = resolveTimeout(options.timeout);
   const jitter = options.jitter ?? DEFAULT_WEBHOOK_JITTER;
@@ -196,9 +200,21 @@ export function createWebhookDispatcher(
     // Delivered meanwhile, reset away, or superseded (redelivery, webhook before response).
     if (delivery === undefined || delivery.state !== "pending" || delivery.nextJobId !== job.id) return;
     // Not awaited: the scheduler moves on while the request is out.
-    void track(
+    const work = track(
       attemptScheduled(delivery, { trigger: "schedule", scheduledAt: job.dueAt, scheduleIndex, jobId: job.id }),
     );
+    scheduler.track(work, horizonOf(delivery, job.dueAt, scheduleIndex));
+  }
+
+  /**
+   * The earliest simulator time an attempt due at `dueAt` can schedule
+   * anything: its retry (the shortest jittered delay; Retry-After only
+   * lengthens it), or at once when a stale follow-up may be sent after it.
+   */
+  function horizonOf(delivery: Delivery, dueAt: number, scheduleIndex: number): number {
+    if (delivery.followUp !== undefined) return dueAt;
+    const delay = schedule[scheduleIndex + 1];
+    return delay === undefined ? Number.POSITIVE_INFINITY : dueAt + Math.floor(delay * (1 - jitter));
   }
 
   async function attemptScheduled(delivery: Delivery, context: AttemptContext): Promise<void> {
@@ -224,7 +240,7 @@ export function createWebhookDispatcher(
     const origin = safeOrigin(endpoint.url);
     return limiter.run(origin, async () => {
       if (closing.signal.aborted) return undefined;
-      const sentAt = clock.now();
+      const sentAt = virtual ? context.scheduledAt : clock.now();
       const sentAtWall = wallNow();
       // A wrong secret nobody holds: the receiver must reject it.
       const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
@@ -247,9 +263,9 @@ export function createWebhookDispatcher(
         wallNow,
       });
       const outcome = outcomeOf(result);
-      // The time the attempt took as the simulator clock saw it, never more than it
-      // really took: a virtual clock advanced meanwhile does not delay the retry.
-      const finishedAt = sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
+      // The time the attempt took as the simulator clock saw it, never more than it really
+      // took; none on a virtual clock, whatever else the clock ran meanwhile.
+      const finishedAt = virtual ? sentAt : sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
       const retryDelay = retryDelayAfter(context, result);
       const before = delivery.state;
       const updated = await deliveries.update(delivery.id, (current) =>
@@ -293,7 +309,7 @@ export function createWebhookDispatcher(
       }
       if (outcome === "gone") await disableEndpoint(delivery.customerId, endpoint.url);
       const settled = updated.state === "delivered" || updated.state === "failed";
-      if (before === "pending" && settled && updated.followUp !== undefined) await sendFollowUp(updated);
+      if (before === "pending" && settled && updated.followUp !== undefined) await sendFollowUp(updated, finishedAt);
       return record;
     });
   }
@@ -313,10 +329,9 @@ export function createWebhookDispatcher(
    * reaches the receiver within the same `advance()` as the final message it
    * follows; its retries, if any, are scheduled as usual.
    */
-  async function sendFollowUp(parent: Delivery): Promise<void> {
+  async function sendFollowUp(parent: Delivery, now: number): Promise<void> {
     const followUp = parent.followUp;
     if (followUp === undefined) return;
-    const now = clock.now();
     const stale = await createDelivery(
       {
         messageId: ids.next("msg"),
@@ -337,7 +352,7 @@ export function createWebhookDispatcher(
     );
     const context: AttemptContext = { trigger: "schedule", scheduledAt: now, scheduleIndex: 0, jobId: stale.nextJobId };
     // Not awaited: it runs after the final message's attempt has finished; settle() still waits for it.
-    void track(attemptScheduled(stale, context));
+    scheduler.track(track(attemptScheduled(stale, context)), horizonOf(stale, now, 0));
   }
 
   async function disableEndpoint(customerId: string, url: string): Promise<void> {
