@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { hasAtMostTwoDecimals } from "./money.ts";
 import { StatusCodeSchema, TransactionStatusResponseSchema } from "./public-schemas.ts";
+import { WebhookUrlSchema } from "./webhook-url.ts";
 
 const CustomerIdSchema = z
   .string()
@@ -41,7 +42,7 @@ const WebhookSecretSchema = z
 
 export const AdminWebhookInputSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048),
+    url: WebhookUrlSchema,
     secrets: z.array(WebhookSecretSchema).min(1).max(5).optional().meta({
       description: "Signing secrets; generated (one `whsec_…`) when omitted.",
     }),

@@ -4,6 +4,7 @@
  * `POST /v1/auth/token`. Every outcome is a union; nothing here throws for
  * bad input.
  */
+import { hasUrlCredentials, WEBHOOK_URL_CREDENTIALS_RULE } from "../contract/webhook-url.ts";
 import { secretsEqual } from "./customer-auth.ts";
 import { randomBase32 } from "./ids.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "./model.ts";
@@ -106,6 +107,12 @@ function checkWallets(wallets: readonly WalletInput[]): string | undefined {
   return undefined;
 }
 
+/** Code that creates customers directly (`createSimulator({customers})`) meets the admin API's URL rule here. */
+function checkWebhook(webhook: WebhookEndpoint | null | undefined): string | undefined {
+  if (webhook === undefined || webhook === null || !hasUrlCredentials(webhook.url)) return undefined;
+  return `webhook.url ${WEBHOOK_URL_CREDENTIALS_RULE}`;
+}
+
 function checkTokens(tokens: readonly string[] | undefined): string | undefined {
   if (tokens === undefined) return undefined;
   if (tokens.some((token) => token.length === 0)) return "a token must not be empty";
@@ -136,7 +143,7 @@ export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDi
   return {
     async create(input) {
       const wallets = input.wallets ?? [];
-      const invalid = checkWallets(wallets) ?? checkTokens(input.tokens);
+      const invalid = checkWallets(wallets) ?? checkTokens(input.tokens) ?? checkWebhook(input.webhook);
       if (invalid !== undefined) return { kind: "invalid", detail: invalid };
       const id = input.id ?? ids.next("cus");
       if ((await store.getCustomer(id)) !== undefined) return { kind: "id_taken", id };
@@ -166,7 +173,7 @@ export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDi
     },
 
     async update(id, update) {
-      const invalid = checkWallets(update.wallets ?? []) ?? checkTokens(update.tokens);
+      const invalid = checkWallets(update.wallets ?? []) ?? checkTokens(update.tokens) ?? checkWebhook(update.webhook);
       if (invalid !== undefined) return { kind: "invalid", detail: invalid };
       if ((await store.getCustomer(id)) === undefined) return { kind: "not_found" };
       if (update.tokens !== undefined && (await tokensTaken(id, update.tokens))) return { kind: "token_taken" };

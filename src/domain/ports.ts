@@ -14,6 +14,12 @@ import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet, WebhookEn
 /** Milliseconds since the epoch on the simulator clock (real or virtual). Synchronous: local to the process. */
 export interface Clock {
   now(): number;
+  /**
+   * True when time moves only when told to (a virtual clock). Work in flight,
+   * such as an HTTP request, then takes no simulator time: a test that
+   * advances by a schedule's delays sees each step at exactly its time.
+   */
+  readonly virtual?: boolean;
 }
 
 /**
@@ -37,6 +43,15 @@ export interface Scheduler {
   cancel(jobId: string): Promise<boolean>;
   /** Number of jobs not yet run. */
   size(): Promise<number>;
+  /**
+   * Work a job's handler started and did not await (an HTTP request), with
+   * the earliest simulator time at which it may schedule a job. A virtual
+   * clock does not move past `horizon` before the work has finished, so what
+   * the work schedules still runs in time order, in the same advance; work
+   * that can schedule nothing (`Infinity`) holds nothing up. A real clock
+   * ignores it.
+   */
+  track(work: Promise<unknown>, horizon: number): void;
 }
 
 /** Id generation, injected so runs are reproducible. Synchronous: local to the process. */

@@ -126,6 +126,12 @@ function runsBefore(x: HeapEntry, y: HeapEntry): boolean {
   return x.dueAt < y.dueAt || (x.dueAt === y.dueAt && x.seq < y.seq);
 }
 
+interface TrackedWork {
+  readonly horizon: number;
+  /** Settles with the work, never rejects. */
+  readonly done: Promise<void>;
+}
+
 export interface TimeKeeperOptions {
   readonly mode: "real" | "virtual";
   /** Start of virtual time (ms since epoch); defaults to the real time at creation. */
@@ -140,8 +146,10 @@ export interface TimeKeeperOptions {
  * A clock and a scheduler over one job heap. Virtual mode: time stands still
  * until `advance(ms)`, which runs every job falling due, in due order (ties in
  * scheduling order), each with the clock at its due time — including jobs
- * scheduled by handlers inside the window. Concurrent `advance` calls run one
- * after another. Real mode: one wall-clock timer armed for the earliest job.
+ * scheduled inside the window by handlers and by work they left running
+ * (`track`): before moving to the next due time, the clock waits for tracked
+ * work whose horizon it would pass. Concurrent `advance` calls run one after
+ * another. Real mode: one wall-clock timer armed for the earliest job.
  * Scheduling under the id of a job still waiting replaces that job.
  *
  * @example
@@ -161,6 +169,8 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
   let armedFor = 0;
   let stopped = false;
   let draining = false;
+  /** Virtual mode: work left running by handlers, each with the earliest time it may schedule a job. */
+  const tracked = new Set<TrackedWork>();
 
   const now = (): number => (options.mode === "virtual" ? virtualNow : realNow());
   const onError =
@@ -225,13 +235,32 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
 
   let advancing: Promise<unknown> = Promise.resolve();
 
+  /** Tracked work that may still schedule a job due at or before `time`. */
+  function holdingUp(time: number): Promise<void>[] {
+    const found: Promise<void>[] = [];
+    for (const work of tracked) if (work.horizon <= time) found.push(work.done);
+    return found;
+  }
+
   async function advanceNow(ms: number): Promise<void> {
     const target = virtualNow + ms;
-    // Jobs scheduled by handlers inside the window run in this same advance.
-    for (let job = heap.peek(); job !== undefined && job.dueAt <= target; job = heap.peek()) {
-      heap.pop();
-      virtualNow = Math.max(virtualNow, job.dueAt);
-      await run(job);
+    for (;;) {
+      const next = heap.peek();
+      const until = next !== undefined && next.dueAt <= target ? Math.max(next.dueAt, virtualNow) : target;
+      // Work still out may schedule something before `until` (a retry): it finishes first, then look again.
+      const waiting = holdingUp(until);
+      if (waiting.length > 0) {
+        await Promise.race(waiting);
+        continue;
+      }
+      if (next === undefined || next.dueAt > target) break;
+      virtualNow = until;
+      // Every job due at this instant, in order; each handler only starts its slow work, so
+      // the work of jobs due at one instant runs concurrently.
+      for (let job = heap.peek(); job !== undefined && job.dueAt <= virtualNow; job = heap.peek()) {
+        heap.pop();
+        await run(job);
+      }
     }
     virtualNow = target;
   }
@@ -254,10 +283,23 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     async size() {
       return heap.size;
     },
+    track(work, horizon) {
+      // A real clock never waits: due jobs run when their time comes, whatever is in flight.
+      if (options.mode !== "virtual" || horizon === Number.POSITIVE_INFINITY) return;
+      const entry: TrackedWork = {
+        horizon,
+        done: work.then(
+          () => undefined,
+          () => undefined,
+        ),
+      };
+      tracked.add(entry);
+      void entry.done.then(() => tracked.delete(entry));
+    },
   };
 
   return {
-    clock: { now },
+    clock: options.mode === "virtual" ? { now, virtual: true } : { now },
     scheduler,
     mode: options.mode,
     advance(ms: number) {

@@ -5,6 +5,7 @@
  * and a flag all go through the same rules.
  */
 import { z } from "zod";
+import { WebhookUrlSchema } from "../contract/webhook-url.ts";
 import { parseDuration, resolveSchedule, resolveTimeout } from "./schedule.ts";
 import { isWebhookSecret } from "./signing.ts";
 
@@ -32,6 +33,9 @@ const DurationSchema = z.union([z.number().int().min(0), z.string().transform(pa
  * //   timeout: 10s
  * //   jitter: 0.1
  * //   intermediate: false
+ * //   maxConcurrentAttempts: 256
+ * //   maxConcurrentPerEndpoint: 32
+ * //   maxQueuedPerEndpoint: 1000
  */
 export const WebhooksConfigSchema = z
   .object({
@@ -46,7 +50,24 @@ export const WebhooksConfigSchema = z
       .meta({ description: "Per-attempt timeout, e.g. 15s (default)." }),
     jitter: z.number().min(0).max(1).optional().meta({ description: "Relative jitter on retry delays (default 0.1)." }),
     intermediate: z.boolean().optional().meta({ description: "Also send pending-class statuses (default false)." }),
-    maxConcurrentPerEndpoint: z.number().int().min(1).max(1024).optional(),
+    maxConcurrentAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({ description: "Attempts in flight at once, all endpoints together (default 256)." }),
+    maxConcurrentPerEndpoint: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({ description: "Attempts in flight at once to one customer's endpoint (default 32)." }),
+    maxQueuedPerEndpoint: z.number().int().min(0).max(1_000_000).optional().meta({
+      description:
+        "Attempts waiting for a slot, per endpoint; beyond it the oldest fails as `queue_overflow` (default 1000).",
+    }),
   })
   .strict();
 
@@ -55,7 +76,7 @@ const WebhookSecretSchema = z.string().refine(isWebhookSecret, "must be whsec_ +
 /** Where one customer's webhooks go; secrets may be a list or comma-separated text (for rotation). */
 export const WebhookTargetConfigSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+    url: WebhookUrlSchema,
     secrets: z
       .preprocess(
         (value) => (typeof value === "string" ? value.split(",").map((secret) => secret.trim()) : value),

@@ -5,9 +5,11 @@
  *
  * Attempts run as scheduler jobs (`webhook.attempt`, JSON payload), so a
  * persistent scheduler keeps them across restarts. A job only *starts* the
- * HTTP request and returns: a slow receiver never holds up the scheduler,
- * the simulator clock or other deliveries. `settle()` awaits the requests
- * started so far.
+ * HTTP request and returns: a slow receiver never holds up the scheduler or
+ * other deliveries. The request is tracked with the earliest time its
+ * answer can schedule a retry, so a virtual clock runs the retries due in
+ * the same advance, in time order, without waiting on requests whose
+ * retries fall later. `settle()` awaits the requests started so far.
  */
 import { setMaxListeners } from "node:events";
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
@@ -24,7 +26,7 @@ import {
   nextState,
   outcomeOf,
 } from "./delivery-transitions.ts";
-import { createKeyedLimiter } from "./keyed-limiter.ts";
+import { createFairLimiter } from "./fair-limiter.ts";
 import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
 import { buildStalePayload, buildWebhookPayload, staleEntryBefore } from "./payload.ts";
 import type { Delivery, DeliveryAttempt, DeliveryKind, DeliveryStore } from "./ports.ts";
@@ -34,7 +36,9 @@ import { generateWebhookSecret, signWebhook } from "./signing.ts";
 
 export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
 export const DEFAULT_WEBHOOK_JITTER = 0.1;
-const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
+export const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
+export const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
+export const DEFAULT_MAX_QUEUED_PER_ENDPOINT = 1000;
 const USER_AGENT = "airtime-harness-webhooks/1";
 
 export interface WebhookDispatcherOptions {
@@ -49,8 +53,12 @@ export interface WebhookDispatcherOptions {
   readonly deliveryStore?: DeliveryStore;
   /** Wall clock for `webhook-timestamp` and latencies; injectable for tests. */
   readonly wallClock?: () => number;
-  /** Concurrent requests per receiver origin; default 32. */
+  /** Attempts in flight at once, all endpoints together; default 256. Freed slots go to endpoints in turn. */
+  readonly maxConcurrentAttempts?: number;
+  /** Attempts in flight at once to one customer's endpoint; default 32. */
   readonly maxConcurrentPerEndpoint?: number;
+  /** Attempts waiting for a slot, per endpoint; one more sheds the oldest as a failed `queue_overflow` attempt. Default 1000. */
+  readonly maxQueuedPerEndpoint?: number;
 }
 
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */
@@ -100,13 +108,19 @@ export function createWebhookDispatcher(
   options: WebhookDispatcherOptions = {},
 ): WebhookDispatcher {
   const { store, clock, scheduler, statusTable } = deps;
+  // On a virtual clock an attempt is stamped with its due time and takes no simulator time.
+  const virtual = clock.virtual === true;
   const schedule = resolveSchedule(options.schedule);
   const timeoutMs = resolveTimeout(options.timeout);
   const jitter = options.jitter ?? DEFAULT_WEBHOOK_JITTER;
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError("jitter must be within 0..1");
   const wallNow = options.wallClock ?? (() => Date.now());
   const deliveries = options.deliveryStore ?? createMemoryDeliveryStore();
-  const limiter = createKeyedLimiter(options.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT);
+  const limiter = createFairLimiter({
+    maxActive: options.maxConcurrentAttempts ?? DEFAULT_MAX_CONCURRENT_ATTEMPTS,
+    maxActivePerKey: options.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
+    maxQueuedPerKey: options.maxQueuedPerEndpoint ?? DEFAULT_MAX_QUEUED_PER_ENDPOINT,
+  });
   // A stream of our own, seeded from the simulator's: webhook ids and jitter are drawn
   // as network answers arrive, and must not shift the ids of later orders.
   const random = createSeededRandom(Math.floor(deps.random.next() * 2 ** 32));
@@ -196,106 +210,163 @@ export function createWebhookDispatcher(
     // Delivered meanwhile, reset away, or superseded (redelivery, webhook before response).
     if (delivery === undefined || delivery.state !== "pending" || delivery.nextJobId !== job.id) return;
     // Not awaited: the scheduler moves on while the request is out.
-    void track(
+    const work = track(
       attemptScheduled(delivery, { trigger: "schedule", scheduledAt: job.dueAt, scheduleIndex, jobId: job.id }),
     );
+    scheduler.track(work, horizonOf(delivery, job.dueAt, scheduleIndex));
+  }
+
+  /**
+   * The earliest simulator time an attempt due at `dueAt` can schedule
+   * anything: its retry (the shortest jittered delay; Retry-After only
+   * lengthens it), or at once when a stale follow-up may be sent after it.
+   */
+  function horizonOf(delivery: Delivery, dueAt: number, scheduleIndex: number): number {
+    if (delivery.followUp !== undefined) return dueAt;
+    const delay = schedule[scheduleIndex + 1];
+    return delay === undefined ? Number.POSITIVE_INFINITY : dueAt + Math.floor(delay * (1 - jitter));
   }
 
   async function attemptScheduled(delivery: Delivery, context: AttemptContext): Promise<void> {
     const endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
     if (endpoint === undefined || endpoint.disabled === true) {
-      const reason = endpoint === undefined ? "the customer has no webhook endpoint" : "the endpoint is disabled";
-      await deliveries.update(delivery.id, (current) =>
-        current.state === "pending" && current.nextJobId === context.jobId
-          ? { ...current, state: "disabled", reason, nextAttemptAt: null, nextJobId: null }
-          : current,
-      );
+      await disableDelivery(delivery, context, unusableReason(endpoint));
       return;
     }
     await attempt(delivery, endpoint, context);
   }
 
-  /** One HTTP attempt, recorded, and its consequence for the delivery. */
+  /** A scheduled attempt that will not be made: its delivery stops, saying why. */
+  async function disableDelivery(delivery: Delivery, context: AttemptContext, reason: string): Promise<void> {
+    await deliveries.update(delivery.id, (current) =>
+      current.state === "pending" && current.nextJobId === context.jobId
+        ? { ...current, state: "disabled", reason, nextAttemptAt: null, nextJobId: null }
+        : current,
+    );
+  }
+
+  /**
+   * One attempt under the caps, recorded, and its consequence for the
+   * delivery. It waits for a slot in its endpoint's queue; shed from the
+   * queue, it is recorded as a failed attempt (`queue_overflow`) that never
+   * reached the network, or, when a 410 cancelled the queue, stops its
+   * delivery.
+   */
   async function attempt(
     delivery: Delivery,
     endpoint: WebhookEndpoint,
     context: AttemptContext,
   ): Promise<DeliveryAttempt | undefined> {
-    const origin = safeOrigin(endpoint.url);
-    return limiter.run(origin, async () => {
+    const slot = await limiter.run(endpointKey(delivery.customerId, endpoint.url), async () => {
       if (closing.signal.aborted) return undefined;
-      const sentAt = clock.now();
-      const sentAtWall = wallNow();
-      // A wrong secret nobody holds: the receiver must reject it.
-      const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
-      const requestHeaders = {
-        "content-type": "application/json",
-        "user-agent": USER_AGENT,
-        ...signWebhook({
-          id: delivery.messageId,
-          timestampSeconds: Math.floor(sentAtWall / 1000),
-          body: delivery.body,
-          secrets,
-        }),
-      };
-      const result = await postWebhook({
-        url: endpoint.url,
-        headers: requestHeaders,
-        body: delivery.body,
-        timeoutMs,
-        signal: closing.signal,
-        wallNow,
-      });
-      const outcome = outcomeOf(result);
-      // The time the attempt took as the simulator clock saw it, never more than it
-      // really took: a virtual clock advanced meanwhile does not delay the retry.
-      const finishedAt = sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
-      const retryDelay = retryDelayAfter(context, result);
-      const before = delivery.state;
-      const updated = await deliveries.update(delivery.id, (current) =>
-        nextState(current, context, outcome, finishedAt, retryDelay, schedule.length),
-      );
-      // Reset away while the request was out.
-      if (updated === undefined) return undefined;
-      const record: DeliveryAttempt = {
-        deliveryId: delivery.id,
-        messageId: delivery.messageId,
-        customerId: delivery.customerId,
-        orderId: delivery.orderId,
-        reference: delivery.reference,
-        number: updated.attemptCount,
-        trigger: context.trigger,
-        scheduledAt: context.scheduledAt,
-        sentAt,
-        sentAtWall,
-        url: endpoint.url,
-        requestHeaders,
-        requestBody: delivery.body,
-        responseStatus: result.kind === "response" ? result.status : null,
-        error: result.kind === "error" ? result.error : null,
-        latencyMs: result.latencyMs,
-        outcome,
-        ...(result.kind === "response" && result.retryAfterMs !== undefined
-          ? { retryAfterMs: result.retryAfterMs }
-          : {}),
-      };
-      await deliveries.addAttempt(record);
-      const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
-      // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
-      if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !closing.signal.aborted) {
-        const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
-        await scheduler.schedule({
-          id: updated.nextJobId,
-          type: WEBHOOK_ATTEMPT_JOB,
-          dueAt: updated.nextAttemptAt,
-          payload,
-        });
+      // Read again: a 410 or an admin change may have come while this attempt waited.
+      const current = (await store.getCustomer(delivery.customerId))?.webhook;
+      if (current === undefined || current.disabled === true) {
+        await disableDelivery(delivery, context, unusableReason(current));
+        return undefined;
       }
-      if (outcome === "gone") await disableEndpoint(delivery.customerId, endpoint.url);
-      const settled = updated.state === "delivered" || updated.state === "failed";
-      if (before === "pending" && settled && updated.followUp !== undefined) await sendFollowUp(updated);
-      return record;
+      return send(delivery, current, context);
     });
+    if (slot.kind === "ran") return slot.value;
+    if (slot.reason === "cancelled") {
+      await disableDelivery(delivery, context, "cancelled while queued: the endpoint answered 410 Gone");
+      return undefined;
+    }
+    const overflow: PostResult = { kind: "error", error: "queue_overflow", latencyMs: 0 };
+    return record(delivery, endpoint, context, overflow, virtual ? context.scheduledAt : clock.now(), wallNow(), {});
+  }
+
+  async function send(
+    delivery: Delivery,
+    endpoint: WebhookEndpoint,
+    context: AttemptContext,
+  ): Promise<DeliveryAttempt | undefined> {
+    const sentAt = virtual ? context.scheduledAt : clock.now();
+    const sentAtWall = wallNow();
+    // A wrong secret nobody holds: the receiver must reject it.
+    const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
+    const requestHeaders = {
+      "content-type": "application/json",
+      "user-agent": USER_AGENT,
+      ...signWebhook({
+        id: delivery.messageId,
+        timestampSeconds: Math.floor(sentAtWall / 1000),
+        body: delivery.body,
+        secrets,
+      }),
+    };
+    const result = await postWebhook({
+      url: endpoint.url,
+      headers: requestHeaders,
+      body: delivery.body,
+      timeoutMs,
+      signal: closing.signal,
+      wallNow,
+    });
+    return record(delivery, endpoint, context, result, sentAt, sentAtWall, requestHeaders);
+  }
+
+  /** Stores an attempt's result and what follows from it: the retry, a disabled endpoint, a stale follow-up. */
+  async function record(
+    delivery: Delivery,
+    endpoint: WebhookEndpoint,
+    context: AttemptContext,
+    result: PostResult,
+    sentAt: number,
+    sentAtWall: number,
+    requestHeaders: Readonly<Record<string, string>>,
+  ): Promise<DeliveryAttempt | undefined> {
+    const outcome = outcomeOf(result);
+    // The time the attempt took as the simulator clock saw it, never more than it really
+    // took; none on a virtual clock, whatever else the clock ran meanwhile.
+    const finishedAt = virtual ? sentAt : sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
+    const retryDelay = retryDelayAfter(context, result);
+    const before = delivery.state;
+    const updated = await deliveries.update(delivery.id, (current) =>
+      nextState(current, context, outcome, finishedAt, retryDelay, schedule.length),
+    );
+    // Reset away while the request was out.
+    if (updated === undefined) return undefined;
+    const attemptRecord: DeliveryAttempt = {
+      deliveryId: delivery.id,
+      messageId: delivery.messageId,
+      customerId: delivery.customerId,
+      orderId: delivery.orderId,
+      reference: delivery.reference,
+      number: updated.attemptCount,
+      trigger: context.trigger,
+      scheduledAt: context.scheduledAt,
+      sentAt,
+      sentAtWall,
+      url: endpoint.url,
+      requestHeaders,
+      requestBody: delivery.body,
+      responseStatus: result.kind === "response" ? result.status : null,
+      error: result.kind === "error" ? result.error : null,
+      latencyMs: result.latencyMs,
+      outcome,
+      ...(result.kind === "response" && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+    };
+    await deliveries.addAttempt(attemptRecord);
+    const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
+    // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
+    if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !closing.signal.aborted) {
+      const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
+      await scheduler.schedule({
+        id: updated.nextJobId,
+        type: WEBHOOK_ATTEMPT_JOB,
+        dueAt: updated.nextAttemptAt,
+        payload,
+      });
+    }
+    if (outcome === "gone") {
+      await disableEndpoint(delivery.customerId, endpoint.url);
+      // Attempts already waiting for this endpoint are not sent either.
+      limiter.cancelQueued(endpointKey(delivery.customerId, endpoint.url));
+    }
+    const settled = updated.state === "delivered" || updated.state === "failed";
+    if (before === "pending" && settled && updated.followUp !== undefined) await sendFollowUp(updated, finishedAt);
+    return attemptRecord;
   }
 
   function retryDelayAfter(context: AttemptContext, result: PostResult): number | undefined {
@@ -313,10 +384,9 @@ export function createWebhookDispatcher(
    * reaches the receiver within the same `advance()` as the final message it
    * follows; its retries, if any, are scheduled as usual.
    */
-  async function sendFollowUp(parent: Delivery): Promise<void> {
+  async function sendFollowUp(parent: Delivery, now: number): Promise<void> {
     const followUp = parent.followUp;
     if (followUp === undefined) return;
-    const now = clock.now();
     const stale = await createDelivery(
       {
         messageId: ids.next("msg"),
@@ -337,7 +407,7 @@ export function createWebhookDispatcher(
     );
     const context: AttemptContext = { trigger: "schedule", scheduledAt: now, scheduleIndex: 0, jobId: stale.nextJobId };
     // Not awaited: it runs after the final message's attempt has finished; settle() still waits for it.
-    void track(attemptScheduled(stale, context));
+    scheduler.track(track(attemptScheduled(stale, context)), horizonOf(stale, now, 0));
   }
 
   async function disableEndpoint(customerId: string, url: string): Promise<void> {
@@ -395,10 +465,12 @@ export function createWebhookDispatcher(
         scheduleIndex: null,
         jobId: null,
       };
-      const record = await track(attempt(delivery, endpoint, context));
+      const made = await track(attempt(delivery, endpoint, context));
       const updated = await deliveries.get(deliveryId);
-      if (record === undefined || updated === undefined) return { kind: "not_found" };
-      return { kind: "attempted", delivery: updated, attempt: record };
+      if (updated === undefined) return { kind: "not_found" };
+      // Not made: the dispatcher closed, or a 410 disabled the endpoint while the attempt waited.
+      if (made === undefined) return closing.signal.aborted ? { kind: "closed" } : { kind: "endpoint_disabled" };
+      return { kind: "attempted", delivery: updated, attempt: made };
     },
     async settle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
@@ -417,10 +489,11 @@ export function createWebhookDispatcher(
   };
 }
 
-function safeOrigin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
-  }
+/** One queue per customer endpoint: customers sharing a host never share a queue or its cap. */
+function endpointKey(customerId: string, url: string): string {
+  return `${customerId} ${url}`;
+}
+
+function unusableReason(endpoint: WebhookEndpoint | undefined): string {
+  return endpoint === undefined ? "the customer has no webhook endpoint" : "the endpoint is disabled";
 }

@@ -1,7 +1,9 @@
 /**
  * One HTTP attempt of a webhook: POST, bounded by a per-attempt timeout,
  * redirects not followed (a 3xx is a failed attempt, as Standard Webhooks
- * says), the answer classified without throwing.
+ * says), the answer classified without throwing. At most
+ * {@link MAX_RESPONSE_BODY_BYTES} of the answer's body are read: a receiver
+ * that streams without end costs that much and no more.
  */
 import { parseRetryAfter } from "./schedule.ts";
 
@@ -20,6 +22,9 @@ export interface PostRequest {
   /** Wall clock, for latency and HTTP-date `Retry-After`. */
   readonly wallNow: () => number;
 }
+
+/** The most of a response body read (and then thrown away): the status is the answer. */
+export const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 
 /** Statuses whose `Retry-After` is honoured. */
 const RETRY_AFTER_STATUSES = new Set([429, 503]);
@@ -43,9 +48,7 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
       redirect: "manual",
       signal,
     });
-    // Read to the end (bounded by the same timeout) so the connection is kept alive
-    // and reused; cancelling would destroy it and cost a new connect per attempt.
-    await response.arrayBuffer().catch(() => undefined);
+    await drainBody(response.body, MAX_RESPONSE_BODY_BYTES);
     const latencyMs = request.wallNow() - started;
     const retryAfterMs = RETRY_AFTER_STATUSES.has(response.status)
       ? parseRetryAfter(response.headers.get("retry-after"), request.wallNow())
@@ -61,6 +64,33 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
   } finally {
     timeout.removeEventListener("abort", abort);
     request.signal?.removeEventListener("abort", abort);
+  }
+}
+
+/**
+ * Reads and discards a body up to `limit` bytes, within the attempt's timeout
+ * (the fetch signal ends the stream). A body read to its end keeps the
+ * connection alive for the next attempt; a longer one is cancelled, which
+ * destroys the connection.
+ */
+async function drainBody(body: ReadableStream<Uint8Array> | null, limit: number): Promise<void> {
+  if (body === null) return;
+  const reader = body.getReader();
+  let read = 0;
+  try {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return;
+      read += chunk.value.byteLength;
+      if (read > limit) {
+        await reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+  } catch {
+    // Timed out, reset or aborted mid-body: the status already came, and decides.
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -60,6 +60,66 @@ describe("virtual time keeper", () => {
     expect(ran.map((r) => r.at)).toEqual([10, 20, 30, 40, 50]);
   });
 
+  it("runs jobs that work left running schedules inside the window, at their times, in the same advance", async () => {
+    const { time, ran } = virtual();
+    // Each step starts slow work (a real timer) that schedules the next step 10 ms later, as a retry does.
+    time.scheduler.handle("step", async (job) => {
+      const n = job.payload as number;
+      ran.push({ id: `step${n}`, at: time.clock.now(), payload: n });
+      if (n === 4) return;
+      const work = new Promise((resolve) => setTimeout(resolve, 5)).then(() =>
+        time.scheduler.schedule({ type: "step", dueAt: job.dueAt + 10, payload: n + 1 }),
+      );
+      time.scheduler.track(work, job.dueAt + 10);
+    });
+    await time.scheduler.schedule({ type: "step", dueAt: 10, payload: 1 });
+    await time.advance(35);
+    expect(ran.map((r) => [r.id, r.at])).toEqual([
+      ["step1", 10],
+      ["step2", 20],
+      ["step3", 30],
+    ]);
+    expect(time.clock.now()).toBe(35);
+    await time.advance(100);
+    expect(ran.map((r) => r.at)).toEqual([10, 20, 30, 40]);
+  });
+
+  it("runs unrelated jobs due before a tracked work's horizon while that work is still out", async () => {
+    const { time, ran } = virtual();
+    let finish: () => void = () => undefined;
+    const hanging = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    time.scheduler.handle("slow", async (job) => {
+      ran.push({ id: job.id, at: time.clock.now(), payload: null });
+      time.scheduler.track(
+        hanging.then(() => time.scheduler.schedule({ id: "retry", type: "t", dueAt: 60, payload: null })),
+        50,
+      );
+    });
+    await time.scheduler.schedule({ id: "slow", type: "slow", dueAt: 10, payload: null });
+    await time.scheduler.schedule({ id: "other", type: "t", dueAt: 40, payload: null });
+    const advancing = time.advance(100);
+    await vi.waitFor(() => expect(ran.map((r) => r.id)).toEqual(["slow", "other"]));
+    // The clock stops short of the horizon: the work may still schedule something due from 50 on.
+    expect(time.clock.now()).toBe(40);
+    finish();
+    await advancing;
+    expect(ran.map((r) => [r.id, r.at])).toEqual([
+      ["slow", 10],
+      ["other", 40],
+      ["retry", 60],
+    ]);
+  });
+
+  it("a real clock ignores tracked work", async () => {
+    const time = createTimeKeeper({ mode: "real" });
+    time.scheduler.track(new Promise(() => undefined), 0);
+    expect(time.clock.virtual).toBeUndefined();
+    expect(createTimeKeeper({ mode: "virtual" }).clock.virtual).toBe(true);
+    time.stop();
+  });
+
   it("cancels a job, once", async () => {
     const { time, ran } = virtual();
     const keep = await time.scheduler.schedule({ type: "t", dueAt: 5, payload: "keep" });

@@ -1,5 +1,4 @@
 import { expect, it } from "vitest";
-import { createKeyedLimiter } from "../../src/webhooks/keyed-limiter.ts";
 import { createMemoryDeliveryStore } from "../../src/webhooks/memory-delivery-store.ts";
 import type { Delivery, DeliveryAttempt } from "../../src/webhooks/ports.ts";
 
@@ -90,30 +89,4 @@ it("reset forgets one customer's deliveries and attempts, or all; late attempts 
   expect(await store.attempts("2")).toHaveLength(1);
   await store.reset();
   expect(await store.list()).toEqual([]);
-});
-
-it("the keyed limiter runs at most max tasks per key, and keys never wait for each other", async () => {
-  const limiter = createKeyedLimiter(2);
-  let active = 0;
-  let peak = 0;
-  const gates: Array<() => void> = [];
-  const task = () =>
-    limiter.run("slow", async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise<void>((resolve) => gates.push(resolve));
-      active--;
-    });
-  const slow = Array.from({ length: 5 }, task);
-  await Promise.resolve();
-  expect(gates).toHaveLength(2);
-  // Another key goes straight through while "slow" is full.
-  expect(await limiter.run("fast", async () => "done")).toBe("done");
-  while (gates.length > 0 || active > 0) {
-    gates.shift()?.();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  await Promise.all(slow);
-  expect(peak).toBe(2);
-  expect(() => createKeyedLimiter(0)).toThrow(RangeError);
 });

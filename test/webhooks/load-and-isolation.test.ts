@@ -6,34 +6,13 @@
 import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
 import { bearer, send } from "../support/http.ts";
-import {
-  addCustomer,
-  admin,
-  PENDING_MS,
-  placeOrder,
-  startSim,
-  TEST_SCHEDULE,
-  type TestCustomer,
-  type WebhookSim,
-} from "./support.ts";
+import { admin, PENDING_MS, perTest, placeOrder, TEST_SCHEDULE, type TestCustomer } from "./support.ts";
 
-const cleanup: Array<() => Promise<void>> = [];
+const made = perTest();
+const sim = made.sim;
+const customer = made.customer;
 
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-async function sim(options: Parameters<typeof startSim>[0] = {}): Promise<WebhookSim> {
-  const env = await startSim(options);
-  cleanup.push(() => env.close());
-  return env;
-}
-
-async function customer(env: WebhookSim, id: string, options: object = {}): Promise<TestCustomer> {
-  const created = await addCustomer(env.sim, id, options);
-  cleanup.push(() => created.inbox.close());
-  return created;
-}
+afterEach(() => made.cleanUp());
 
 it("a receiver that never answers blocks neither other customers' webhooks nor the API", async () => {
   // An attempt timeout far beyond anything this test waits for: the hanging attempts are provably

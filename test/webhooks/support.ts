@@ -123,3 +123,30 @@ export async function placeOrder(
 export function admin(target: Target, method: string, path: string, body?: unknown): Promise<Reply> {
   return send(target, `/_sim${path}`, { method, headers: bearer(ADMIN_TOKEN), body });
 }
+
+/**
+ * Simulators and customers made inside one test, closed after it.
+ *
+ * @example
+ * const made = perTest();
+ * afterEach(() => made.cleanUp());
+ * const env = await made.sim({ timeout: "500ms" });
+ */
+export function perTest() {
+  const cleanup: Array<() => Promise<void>> = [];
+  return {
+    async sim(options: WebhookPluginOptions = {}, extra: Parameters<typeof startSim>[1] = {}): Promise<WebhookSim> {
+      const env = await startSim(options, extra);
+      cleanup.push(() => env.close());
+      return env;
+    },
+    async customer(env: WebhookSim, id: string, options: object = {}): Promise<TestCustomer> {
+      const created = await addCustomer(env.sim, id, options);
+      cleanup.push(() => created.inbox.close());
+      return created;
+    },
+    async cleanUp(): Promise<void> {
+      for (const step of cleanup.splice(0).reverse()) await step();
+    },
+  };
+}
