@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "spec/", "reports/", "coverage/", ".tmp/"] },
+  { ignores: ["node_modules/", "dist/", "spec/", "reports/", "coverage/", ".tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

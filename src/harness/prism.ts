@@ -7,7 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PACKAGE_ROOT } from "../package-root.ts";
 import { HarnessError } from "./checker.ts";
 import { freePort, startProcess } from "./child-process.ts";
 
@@ -28,9 +28,6 @@ export interface PrismOptions {
   /** How long Prism may take to start. Default 60 s. */
   readonly startTimeoutMs?: number;
 }
-
-/** The package's root (the spec and, in a checkout, Prism live there). */
-const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
   const cwd = options.cwd ?? process.cwd();
