@@ -5,7 +5,7 @@
  * a server.
  */
 import { randomInt } from "node:crypto";
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
 import { createAirtimeService } from "../domain/airtime-service.ts";
@@ -62,8 +62,12 @@ export interface Simulator {
   readonly service: AirtimeService;
   readonly store: Store;
   readonly journal: Journal;
-  /** The express app, for in-process requests without a socket. */
-  readonly app: Express;
+  /**
+   * The request handler behind the server, for in-process requests without a
+   * socket. Typed as node:http's listener so the package's types never need
+   * `@types/express`.
+   */
+  readonly app: RequestListener;
   readonly plugins: readonly SimulatorPlugin[];
   /** Waits until background work started so far (webhook attempts) has settled. */
   settle(): Promise<void>;
