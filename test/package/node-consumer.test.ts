@@ -1,0 +1,77 @@
+/**
+ * The packed package in a fresh project with nothing else installed: plain
+ * Node ESM and CommonJS with no loader, the `airtime-harness` command, and
+ * the files exported by path, on each Node version of the run.
+ */
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type Consumer, createConsumer, exec, LTS_NODE, MANIFEST, nodeRuntimes } from "./consumer.ts";
+import { CJS_SCRIPT, ESM_SCRIPT, EXPECTED } from "./order-scenario.ts";
+
+const RUNTIMES = await nodeRuntimes();
+let consumer: Consumer;
+
+beforeAll(async () => {
+  consumer = await createConsumer("node-consumer");
+  await consumer.write("order.mjs", ESM_SCRIPT);
+  await consumer.write("order.cjs", CJS_SCRIPT);
+});
+
+afterAll(() => consumer?.remove());
+
+describe.each(RUNTIMES)("on $name", (runtime) => {
+  test("Node ESM imports it with no loader and runs the order scenario", async () => {
+    const outcome = await exec(runtime.node, ["order.mjs"], { cwd: consumer.dir });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual(EXPECTED);
+  });
+
+  test("CommonJS requires it with no loader and runs the order scenario", async () => {
+    const outcome = await exec(runtime.node, ["order.cjs"], { cwd: consumer.dir });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual(EXPECTED);
+  });
+
+  test("npx airtime-harness --version prints the package's version", async () => {
+    const outcome = await exec("npx", ["--no-install", "airtime-harness", "--version"], {
+      cwd: consumer.dir,
+      env: runtime.env,
+    });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout.trim()).toBe(MANIFEST.version);
+  });
+
+  test("the command finds the scenarios shipped beside it", async () => {
+    const outcome = await exec("npx", ["--no-install", "airtime-harness", "scenarios", "list"], {
+      cwd: consumer.dir,
+      env: runtime.env,
+    });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout).toContain("flaky-gateway");
+  });
+});
+
+test("the scenario JSON Schema and the OpenAPI documents resolve by their exported paths", async () => {
+  const paths = ["airtime-harness/schemas/scenario.schema.json", "airtime-harness/spec/openapi.yaml"];
+  const outcome = await exec(
+    process.execPath,
+    ["-e", `console.log(JSON.stringify(${JSON.stringify(paths)}.map((path) => require.resolve(path))))`],
+    { cwd: consumer.dir },
+  );
+  expect(outcome.code, outcome.stderr).toBe(0);
+  const resolved = JSON.parse(outcome.stdout) as string[];
+  expect(resolved.map((file) => existsSync(file))).toEqual([true, true]);
+});
+
+describe("the current LTS Node", () => {
+  // CI installs it (.ci/run) and must never skip; locally the reason for a skip is in this test's name.
+  test.skipIf(LTS_NODE === undefined && process.env.CI === undefined)(
+    "runs these tests too (absent here: set AIRTIME_HARNESS_LTS_NODE to a Node binary, as .ci/run does)",
+    () => {
+      expect(LTS_NODE, "CI must set AIRTIME_HARNESS_LTS_NODE").toBeDefined();
+      const majors = RUNTIMES.map((runtime) => Number(runtime.name.replace(/^Node (\d+).*/, "$1")));
+      expect(majors).toHaveLength(2);
+      expect(majors[1]).toBeGreaterThan(majors[0] ?? Infinity);
+    },
+  );
+});
