@@ -15,10 +15,18 @@ const shared = {
   inputOptions: { treeshake: { moduleSideEffects: "no-external" }, checks: { pluginTimings: false } },
 } as const;
 
+// Declarations are built on their own: beside the CLI's JavaScript they would
+// keep its imports of express. The public types name a few openapi3-ts types
+// (a devDependency, never imported at run time), which are inlined.
+const declarations = {
+  ...shared,
+  entry: { index: "src/index.ts" },
+  deps: { onlyBundle: ["openapi3-ts"] as string[] },
+} as const;
+
 export default defineConfig([
   { ...shared, entry: { index: "src/index.ts", cli: "src/cli/main.ts" }, format: "esm", dts: false },
-  // The ESM declarations are built on their own: built beside the CLI's
-  // JavaScript they would keep the CLI's imports of express.
-  { ...shared, entry: { index: "src/index.ts" }, format: "esm", dts: { emitDtsOnly: true } },
-  { ...shared, entry: { index: "src/index.ts" }, format: "cjs", dts: true },
+  { ...shared, entry: { index: "src/index.ts" }, format: "cjs", dts: false },
+  { ...declarations, format: "esm", dts: { emitDtsOnly: true } },
+  { ...declarations, format: "cjs", dts: { emitDtsOnly: true } },
 ]);
