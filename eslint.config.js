@@ -45,7 +45,7 @@ function layerRule({ files, outer, also = [] }) {
 }
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "spec/", "reports/", "coverage/", ".tmp/"] },
+  { ignores: ["node_modules/", "dist/", "spec/", "reports/", "coverage/", ".tmp/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

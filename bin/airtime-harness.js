@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The package ships TypeScript sources; tsx's loader runs them without a build step.
+// The development launcher: runs the TypeScript sources through tsx's loader,
+// so the tests drive the CLI without a build. The published package's bin is
+// the compiled dist/cli.js.
 import { register } from "tsx/esm/api";
 
 register();

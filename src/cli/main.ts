@@ -1,8 +1,11 @@
+#!/usr/bin/env node
 /**
  * The `airtime-harness` command: one entry, a subcommand per face of the tool.
  * Each subcommand lives in its own file and returns an exit code.
  */
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { packageVersion } from "../package-root.ts";
 
 type Subcommand = (args: string[]) => Promise<number>;
 
@@ -43,6 +46,10 @@ export function usage(): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v") {
+    console.log(packageVersion());
+    return 0;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     console.log(usage());
     return name === undefined ? 2 : 0;
@@ -56,6 +63,7 @@ export async function main(argv: string[]): Promise<number> {
   return run(rest);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// Run when this file is the program, also through npm's bin symlink (argv[1] is the link, import.meta.url its target).
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.exitCode = await main(process.argv.slice(2));
 }

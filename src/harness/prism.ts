@@ -5,9 +5,10 @@
  * carrying the violations (also in the `sl-violations` header), which the
  * harness reports as `response_schema_conformance` failures.
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import { PACKAGE_ROOT } from "../package-root.ts";
 import { HarnessError } from "./checker.ts";
 import { freePort, startProcess } from "./child-process.ts";
 
@@ -21,7 +22,7 @@ export interface PrismOptions {
   readonly upstream: string;
   /** Default: this package's `spec/openapi.yaml`. */
   readonly specFile?: string;
-  /** Default: `node_modules/.bin/prism` under this package, else under `cwd`. */
+  /** Default: the `@stoplight/prism-cli` this package resolves, else `node_modules/.bin/prism` under `cwd`. */
   readonly command?: string;
   /** Where to look for Prism when the package's own copy is not there. Default: the working directory. */
   readonly cwd?: string;
@@ -29,19 +30,32 @@ export interface PrismOptions {
   readonly startTimeoutMs?: number;
 }
 
-/** The package's root (the spec and, in a checkout, Prism live there). */
-const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PRISM_MISSING =
+  "--validate-with-prism needs Prism, an optional peer dependency: npm install --save-dev @stoplight/prism-cli@5";
+
+/**
+ * Prism's command as module resolution finds it from this file: beside the
+ * package in the user's node_modules wherever the command is run from.
+ */
+function resolvePrism(): string | undefined {
+  try {
+    const manifest = createRequire(import.meta.url).resolve("@stoplight/prism-cli/package.json");
+    const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: { prism: string } };
+    return resolve(dirname(manifest), bin.prism);
+  } catch {
+    return undefined;
+  }
+}
 
 export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
   const cwd = options.cwd ?? process.cwd();
   const command =
     options.command ??
-    [resolve(PACKAGE_ROOT, "node_modules/.bin/prism"), resolve(cwd, "node_modules/.bin/prism")].find((candidate) =>
-      existsSync(candidate),
-    ) ??
-    "prism";
+    [resolvePrism(), resolve(cwd, "node_modules/.bin/prism")].find(
+      (candidate) => candidate !== undefined && existsSync(candidate),
+    );
   const specFile = options.specFile ?? resolve(PACKAGE_ROOT, "spec/openapi.yaml");
-  if (!existsSync(command)) throw new HarnessError(`--validate-with-prism: node_modules/.bin/prism not found`);
+  if (command === undefined || !existsSync(command)) throw new HarnessError(PRISM_MISSING);
   if (!existsSync(specFile)) throw new HarnessError(`--validate-with-prism: ${specFile} not found`);
   const prism = await startPrismProcess(command, ["proxy", specFile, options.upstream, "--errors"], {
     ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),

@@ -5,10 +5,10 @@
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { PACKAGE_ROOT } from "../package-root.ts";
 
 /** Absolute path of the shipped `scenarios/` folder. */
-export const SCENARIO_LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
+export const SCENARIO_LIBRARY_DIR = join(PACKAGE_ROOT, "scenarios");
 
 const SCENARIO_FILE = /\.(?:ya?ml|json)$/i;
 

@@ -6,7 +6,6 @@
  */
 import { randomInt } from "node:crypto";
 import type { RequestListener } from "node:http";
-import type { Express } from "express";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
@@ -60,8 +59,6 @@ export interface Simulator {
    * in-process, without a socket (e.g. through an injection library), whatever framework serves it.
    */
   readonly requestListener: RequestListener;
-  /** The express app behind `requestListener`. */
-  readonly app: Express;
   readonly plugins: readonly SimulatorPlugin[];
   /** Waits until background work started so far (webhook attempts) has settled. */
   settle(): Promise<void>;
@@ -231,7 +228,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     store,
     journal,
     requestListener: app,
-    app,
     plugins,
     settle,
     async close() {

@@ -4,7 +4,6 @@
  * service) and contributes listeners, admin routes, request effects and a
  * shutdown step. createSimulator builds every plugin once, at start.
  */
-import type { RequestHandler, Router } from "express";
 import type { z } from "zod";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
@@ -13,6 +12,24 @@ import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
+
+/**
+ * An express handler or middleware. Its request and response are express's,
+ * left untyped here so the package's types do not make every user install
+ * `@types/express`; an extension that has it annotates its handlers with
+ * express's types.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type AdminHandler = (req: any, res: any, next: (error?: unknown) => void) => unknown;
+
+/** The express Router an extension registers on, by the methods extensions use. */
+export interface AdminRouter {
+  get(path: string, ...handlers: AdminHandler[]): unknown;
+  post(path: string, ...handlers: AdminHandler[]): unknown;
+  put(path: string, ...handlers: AdminHandler[]): unknown;
+  delete(path: string, ...handlers: AdminHandler[]): unknown;
+  all(path: string, ...handlers: AdminHandler[]): unknown;
+}
 
 /**
  * What the admin router lends an extension, so a plugin answers errors and
@@ -24,14 +41,14 @@ export interface AdminRouteKit {
   /** Parses `value`, or throws a `validation_failed` problem naming `what`. */
   validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S>;
   /** 405 with `Allow` for another method on a known path. */
-  methodNotAllowed(allowed: readonly string[]): RequestHandler;
+  methodNotAllowed(allowed: readonly string[]): AdminHandler;
 }
 
 /** How a plugin adds routes to the admin API (`/_sim/…`). */
 export interface AdminExtension {
   readonly name: string;
   /** Registers the routes on a router mounted at `/_sim` behind the admin token. */
-  register(router: Router, kit: AdminRouteKit): void;
+  register(router: AdminRouter, kit: AdminRouteKit): void;
 }
 
 /**
