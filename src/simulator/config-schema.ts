@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
-import { parseDuration, TimingInputSchema } from "../domain/timing.ts";
+import { DURATION_TEXT_PATTERN, parseDuration, TimingInputSchema } from "../domain/timing.ts";
 import { ScenariosConfigSchema } from "../scenarios/options.ts";
 import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
 
@@ -33,12 +33,15 @@ const RATE_RULE = "must be a number from 0 to 1";
 
 const DurationSchema = z.union([
   z.number().int().min(1).meta({ description: "Milliseconds." }),
-  z.string().transform((text, ctx) => {
-    const parsed = parseDuration(text);
-    if (parsed.ok) return parsed.ms;
-    ctx.issues.push({ code: "custom", message: parsed.error, input: text });
-    return z.NEVER;
-  }),
+  z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseDuration(text);
+      if (parsed.ok) return parsed.ms;
+      ctx.issues.push({ code: "custom", message: parsed.error, input: text });
+      return z.NEVER;
+    })
+    .meta({ pattern: DURATION_TEXT_PATTERN.source }),
 ]);
 
 export const CustomerConfigSchema = z
@@ -74,6 +77,7 @@ const DemoConfigSchema = z
 
 export const SimulatorConfigSchema = z
   .object({
+    $schema: z.string().optional().meta({ description: "Ignored; lets editors find this schema." }),
     port: numeric(numberRule(PORT_RULE).int(PORT_RULE).min(0, PORT_RULE).max(65_535, PORT_RULE))
       .optional()
       .meta({ description: "Port `serve` listens on (default 4010; 0 picks a free one)." }),
@@ -117,6 +121,10 @@ export const SimulatorConfigSchema = z
     if (minAmount > maxAmount) {
       ctx.addIssue({ code: "custom", path: ["limits"], message: "minAmount must not exceed maxAmount" });
     }
+  })
+  .meta({
+    title: "airtime-harness simulator config",
+    description: "The config file of `airtime-harness serve --config FILE`, YAML or JSON.",
   });
 
 /** What the file, the environment and the flags give before parsing. */

@@ -90,6 +90,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     }
   }
   const {
+    $schema: _schema,
     port: _port,
     host: _host,
     idempotencyRetention,
