@@ -87,6 +87,14 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "share of orders that end 2 Failed (default 0)",
   },
   {
+    name: "cors",
+    env: "AIRTIME_SIM_CORS",
+    value: "ORIGIN[,ORIGIN]",
+    path: ["cors"],
+    parse: list,
+    help: "let a browser app on these origins call the simulator (* for any; default: CORS off)",
+  },
+  {
     name: "admin-token",
     env: "AIRTIME_SIM_ADMIN_TOKEN",
     value: "TOKEN",

@@ -1,7 +1,7 @@
 /**
  * The first stretch of every request as one middleware instead of one
- * express layer per step: request id and journal → 415 → JSON body (413,
- * 400) → structural check. Every step is the same function the separate
+ * express layer per step: request id and journal → CORS (when on) → 415 →
+ * JSON body (413, 400) → structural check. Every step is the same function the separate
  * layers ran, in the same order, each failure leaving through `next(error)`
  * to the one error handler.
  *
@@ -21,6 +21,8 @@ export interface EntryPipelineDeps {
   readonly journal: Journal;
   /** Authenticates and places the order: the public router's `POST /v1/airtime` route. */
   readonly placeOrder: (req: Request, res: Response) => Promise<void>;
+  /** Answers preflights and adds CORS headers; absent when CORS is off. */
+  readonly cors?: RequestHandler;
 }
 
 /**
@@ -49,8 +51,7 @@ export function createEntryPipeline(deps: EntryPipelineDeps): RequestHandler {
     else next();
   };
 
-  return (req, res, next) => {
-    start(req, res);
+  const body = (req: Request, res: Response, next: NextFunction): void => {
     const typeProblem = contentTypeProblem(req);
     if (typeProblem !== undefined) {
       next(typeProblem);
@@ -68,5 +69,18 @@ export function createEntryPipeline(deps: EntryPipelineDeps): RequestHandler {
         next(thrown);
       }
     });
+  };
+
+  const { cors } = deps;
+  if (cors === undefined) {
+    return (req, res, next) => {
+      start(req, res);
+      body(req, res, next);
+    };
+  }
+  return (req, res, next) => {
+    start(req, res);
+    // A preflight ends here (204); anything else goes on with its CORS headers set.
+    cors(req, res, (error?: unknown) => (error ? next(error) : body(req, res, next)));
   };
 }

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
+import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
 import { DURATION_TEXT_PATTERN, parseDuration, TimingInputSchema } from "../domain/timing.ts";
 import { ScenariosConfigSchema } from "../scenarios/options.ts";
 import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
@@ -91,6 +92,10 @@ export const SimulatorConfigSchema = z
     timing: TimingInputSchema.optional(),
     failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
     adminToken: TokenSchema.optional(),
+    cors: z
+      .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
+      .optional()
+      .meta({ description: "Origins a browser app may call the simulator from (`*`: any). Default: CORS off." }),
     tokenTtlSeconds: z.number().int().min(1).optional(),
     idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
     limits: z

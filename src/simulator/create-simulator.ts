@@ -191,6 +191,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     clock: time.clock,
     journal,
     reportError: onError,
+    ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
     publicApi: {
       service,
       limits,

@@ -53,6 +53,8 @@ export interface SimulatorOptions {
   readonly webhooks?: WebhookPluginOptions | false;
   /** Failure scenarios: shipped library, files, activations, magic test accounts; `false` for none. */
   readonly scenarios?: ScenarioOptions | false;
+  /** Origins a browser app may call the simulator from (`*`: any). Default: none, CORS off. */
+  readonly cors?: readonly string[];
   /** Request journal capacity (newest kept). Default 10,000. */
   readonly journalLimit?: number;
   /** Where unexpected errors (bugs, failing jobs) go. Default: stderr. */
