@@ -169,4 +169,23 @@ export const SERVE_FLAGS: readonly Flag[] = [
     path: ["scenarios", "magicAccounts"],
     help: "the magic test accounts (default on)",
   },
+  {
+    name: "log-format",
+    env: "AIRTIME_SIM_LOG_FORMAT",
+    value: "pretty|json",
+    path: ["log", "format"],
+    help: "the request log: a readable line per request (default), or JSON lines",
+  },
+  {
+    name: "log-level",
+    env: "AIRTIME_SIM_LOG_LEVEL",
+    value: "LEVEL",
+    path: ["log", "level"],
+    help: "lowest level logged: trace, debug, info (default), warn (4xx, 5xx), error (5xx), silent",
+  },
+  {
+    name: "quiet",
+    path: ["log", "quiet"],
+    help: "no request log",
+  },
 ];

@@ -13,7 +13,9 @@ import {
 } from "../simulator/config.ts";
 import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
+import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 
 /** What `serve` starts with. */
@@ -21,6 +23,7 @@ export interface ServeSettings {
   readonly port: number;
   readonly host: string;
   readonly options: SimulatorOptions;
+  readonly log: RequestLogSettings;
 }
 
 export function serveUsage(): string {
@@ -66,8 +69,13 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       const lines = describeConfigIssues(parsed.issues);
       return { kind: "error", message: file === undefined ? lines.join("\n") : new ConfigError(file, lines).message };
     }
-    const { port = 4010, host = "127.0.0.1" } = parsed.config;
-    return { kind: "settings", settings: { port, host, options: await configToOptions(parsed.config, file) } };
+    const { port = 4010, host = "127.0.0.1", log = {} } = parsed.config;
+    const logSettings: RequestLogSettings = {
+      format: log.format ?? "pretty",
+      level: log.quiet === true ? "silent" : (log.level ?? "info"),
+    };
+    const options = await configToOptions(parsed.config, file);
+    return { kind: "settings", settings: { port, host, options, log: logSettings } };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
@@ -130,9 +138,12 @@ export async function serve(args: string[]): Promise<number> {
     }
   }
   const { settings } = parsed;
+  const onRequest = createRequestLog(settings.log, process.stdout, coloursFor(process.stdout));
+  // With JSON lines on stdout, the human banner goes to stderr, so stdout stays machine-readable.
+  const say = settings.log.format === "json" ? console.error : console.log;
   let sim: Simulator;
   try {
-    sim = await createSimulator(settings.options);
+    sim = await createSimulator({ ...settings.options, ...(onRequest === undefined ? {} : { onRequest }) });
   } catch (error) {
     console.error(`airtime-harness serve: ${(error as Error).message}`);
     return 2;
@@ -147,10 +158,10 @@ export async function serve(args: string[]): Promise<number> {
     await sim.close();
     return 1;
   }
-  console.log(startBanner(sim));
+  say(startBanner(sim));
   const signal = await stopping;
-  console.log(`\n${signal}: closing (finishing requests in flight)…`);
+  say(`\n${signal}: closing (finishing requests in flight)…`);
   await sim.close();
-  console.log("closed");
+  say("closed");
   return 0;
 }

@@ -15,6 +15,7 @@ import { createErrorHandler } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 import type { Journal } from "./journal.ts";
 import { createPublicRoutes, type PublicApiDeps } from "./public-routes.ts";
+import type { RequestListener } from "./request-context.ts";
 
 export interface AppDeps {
   readonly clock: Clock;
@@ -25,6 +26,8 @@ export interface AppDeps {
   readonly reportError?: (error: unknown) => void;
   /** Origins a browser app may call from (`*`: any); CORS is off when absent or empty. */
   readonly corsOrigins?: readonly string[];
+  /** Told of every request once its response has ended (the request log). */
+  readonly onRequest?: RequestListener;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -42,6 +45,7 @@ export function createApp(deps: AppDeps): Express {
       journal: deps.journal,
       placeOrder: publicRoutes.placeOrder,
       ...(cors === undefined ? {} : { cors }),
+      ...(deps.onRequest === undefined ? {} : { onRequest: deps.onRequest }),
     }),
   );
   app.use(publicRoutes.router);

@@ -14,7 +14,7 @@ import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Clock } from "../domain/ports.ts";
 import { contentTypeProblem, parseJsonBody, structureProblem } from "./body.ts";
 import type { Journal } from "./journal.ts";
-import { startRequest } from "./request-context.ts";
+import { type RequestListener, startRequest } from "./request-context.ts";
 
 export interface EntryPipelineDeps {
   readonly clock: Clock;
@@ -23,6 +23,8 @@ export interface EntryPipelineDeps {
   readonly placeOrder: (req: Request, res: Response) => Promise<void>;
   /** Answers preflights and adds CORS headers; absent when CORS is off. */
   readonly cors?: RequestHandler;
+  /** Told of every request once its response has ended (the request log). */
+  readonly onRequest?: RequestListener;
 }
 
 /**
@@ -38,7 +40,7 @@ export function isPlaceOrderUrl(url: string): boolean {
 }
 
 export function createEntryPipeline(deps: EntryPipelineDeps): RequestHandler {
-  const start = startRequest(deps.clock, deps.journal);
+  const start = startRequest(deps.clock, deps.journal, deps.onRequest);
   // As express does for a handler: a rejected promise goes to `next`, an empty rejection as an Error.
   const route = (req: Request, res: Response, next: NextFunction): void => {
     deps.placeOrder(req, res).catch((error: unknown) => next(error || new Error("Rejected promise")));

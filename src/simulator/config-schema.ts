@@ -76,6 +76,24 @@ const DemoConfigSchema = z
   })
   .strict();
 
+/** pino's levels, lowest first; `silent` logs nothing. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** `serve`'s request log; the simulator itself does not read it. */
+const LogConfigSchema = z
+  .strictObject({
+    format: z
+      .enum(["pretty", "json"], { error: "must be pretty or json" })
+      .optional()
+      .meta({ description: "pretty: one readable line per request (default); json: JSON lines." }),
+    level: z
+      .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
+      .optional()
+      .meta({ description: "Lowest level logged (default info): 5xx are error, 4xx warn, the rest info." }),
+    quiet: z.boolean().optional().meta({ description: "No request log at all (level silent)." }),
+  })
+  .meta({ description: "The request log of `airtime-harness serve`: one line per request." });
+
 export const SimulatorConfigSchema = z
   .object({
     $schema: z.string().optional().meta({ description: "Ignored; lets editors find this schema." }),
@@ -92,6 +110,7 @@ export const SimulatorConfigSchema = z
     timing: TimingInputSchema.optional(),
     failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
     adminToken: TokenSchema.optional(),
+    log: LogConfigSchema.optional(),
     cors: z
       .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
       .optional()

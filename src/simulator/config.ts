@@ -93,6 +93,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     $schema: _schema,
     port: _port,
     host: _host,
+    log: _log,
     idempotencyRetention,
     statusProfile: _profile,
     limits,

@@ -192,6 +192,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     journal,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
+    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     publicApi: {
       service,
       limits,
