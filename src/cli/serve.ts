@@ -30,7 +30,7 @@ export function serveUsage(): string {
   const rows = [
     ["--config FILE", CONFIG_ENV, "YAML config: customers, tokens, wallets, timing, limits, status profile"],
     ...flagRows(SERVE_FLAGS),
-    ["--help", "", "show this help"],
+    ["-h, --help", "", "show this help"],
   ];
   const width = Math.max(...rows.map((r) => (r[0] as string).length));
   const envWidth = Math.max(...rows.map((r) => (r[1] as string).length));
@@ -53,7 +53,10 @@ export type ParsedServeArgs =
 
 /** Flags, environment and config file → settings, or the reason they are not valid. */
 export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ParsedServeArgs> {
-  const flags = readFlags(args, env, SERVE_FLAGS, { config: { type: "string" }, help: { type: "boolean" } });
+  const flags = readFlags(args, env, SERVE_FLAGS, {
+    config: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   if (!flags.ok) return { kind: "error", message: flags.error };
   if (flags.other.help === true) return { kind: "help" };
   const given = (flags.other.config as string | undefined) ?? env[CONFIG_ENV];
@@ -156,7 +159,7 @@ export async function serve(args: string[]): Promise<number> {
       `airtime-harness serve: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
     );
     await sim.close();
-    return 1;
+    return 2;
   }
   say(startBanner(sim));
   const signal = await stopping;
