@@ -1,9 +1,9 @@
 /**
  * The first stretch of every request as one middleware instead of one
  * express layer per step: request id and journal → CORS (when on) → 415 →
- * JSON body (413, 400) → structural check. Every step is the same function the separate
- * layers ran, in the same order, each failure leaving through `next(error)`
- * to the one error handler.
+ * JSON body (413, 400) → structural check. Every step is the same function
+ * the separate layers ran, in the same order, each failure leaving through
+ * `next(error)` to the one error handler.
  *
  * `POST /v1/airtime` — the busiest route by far — is then handled right
  * here: its route is the first one of the public router, so the router
