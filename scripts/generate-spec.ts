@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { ADMIN_SPEC_FILE, renderAdminOpenApiYaml } from "../src/contract/openapi/admin-document.ts";
 import { PUBLIC_SPEC_FILE, renderPublicOpenApiYaml } from "../src/contract/openapi/public-document.ts";
 import { renderScenarioJsonSchema, SCENARIO_SCHEMA_FILE } from "../src/scenarios/json-schema.ts";
+import { CONFIG_SCHEMA_FILE, renderConfigJsonSchema } from "../src/simulator/config-json-schema.ts";
 import { DEFAULT_ADMIN_SPECS } from "../src/simulator/default-plugins.ts";
 
 const PROJECT_ROOT = new URL("..", import.meta.url);
@@ -15,6 +16,7 @@ const SPEC_FILES: Record<string, () => string> = {
   [PUBLIC_SPEC_FILE]: () => renderPublicOpenApiYaml(),
   [SCENARIO_SCHEMA_FILE]: renderScenarioJsonSchema,
   [ADMIN_SPEC_FILE]: () => renderAdminOpenApiYaml(DEFAULT_ADMIN_SPECS),
+  [CONFIG_SCHEMA_FILE]: renderConfigJsonSchema,
 };
 
 for (const [file, render] of Object.entries(SPEC_FILES)) {

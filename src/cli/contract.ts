@@ -17,11 +17,6 @@ import {
   DEFAULT_TIMING_MS,
 } from "../harness/contract-options.ts";
 import { PROPERTY_NAMES } from "../harness/property.ts";
-import { formatConsoleReport } from "../harness/reporters/console-reporter.ts";
-import { formatJsonReport } from "../harness/reporters/json-reporter.ts";
-import { formatJUnitReport } from "../harness/reporters/junit-reporter.ts";
-import { createProgressLine } from "../harness/reporters/progress.ts";
-import { runContract } from "../harness/run-contract.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
@@ -230,6 +225,15 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   return { ok: true, options: { ...options, accounts: loaded.recipients.map((r) => r.account) }, ...files };
 }
 
+async function loadReporters() {
+  const [{ formatConsoleReport }, { formatJsonReport }, { formatJUnitReport }] = await Promise.all([
+    import("../harness/reporters/console-reporter.ts"),
+    import("../harness/reporters/json-reporter.ts"),
+    import("../harness/reporters/junit-reporter.ts"),
+  ]);
+  return { formatConsoleReport, formatJsonReport, formatJUnitReport };
+}
+
 /**
  * @example
  * // airtime-harness contract --runs 50
@@ -248,6 +252,12 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   const files = parsed.report ?? {};
+  // The runner pulls in the simulator, fast-check and every property: loaded only to run, so --help stays fast.
+  const [{ runContract }, { createProgressLine }, reporters] = await Promise.all([
+    import("../harness/run-contract.ts"),
+    import("../harness/reporters/progress.ts"),
+    loadReporters(),
+  ]);
   const progress = files.quiet === true ? undefined : createProgressLine(process.stderr);
   let report: Awaited<ReturnType<typeof runContract>>;
   try {
@@ -261,9 +271,9 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
-  console.log(formatConsoleReport(report));
-  if (files.junit !== undefined) await writeFile(files.junit, formatJUnitReport(report));
-  if (files.json !== undefined) await writeFile(files.json, formatJsonReport(report));
+  console.log(reporters.formatConsoleReport(report));
+  if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
+  if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
   if (report.checks.some((check) => check.status === "failed")) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

@@ -56,7 +56,7 @@ export async function forwardWebhooks(config: ForwardConfig, target: string): Pr
     url = await forwarder.listen();
   } catch (error) {
     console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
-    return 1;
+    return 2;
   }
   console.log(`listening on ${url}, forwarding every attempt to ${target}; Ctrl-C to stop`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -155,7 +155,7 @@ export async function listen(args: string[]): Promise<number> {
     url = await inbox.listen();
   } catch (error) {
     console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
-    return 1;
+    return 2;
   }
   const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;
   console.log(`listening on ${url} (verifying with ${secretCount}, answering ${config.status}); Ctrl-C to stop`);

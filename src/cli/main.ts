@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 /**
  * The `airtime-harness` command: one entry, a subcommand per face of the tool.
- * Each subcommand lives in its own file and returns an exit code.
+ * Each subcommand lives in its own file, loaded only when it runs, and
+ * returns an exit code: 0 ok, 1 checks failed, 2 a usage error or a target
+ * that cannot be reached.
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { packageVersion } from "../package-root.ts";
+import { exitQuietlyOnClosedPipe } from "./quiet-epipe.ts";
 
 type Subcommand = (args: string[]) => Promise<number>;
 
@@ -23,7 +26,7 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     load: async () => (await import("./trigger.ts")).trigger,
   },
   scenarios: {
-    summary: "validate scenario files (scenarios validate FILE...)",
+    summary: "validate scenario files, list the shipped ones and the magic accounts",
     load: async () => (await import("./scenarios.ts")).scenarios,
   },
   contract: {
@@ -40,27 +43,48 @@ export function usage(): string {
     "commands:",
     ...lines,
     "",
-    "Run `airtime-harness <command> --help` for a command's options.",
+    "options:",
+    "  -h, --help      this text; `airtime-harness help <command>` or `<command> --help` for a command's",
+    "  -v, --version   the version",
+    "",
+    "exit status: 0 ok, 1 checks failed, 2 usage error or target unreachable.",
   ].join("\n");
 }
 
+function unknown(name: string): number {
+  console.error(`airtime-harness: unknown command '${name}'\n\n${usage()}`);
+  return 2;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  exitQuietlyOnClosedPipe();
   const [name, ...rest] = argv;
-  if (name === "--version" || name === "-v") {
-    console.log(packageVersion());
-    return 0;
+  switch (name) {
+    case undefined:
+      console.error(usage());
+      return 2;
+    case "-h":
+    case "--help":
+      console.log(usage());
+      return 0;
+    case "-v":
+    case "--version":
+      console.log(packageVersion());
+      return 0;
+    case "help": {
+      const [topic] = rest;
+      if (topic === undefined) {
+        console.log(usage());
+        return 0;
+      }
+      const entry = SUBCOMMANDS[topic];
+      return entry === undefined ? unknown(topic) : (await entry.load())(["--help"]);
+    }
+    default: {
+      const entry = SUBCOMMANDS[name];
+      return entry === undefined ? unknown(name) : (await entry.load())(rest);
+    }
   }
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    console.log(usage());
-    return name === undefined ? 2 : 0;
-  }
-  const entry = SUBCOMMANDS[name];
-  if (entry === undefined) {
-    console.error(`airtime-harness: unknown command '${name}'\n\n${usage()}`);
-    return 2;
-  }
-  const run = await entry.load();
-  return run(rest);
 }
 
 // Run when this file is the program, also through npm's bin symlink (argv[1] is the link, import.meta.url its target).

@@ -60,6 +60,11 @@ function listAccounts(): number {
 
 export async function scenarios(args: string[]): Promise<number> {
   const [command, ...rest] = args;
+  // `scenarios validate --help` asks for help, not for a file named --help.
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
   switch (command) {
     case "validate":
       return validateFiles(rest);
@@ -68,11 +73,13 @@ export async function scenarios(args: string[]): Promise<number> {
     case "accounts":
       return listAccounts();
     case undefined:
+      console.error(USAGE);
+      return 2;
     case "--help":
     case "-h":
     case "help":
       console.log(USAGE);
-      return command === undefined ? 2 : 0;
+      return 0;
     default:
       console.error(`scenarios: unknown command '${command}'\n\n${USAGE}`);
       return 2;

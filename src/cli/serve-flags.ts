@@ -87,6 +87,14 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "share of orders that end 2 Failed (default 0)",
   },
   {
+    name: "cors",
+    env: "AIRTIME_SIM_CORS",
+    value: "ORIGIN[,ORIGIN]",
+    path: ["cors"],
+    parse: list,
+    help: "let a browser app on these origins call the simulator (* for any; default: CORS off)",
+  },
+  {
     name: "admin-token",
     env: "AIRTIME_SIM_ADMIN_TOKEN",
     value: "TOKEN",
@@ -160,5 +168,24 @@ export const SERVE_FLAGS: readonly Flag[] = [
     value: "on|off",
     path: ["scenarios", "magicAccounts"],
     help: "the magic test accounts (default on)",
+  },
+  {
+    name: "log-format",
+    env: "AIRTIME_SIM_LOG_FORMAT",
+    value: "pretty|json",
+    path: ["log", "format"],
+    help: "the request log: a readable line per request (default), or JSON lines",
+  },
+  {
+    name: "log-level",
+    env: "AIRTIME_SIM_LOG_LEVEL",
+    value: "LEVEL",
+    path: ["log", "level"],
+    help: "lowest level logged: trace, debug, info (default), warn (4xx, 5xx), error (5xx), silent",
+  },
+  {
+    name: "quiet",
+    path: ["log", "quiet"],
+    help: "no request log",
   },
 ];

@@ -13,7 +13,9 @@ import {
 } from "../simulator/config.ts";
 import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
+import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 
 /** What `serve` starts with. */
@@ -21,13 +23,14 @@ export interface ServeSettings {
   readonly port: number;
   readonly host: string;
   readonly options: SimulatorOptions;
+  readonly log: RequestLogSettings;
 }
 
 export function serveUsage(): string {
   const rows = [
     ["--config FILE", CONFIG_ENV, "YAML config: customers, tokens, wallets, timing, limits, status profile"],
     ...flagRows(SERVE_FLAGS),
-    ["--help", "", "show this help"],
+    ["-h, --help", "", "show this help"],
   ];
   const width = Math.max(...rows.map((r) => (r[0] as string).length));
   const envWidth = Math.max(...rows.map((r) => (r[1] as string).length));
@@ -50,7 +53,10 @@ export type ParsedServeArgs =
 
 /** Flags, environment and config file → settings, or the reason they are not valid. */
 export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ParsedServeArgs> {
-  const flags = readFlags(args, env, SERVE_FLAGS, { config: { type: "string" }, help: { type: "boolean" } });
+  const flags = readFlags(args, env, SERVE_FLAGS, {
+    config: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
   if (!flags.ok) return { kind: "error", message: flags.error };
   if (flags.other.help === true) return { kind: "help" };
   const given = (flags.other.config as string | undefined) ?? env[CONFIG_ENV];
@@ -66,8 +72,13 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       const lines = describeConfigIssues(parsed.issues);
       return { kind: "error", message: file === undefined ? lines.join("\n") : new ConfigError(file, lines).message };
     }
-    const { port = 4010, host = "127.0.0.1" } = parsed.config;
-    return { kind: "settings", settings: { port, host, options: await configToOptions(parsed.config, file) } };
+    const { port = 4010, host = "127.0.0.1", log = {} } = parsed.config;
+    const logSettings: RequestLogSettings = {
+      format: log.format ?? "pretty",
+      level: log.quiet === true ? "silent" : (log.level ?? "info"),
+    };
+    const options = await configToOptions(parsed.config, file);
+    return { kind: "settings", settings: { port, host, options, log: logSettings } };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
@@ -130,9 +141,12 @@ export async function serve(args: string[]): Promise<number> {
     }
   }
   const { settings } = parsed;
+  const onRequest = createRequestLog(settings.log, process.stdout, coloursFor(process.stdout));
+  // With JSON lines on stdout, the human banner goes to stderr, so stdout stays machine-readable.
+  const say = settings.log.format === "json" ? console.error : console.log;
   let sim: Simulator;
   try {
-    sim = await createSimulator(settings.options);
+    sim = await createSimulator({ ...settings.options, ...(onRequest === undefined ? {} : { onRequest }) });
   } catch (error) {
     console.error(`airtime-harness serve: ${(error as Error).message}`);
     return 2;
@@ -145,12 +159,12 @@ export async function serve(args: string[]): Promise<number> {
       `airtime-harness serve: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
     );
     await sim.close();
-    return 1;
+    return 2;
   }
-  console.log(startBanner(sim));
+  say(startBanner(sim));
   const signal = await stopping;
-  console.log(`\n${signal}: closing (finishing requests in flight)…`);
+  say(`\n${signal}: closing (finishing requests in flight)…`);
   await sim.close();
-  console.log("closed");
+  say("closed");
   return 0;
 }

@@ -22,6 +22,9 @@ export const MOBILE_NSN_PATTERN = /^(?:1(?:0[0-8]|[18]\d|2[014]|30|4[0-5])|7\d\d
 /** The four forms: `+254712345678`, `254712345678`, `0712345678`, `712345678`. */
 export const ACCOUNT_PATTERN = /^(?:\+254|254|0)?[17]\d{8}$/;
 
+/** What `parseKenyanMobile` accepts, as one expression (a JSON Schema `pattern` can carry it). */
+export const KENYAN_MOBILE_PATTERN = new RegExp(`^(?:\\+254|254|0)?${MOBILE_NSN_PATTERN.source.slice(1)}`);
+
 export interface KenyanNumber {
   /** The 9-digit national significant number. */
   readonly nsn: string;

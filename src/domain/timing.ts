@@ -29,6 +29,21 @@ export type TimingParseResult =
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)$/;
 
+/*
+ * What the parsers below accept, as regular expressions a JSON Schema
+ * `pattern` can carry, so an editor flags `2 seconds` as the loader does.
+ * They cannot say that a range is upside down or a median is 0: the parsers
+ * still have the last word.
+ */
+const DURATION_TEXT = String.raw`\s*(?:0|(?:\d+(?:\.\d+)?|\.\d+)(?:ms|s|m|h))\s*`;
+const SIGMA_TEXT = String.raw`\s*\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*`;
+/** The text `parseDuration` accepts. */
+export const DURATION_TEXT_PATTERN = new RegExp(`^${DURATION_TEXT}$`);
+/** The text `parseTiming` accepts: a duration, `min..max` or `lognormal:median,sigma`. */
+export const TIMING_TEXT_PATTERN = new RegExp(
+  `^(?:${DURATION_TEXT}|${DURATION_TEXT}\\.\\.${DURATION_TEXT}|\\s*lognormal:${DURATION_TEXT},${SIGMA_TEXT})$`,
+);
+
 /**
  * Parses one duration (`500ms`, `2s`, `1.5s`, `1m`, `0`) to milliseconds.
  *
@@ -167,6 +182,7 @@ export const TimingTextSchema = z
   .meta({
     description: "Timing as text: `2s`, `500ms`, `1s..3s` (uniform) or `lognormal:2s,0.5` (median, sigma).",
     examples: ["2s", "1s..3s", "lognormal:2s,0.5"],
+    pattern: TIMING_TEXT_PATTERN.source,
   });
 
 /** Either form, for config files and scenarios: text or structured. */

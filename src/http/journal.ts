@@ -1,22 +1,28 @@
 /**
  * The request journal: one entry per HTTP request, kept in a bounded ring so
  * a long-running simulator does not grow without limit. It never records the
- * Authorization header, tokens or bodies — only what a test needs to verify
+ * Authorization header, tokens (a credential in the query string is
+ * redacted) or bodies — only what a test needs to verify
  * traffic (who, what, which status, which scenario rules fired, how long).
  */
 import type { JournalEntry } from "../contract/admin-schemas.ts";
 
 export type { JournalEntry };
 
+/** What an idempotency key did for a send-airtime request. */
+export type IdempotencyOutcome = "new" | "replayed" | "mismatch";
+
 /** What the pipeline records; turned into a `JournalEntry` only when read (the hot path stays cheap). */
 export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "fired"> {
   /** Wall-clock time when the request arrived, Unix ms. */
   readonly wallMs: number;
   readonly fired: readonly string[];
+  /** Only for a send-airtime request that carried an idempotency key and reached the domain. */
+  readonly idempotency?: IdempotencyOutcome;
 }
 
 function toEntry(id: number, record: JournalRecord): JournalEntry {
-  const { wallMs, fired, ...rest } = record;
+  const { wallMs, fired, idempotency: _idempotency, ...rest } = record;
   return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
 }
 

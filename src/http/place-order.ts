@@ -12,6 +12,7 @@ import type { AirtimeService, PlaceOrderCommand, PlaceOrderOutcome } from "../do
 import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngine } from "../domain/scenario-engine.ts";
 import { customerOf } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
+import type { IdempotencyOutcome } from "./journal.ts";
 import { resolveIdempotencyKey } from "./idempotency-key.ts";
 import { sendJson } from "./json-response.ts";
 import { presentInsufficient, presentOrder } from "./presenters.ts";
@@ -125,6 +126,19 @@ export function writeOutcome(res: Response, outcome: PlaceOrderOutcome): void {
   }
 }
 
+function idempotencyOf(outcome: PlaceOrderOutcome): IdempotencyOutcome | undefined {
+  switch (outcome.kind) {
+    case "placed":
+      return "new";
+    case "replayed":
+      return "replayed";
+    case "payload_mismatch":
+      return "mismatch";
+    default:
+      return undefined;
+  }
+}
+
 function orderOf(outcome: PlaceOrderOutcome): Order | undefined {
   return outcome.kind === "placed" || outcome.kind === "replayed" ? outcome.order : undefined;
 }
@@ -149,6 +163,7 @@ export function createPlaceOrderHandler(deps: PlaceOrderDeps) {
       return;
     }
     const outcome = await deps.service.placeOrder(toCommand(customer.id, input, key, effects));
+    if (key !== undefined) requestState(res).idempotency = idempotencyOf(outcome);
     const order = orderOf(outcome);
     if (outcome.kind === "placed" && outcome.order.webhookFaults?.beforeResponse === true) {
       await deps.beforeResponse(outcome.order);

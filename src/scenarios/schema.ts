@@ -7,8 +7,9 @@
  * in `checkScenarioStatuses`, because a profile may replace the table.
  */
 import { z } from "zod";
-import { parseKenyanMobile, SERVICES } from "../contract/operators.ts";
+import { KENYAN_MOBILE_PATTERN, SERVICES } from "../contract/operators.ts";
 import { TimingSchema as StructuredTimingSchema, TimingTextSchema } from "../domain/timing.ts";
+import { atLeastOneGiven, atMostOneGiven, notSameValue } from "./json-schema-rules.ts";
 
 /** Scenario and rule names: safe in a header, a URL path and a journal line. */
 export const SCENARIO_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -51,7 +52,7 @@ const AccountMatchSchema = z
       z.strictObject({
         exact: z
           .string()
-          .refine((value) => parseKenyanMobile(value) !== undefined, "must be a Kenyan mobile number")
+          .regex(KENYAN_MOBILE_PATTERN, "must be a Kenyan mobile number")
           .meta({ description: "One number in any written form; compared after normalising to E.164." }),
       }),
       z.strictObject({
@@ -77,7 +78,8 @@ const AmountMatchSchema = z
   .refine((range) => range.min === undefined || range.max === undefined || range.min <= range.max, {
     message: "min must not be greater than max",
     path: ["max"],
-  });
+  })
+  .meta(atLeastOneGiven(["min", "max"]));
 
 const HeaderMatchSchema = z
   .strictObject({
@@ -90,7 +92,8 @@ const HeaderMatchSchema = z
   })
   .refine((header) => (header.equals === undefined) !== (header.matches === undefined), {
     message: "needs exactly one of equals or matches",
-  });
+  })
+  .meta({ oneOf: [{ required: ["equals"] }, { required: ["matches"] }] });
 
 const MatchSchema = z
   .strictObject({
@@ -129,7 +132,10 @@ const MatchSchema = z
     message: "attempt and firstN cannot be combined",
     path: ["firstN"],
   })
-  .meta({ description: "Every condition given must hold; an empty match matches every order." });
+  .meta({
+    description: "Every condition given must hold; an empty match matches every order.",
+    not: { required: ["attempt", "firstN"] },
+  });
 
 const CommitPointSchema = z
   .enum(["before_commit", "after_commit"], {
@@ -141,6 +147,12 @@ const CommitPointSchema = z
   .meta({ description: "before_commit: no order is created. after_commit: the order exists, the answer is lost." });
 
 const StatusSchema = z.int().min(0).meta({ description: "A status code of the status table (20 Success, 2 Failed…)." });
+
+/** Every order starts at 0 and a status profile must keep it pending: an outcome of 0 is a stuck order. */
+const OutcomeStatusSchema = z
+  .int()
+  .min(1, "0 is where every order starts; use stuckPending: true instead")
+  .meta({ description: "A final status of the status table (20 Success, 2 Failed…)." });
 
 const WebhookEffectSchema = z
   .strictObject({
@@ -156,7 +168,8 @@ const WebhookEffectSchema = z
   })
   .refine((webhook) => Object.values(webhook).some((value) => value !== undefined && value !== false), {
     message: "needs at least one of delay, duplicate, outOfOrder, badSignature, drop, beforeResponse",
-  });
+  })
+  .meta(atLeastOneGiven(["delay", "duplicate", "outOfOrder", "badSignature", "drop", "beforeResponse"]));
 
 export const EFFECT_KEYS = [
   "latency",
@@ -188,6 +201,7 @@ const EffectsSchema = z
         message: "Retry-After is only sent with 429 or 503",
         path: ["retryAfter"],
       })
+      .meta({ anyOf: [{ properties: { status: { enum: [429, 503] } } }, { not: { required: ["retryAfter"] } }] })
       .optional(),
     dropResponse: z
       .strictObject({ when: CommitPointSchema })
@@ -195,7 +209,7 @@ const EffectsSchema = z
       .meta({ description: "Close the connection without an answer." }),
     outcome: z
       .strictObject({
-        status: StatusSchema,
+        status: OutcomeStatusSchema,
         message: z.string().min(1).max(200).optional(),
         after: TimingSchema.optional().meta({
           description: "Delay from placement; the simulator's default if absent.",
@@ -248,6 +262,14 @@ const EffectsSchema = z
         message: "cannot be combined with stuckPending: only a successful order can be reversed",
       });
     }
+  })
+  .meta({
+    allOf: [
+      atLeastOneGiven(EFFECT_KEYS),
+      notSameValue(["httpError", "dropResponse"], "when", ["before_commit", "after_commit"]),
+      atMostOneGiven(["outcome", "path", "stuckPending"]),
+      atMostOneGiven(["reverseAfter", "stuckPending"]),
+    ],
   });
 
 export const RuleSchema = z.strictObject({

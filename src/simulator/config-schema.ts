@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
-import { parseDuration, TimingInputSchema } from "../domain/timing.ts";
+import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
+import { DURATION_TEXT_PATTERN, parseDuration, TimingInputSchema } from "../domain/timing.ts";
 import { ScenariosConfigSchema } from "../scenarios/options.ts";
 import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
 
@@ -33,12 +34,15 @@ const RATE_RULE = "must be a number from 0 to 1";
 
 const DurationSchema = z.union([
   z.number().int().min(1).meta({ description: "Milliseconds." }),
-  z.string().transform((text, ctx) => {
-    const parsed = parseDuration(text);
-    if (parsed.ok) return parsed.ms;
-    ctx.issues.push({ code: "custom", message: parsed.error, input: text });
-    return z.NEVER;
-  }),
+  z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseDuration(text);
+      if (parsed.ok) return parsed.ms;
+      ctx.issues.push({ code: "custom", message: parsed.error, input: text });
+      return z.NEVER;
+    })
+    .meta({ pattern: DURATION_TEXT_PATTERN.source }),
 ]);
 
 export const CustomerConfigSchema = z
@@ -72,8 +76,27 @@ const DemoConfigSchema = z
   })
   .strict();
 
+/** pino's levels, lowest first; `silent` logs nothing. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** `serve`'s request log; the simulator itself does not read it. */
+const LogConfigSchema = z
+  .strictObject({
+    format: z
+      .enum(["pretty", "json"], { error: "must be pretty or json" })
+      .optional()
+      .meta({ description: "pretty: one readable line per request (default); json: JSON lines." }),
+    level: z
+      .enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` })
+      .optional()
+      .meta({ description: "Lowest level logged (default info): 5xx are error, 4xx warn, the rest info." }),
+    quiet: z.boolean().optional().meta({ description: "No request log at all (level silent)." }),
+  })
+  .meta({ description: "The request log of `airtime-harness serve`: one line per request." });
+
 export const SimulatorConfigSchema = z
   .object({
+    $schema: z.string().optional().meta({ description: "Ignored; lets editors find this schema." }),
     port: numeric(numberRule(PORT_RULE).int(PORT_RULE).min(0, PORT_RULE).max(65_535, PORT_RULE))
       .optional()
       .meta({ description: "Port `serve` listens on (default 4010; 0 picks a free one)." }),
@@ -87,6 +110,11 @@ export const SimulatorConfigSchema = z
     timing: TimingInputSchema.optional(),
     failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
     adminToken: TokenSchema.optional(),
+    log: LogConfigSchema.optional(),
+    cors: z
+      .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
+      .optional()
+      .meta({ description: "Origins a browser app may call the simulator from (`*`: any). Default: CORS off." }),
     tokenTtlSeconds: z.number().int().min(1).optional(),
     idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
     limits: z
@@ -117,6 +145,10 @@ export const SimulatorConfigSchema = z
     if (minAmount > maxAmount) {
       ctx.addIssue({ code: "custom", path: ["limits"], message: "minAmount must not exceed maxAmount" });
     }
+  })
+  .meta({
+    title: "airtime-harness simulator config",
+    description: "The config file of `airtime-harness serve --config FILE`, YAML or JSON.",
   });
 
 /** What the file, the environment and the flags give before parsing. */

@@ -90,8 +90,10 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     }
   }
   const {
+    $schema: _schema,
     port: _port,
     host: _host,
+    log: _log,
     idempotencyRetention,
     statusProfile: _profile,
     limits,

@@ -194,6 +194,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     clock: time.clock,
     journal,
     reportError: onError,
+    ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
+    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     publicApi: {
       service,
       limits,

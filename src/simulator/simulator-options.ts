@@ -4,6 +4,7 @@
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import type { StatusDefinition, StatusTable } from "../contract/status-codes.ts";
 import type { Timing } from "../domain/timing.ts";
+import type { JournalRecord } from "../http/journal.ts";
 import type { ScenarioOptions } from "../scenarios/options.ts";
 import type { WebhookPluginOptions } from "../webhooks/webhook-plugin.ts";
 import type { CustomerInput } from "./customer-setup.ts";
@@ -53,8 +54,16 @@ export interface SimulatorOptions {
   readonly webhooks?: WebhookPluginOptions | false;
   /** Failure scenarios: shipped library, files, activations, magic test accounts; `false` for none. */
   readonly scenarios?: ScenarioOptions | false;
+  /** Origins a browser app may call the simulator from (`*`: any). Default: none, CORS off. */
+  readonly cors?: readonly string[];
   /** Request journal capacity (newest kept). Default 10,000. */
   readonly journalLimit?: number;
+  /**
+   * Told of every HTTP request once its response has ended: method, path
+   * (credentials in the query redacted), status, duration, customer,
+   * idempotency outcome, scenario rules fired. `serve`'s request log.
+   */
+  readonly onRequest?: (request: JournalRecord) => void;
   /** Where unexpected errors (bugs, failing jobs) go. Default: stderr. */
   readonly onError?: (error: unknown) => void;
 }

@@ -146,6 +146,7 @@ describe("flag validation (in process)", () => {
     [["--failure-rate", "2"], /--failure-rate/],
     [["--demo-balance", "1.234"], /--demo-balance/],
     [["--admin-token", "short"], /--admin-token/],
+    [["--cors", "localhost:3000"], /--cors.*must be an origin/],
     [["--unknown-flag"], /Unknown option/],
     [["--config", "/nonexistent/sim.yaml"], /cannot read/],
   ])("%j exits 2 with a message", async (args, message) => {
@@ -181,4 +182,14 @@ describe("settings precedence", () => {
     expect(parsed.settings.port).toBe(4010);
     expect(parsed.settings.host).toBe("127.0.0.1");
   });
+});
+
+test("--cors and AIRTIME_SIM_CORS give the origins, a comma-separated list", async () => {
+  const fromFlag = await parseServeArgs(["--cors", "http://localhost:5173, https://qa.example.com"], {});
+  const fromEnv = await parseServeArgs([], { AIRTIME_SIM_CORS: "*" });
+  expect(fromFlag.kind === "settings" && fromFlag.settings.options.cors).toEqual([
+    "http://localhost:5173",
+    "https://qa.example.com",
+  ]);
+  expect(fromEnv.kind === "settings" && fromEnv.settings.options.cors).toEqual(["*"]);
 });

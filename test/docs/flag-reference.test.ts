@@ -69,7 +69,7 @@ test("docs/configuration.md lists exactly the config file's top-level keys, as S
   const keys = Object.keys(SimulatorConfigSchema.shape).sort();
   expect(keys).toEqual(expect.arrayContaining(["clock", "customers", "webhooks", "scenarios"]));
   const documented = tableRows(section(await reference(), "the-config-file"))
-    .map(([keyCell = ""]) => /^`([A-Za-z]+)(\[\])?`$/.exec(keyCell)?.[1] ?? keyCell)
+    .map(([keyCell = ""]) => /^`(\$?[A-Za-z]+)(\[\])?`$/.exec(keyCell)?.[1] ?? keyCell)
     .sort();
   expect(documented).toEqual(keys);
 });

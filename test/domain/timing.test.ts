@@ -3,12 +3,14 @@ import { z } from "zod";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import {
   DEFAULT_TIMING,
+  DURATION_TEXT_PATTERN,
   formatTiming,
   parseTiming,
   sampleDelay,
   TimingInputSchema,
   TimingSchema,
   TimingTextSchema,
+  TIMING_TEXT_PATTERN,
 } from "../../src/domain/timing.ts";
 
 describe("parseTiming", () => {
@@ -51,6 +53,27 @@ describe("parseTiming", () => {
       if (!parsed.ok) throw new Error(parsed.error);
       expect(parseTiming(formatTiming(parsed.timing))).toEqual(parsed);
     }
+  });
+
+  it("has a pattern, for JSON Schema, that matches the texts it reads and refuses the malformed ones", () => {
+    const read = [
+      "2s",
+      "500ms",
+      "1.5s",
+      "1m",
+      "0",
+      " 2s ",
+      "1s..3s",
+      "200ms..1s",
+      "lognormal:2s,0.5",
+      "lognormal:800ms, 1",
+    ];
+    for (const text of read) expect(TIMING_TEXT_PATTERN.test(text), text).toBe(true);
+    // Out of reach of a pattern: upside-down ranges and a zero median; the parser still refuses them.
+    const malformed = ["", "2", "2 s", "2 seconds", "soon", "-1s", "1s..2s..3s", "lognormal:2s", "lognormal:2s,-1"];
+    for (const text of malformed) expect(TIMING_TEXT_PATTERN.test(text), text).toBe(false);
+    expect(DURATION_TEXT_PATTERN.test("1.5s")).toBe(true);
+    expect(DURATION_TEXT_PATTERN.test("1s..3s")).toBe(false);
   });
 
   it("defaults to a fixed two seconds", () => {
