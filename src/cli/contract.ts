@@ -16,6 +16,7 @@ import { formatConsoleReport } from "../harness/reporters/console-reporter.ts";
 import { formatJsonReport } from "../harness/reporters/json-reporter.ts";
 import { formatJUnitReport } from "../harness/reporters/junit-reporter.ts";
 import { createProgressLine } from "../harness/reporters/progress.ts";
+import { isRunOk } from "../harness/report.ts";
 import { runContract } from "../harness/run-contract.ts";
 
 const OPTIONS = {
@@ -47,6 +48,10 @@ const OPTIONS = {
   json: { type: "string" },
   quiet: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  "shared-account": { type: "boolean" },
+  "require-coverage": { type: "boolean" },
+  "shrink-time": { type: "string" },
+  verbose: { type: "boolean" },
 } as const;
 
 export function contractUsage(): string {
@@ -90,11 +95,19 @@ reports:
   --junit FILE             write JUnit XML
   --json FILE              write the report as JSON
   --quiet                  no progress line
+  --verbose                also print where the wall time went (search, replay, shrink, settling, webhook waits)
+
+honesty and time:
+  --shared-account         the account is shared: judge the balance by a lower bound, not exactly
+  --require-coverage       a check that never met a class of case it is about (e.g. no failed order) fails the run
+  --shrink-time DUR        most time spent shrinking one failure (default 10s); a failure whose replay does
+                           not reproduce it is reported as observed, not shrunk
 
 checks:
 ${describeChecks("  ")}
 
-exit code: 0 all checks passed or skipped, 1 a check failed, 2 usage or harness error.`;
+exit code: 0 all checks passed, skipped or not exercised, 1 a check failed (or was not exercised, with
+--require-coverage), 2 usage or harness error.`;
 }
 
 type Parsed = { ok: true; options: ContractOptions } | { ok: false; error: string };
@@ -136,6 +149,7 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
     webhookTimeout: durationMs("webhook-timeout", values["webhook-timeout"]),
     requestTimeout: durationMs("request-timeout", values["request-timeout"]),
     maxWait: durationMs("max-wait", values["max-wait"]),
+    shrinkTime: durationMs("shrink-time", values["shrink-time"]),
     runs: positiveInt("runs", values.runs),
     maxCommands: positiveInt("max-commands", values["max-commands"]),
     maxFailures: positiveInt("max-failures", values["max-failures"]),
@@ -203,6 +217,9 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
     ...(num(numbers.requestTimeout) === undefined ? {} : { requestTimeoutMs: num(numbers.requestTimeout) }),
     ...(num(numbers.maxWait) === undefined ? {} : { maxWaitMs: num(numbers.maxWait) }),
     ...(values["validate-with-prism"] === true ? { validateWithPrism: true } : {}),
+    ...(values["shared-account"] === true ? { sharedAccount: true } : {}),
+    ...(values["require-coverage"] === true ? { requireCoverage: true } : {}),
+    ...(num(numbers.shrinkTime) === undefined ? {} : { shrinkTimeMs: num(numbers.shrinkTime) }),
   };
   return { ok: true, options };
 }
@@ -238,9 +255,9 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
-  console.log(formatConsoleReport(report));
+  console.log(formatConsoleReport(report, { verbose: values.verbose === true }));
   if (values.junit !== undefined) await writeFile(values.junit, formatJUnitReport(report));
   if (values.json !== undefined) await writeFile(values.json, formatJsonReport(report));
-  if (report.checks.some((check) => check.status === "failed")) return 1;
+  if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

@@ -69,6 +69,17 @@ export interface ContractOptions {
   /** Longest single wait of an "advance time" step against a real clock, ms. Default 500. */
   readonly maxWaitMs?: number;
 
+  /**
+   * The account is shared with something else that moves its balance: judge
+   * the balance by a lower bound only. Default false: the harness is the
+   * account's only user, so after settling the balance must be exact.
+   */
+  readonly sharedAccount?: boolean;
+  /** A check that ran but never met a class of case it is about fails the run (for CI). */
+  readonly requireCoverage?: boolean;
+  /** Most wall ms spent shrinking one failure. Default 10,000. */
+  readonly shrinkTimeMs?: number;
+
   /** Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`. */
   readonly validateWithPrism?: boolean;
   /** The project directory holding `node_modules/.bin/prism` and `spec/openapi.yaml`. Default: cwd. */
@@ -91,3 +102,4 @@ export const DEFAULT_MAX_COMMANDS = 20;
 export const DEFAULT_TIMING_MS = 2000;
 export const DEFAULT_FINAL_TIMEOUT_MS = 30_000;
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_SHRINK_TIME_MS = 10_000;

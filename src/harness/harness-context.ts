@@ -5,6 +5,8 @@
  */
 import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
+import type { Ledger } from "./audit/ledger.ts";
+import type { Timings } from "./audit/timings.ts";
 import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -29,6 +31,12 @@ export interface HarnessContext {
   readonly timeouts: RunTimeouts;
   readonly maxCommands: number;
   readonly maxAmountCents: number;
+  /** Every order any property placed. */
+  readonly ledger: Ledger;
+  /** The account is shared with others: the balance is judged by a lower bound, not exactly. */
+  readonly sharedAccount: boolean;
+  /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
+  readonly timings: Timings;
   /** A prefix unique to one run of one property (references, keys, request ids). */
   nextPrefix(): string;
 }

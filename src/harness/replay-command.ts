@@ -32,6 +32,7 @@ export function buildReplayCommand(
     args.push("--max-commands", String(options.maxCommands));
   }
   if (options.validateWithPrism === true) args.push("--validate-with-prism");
+  if (options.sharedAccount === true) args.push("--shared-account");
   args.push(
     "--checks",
     failure.check,

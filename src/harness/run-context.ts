@@ -4,6 +4,7 @@
  */
 import type { AdminClient } from "./admin-client.ts";
 import type { PublicApi } from "./api.ts";
+import type { Timings } from "./audit/timings.ts";
 import type { Checker } from "./checker.ts";
 import type { Transcript } from "./transcript.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
@@ -39,4 +40,5 @@ export interface RunContext {
   readonly admin: AdminClient | undefined;
   readonly receiver: WebhookReceiver | undefined;
   readonly timeouts: RunTimeouts;
+  readonly timings: Timings;
 }

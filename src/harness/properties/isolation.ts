@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import type { SendAirtimeResponse } from "../../contract/public-schemas.ts";
+import { recordPlaced } from "../audit/ledger.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
@@ -43,6 +44,7 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
             h.budget.reserve(AMOUNT * 100);
             transcript.step(`customer A places ${body.reference}`);
             const placed = await api.sendAirtime({ token, body, key });
+            recordPlaced(h.ledger, token, body.reference, AMOUNT * 100, placed);
             if (placed.kind !== "response" || placed.response.status !== 200) return;
             const id = (placed.response.json as SendAirtimeResponse).id;
             if (probe === "lookup") {

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../contract/public-schemas.ts";
+import { recordPlaced } from "../audit/ledger.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
@@ -48,6 +49,7 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
               key,
               keyIn,
             });
+            recordPlaced(h.ledger, token, `${prefix}-key`, AMOUNT * 100, result);
             if (result.kind !== "response") return;
             const { response } = result;
             const code = (response.json as { code?: unknown } | undefined)?.code;

@@ -8,14 +8,16 @@
 import fc from "fast-check";
 import { toCents } from "../../contract/money.ts";
 import type { BalanceResponse } from "../../contract/public-schemas.ts";
-import { DEFAULT_STATUS_TABLE } from "../../contract/status-codes.ts";
+import { DEFAULT_STATUS_TABLE, isFinalStatus } from "../../contract/status-codes.ts";
 import { createPublicApi } from "../api.ts";
+import { auditRun } from "../audit/run-audit.ts";
+import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
 import type { HarnessContext } from "../harness-context.ts";
-import { createModel, type ModelConfig } from "../model.ts";
+import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
 
@@ -42,6 +44,7 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
     webhooks,
     statusTable: DEFAULT_STATUS_TABLE,
     maxOrders: MAX_ORDERS_PER_RUN,
+    exactBalance: !h.sharedAccount,
   };
   const clock = targetClock(h);
   return {
@@ -81,10 +84,24 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             admin: h.target.admin,
             receiver,
             timeouts: h.timeouts,
+            timings: h.timings,
           };
+          if (session.startBalanceCents === undefined) await settleEarlierOrders(h, real);
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
           const model = createModel(config, start);
-          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          try {
+            await h.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
+            await auditRun(model, real);
+          } finally {
+            for (const order of committedOrders(model)) {
+              h.ledger.add({
+                token: session.token,
+                reference: order.reference,
+                amountCents: order.amountCents,
+                final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+              });
+            }
+          }
         }),
       );
     },
@@ -93,6 +110,30 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
       return /replayPath="([^"]*)"/.exec(text)?.[1];
     },
   };
+}
+
+/**
+ * On an account earlier runs used, orders still open would move the balance
+ * under this run's judgement: wait for them first (bounded by --final-timeout).
+ */
+async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<void> {
+  const open = h.ledger.open(r.token);
+  if (open.length === 0) return;
+  r.transcript.step(`wait for ${open.length} earlier order(s) on this account to become final`);
+  const deadline = Date.now() + h.timeouts.finalMs;
+  await Promise.all(
+    open.map(async (entry) => {
+      for (let wait = 20; Date.now() < deadline; wait = Math.min(h.timeouts.pollMs, wait * 2)) {
+        const result = await r.api.lookup(entry.reference, { token: r.token });
+        const status = result.kind === "response" ? (result.response.json as { status?: unknown })?.status : undefined;
+        if (typeof status === "number" && isFinalStatus(DEFAULT_STATUS_TABLE, status)) {
+          entry.final = true;
+          return;
+        }
+        await sleep(wait);
+      }
+    }),
+  );
 }
 
 async function readStartBalance(r: RunContext, checker: Checker): Promise<number> {

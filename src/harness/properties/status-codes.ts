@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import type { CallResult, PublicApi } from "../api.ts";
+import { recordPlaced } from "../audit/ledger.ts";
 import type { Checker } from "../checker.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
@@ -50,12 +51,13 @@ const STOPS: readonly Stop[] = [
     name: "a valid order → 200",
     cents: AMOUNT * 100,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, h) {
       const result = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, `${tour.prefix}-ok`),
         key: `${tour.prefix}-ok`,
       });
+      recordPlaced(h.ledger, tour.token, `${tour.prefix}-ok`, AMOUNT * 100, result);
       expectStatus(tour, result, 200, undefined, "a valid order");
     },
   },
@@ -121,13 +123,14 @@ const STOPS: readonly Stop[] = [
     name: "a reference used twice with two keys → 409 duplicate_reference",
     cents: 2 * AMOUNT * 100,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, h) {
       const reference = `${tour.prefix}-dup`;
       const first = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, reference),
         key: `${tour.prefix}-d1`,
       });
+      recordPlaced(h.ledger, tour.token, reference, AMOUNT * 100, first);
       expectStatus(tour, first, 200, undefined, "the first order");
       tour.transcript.step(`order again under ${reference} with another key`);
       const second = await tour.api.sendAirtime({

@@ -1,0 +1,111 @@
+/**
+ * Black-box targets: the simulator on a real clock with fast, random finals
+ * (some of them failures), reached only over HTTP — no admin powers, one
+ * customer's token, webhooks to the harness's receiver — as a CI pipeline
+ * meets a real deployment. Each defect is planted by a proxy in front of the
+ * API or between the simulator and the receiver.
+ */
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { DEFAULT_ACCOUNTS } from "../../src/harness/accounts.ts";
+import type { CheckName } from "../../src/harness/checks.ts";
+import { freePort } from "../../src/harness/child-process.ts";
+import type { ContractOptions } from "../../src/harness/contract-options.ts";
+import type { PropertyName } from "../../src/harness/property.ts";
+import { createSimulator } from "../../src/simulator/create-simulator.ts";
+import { jsonOf, type ProxiedResponse, startRewritingProxy } from "./rewriting-proxy.ts";
+
+export const BLACK_BOX_DEFECTS = {
+  failure_not_refunded: { check: "no_double_charge", property: "model" },
+  failure_refunded_twice: { check: "no_double_charge", property: "model" },
+  failed_then_success: { check: "status_monotonic", property: "model" },
+  no_webhook_for_failures: { check: "webhook_delivered", property: "model" },
+  timeout_webhook_says_failed: { check: "webhook_matches_lookup", property: "model" },
+} as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
+
+export type BlackBoxDefect = keyof typeof BLACK_BOX_DEFECTS | "none";
+
+export interface BlackBoxTarget {
+  readonly options: ContractOptions;
+  close(): Promise<void>;
+}
+
+/** The magic test number that times out (6): Timeout finals without admin powers. */
+const TIMEOUT_ACCOUNT = "0700000002";
+const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19, 24, 120]);
+/** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
+const FLIP_AFTER_MS = 30;
+
+export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Promise<BlackBoxTarget> {
+  const token = `black-box-${randomBytes(6).toString("hex")}`;
+  const secret = `whsec_${randomBytes(32).toString("base64")}`;
+  const receiverPort = await freePort();
+  const signer = new Webhook(secret);
+  const webhookProxy = await startRewritingProxy(`http://127.0.0.1:${receiverPort}`, async (req, forward) => {
+    const body = jsonOf(req.body);
+    const status = typeof body?.status === "number" ? body.status : undefined;
+    if (defect === "no_webhook_for_failures" && status !== undefined && FAILED_CLASS.has(status)) {
+      return { status: 200, headers: {}, body: "" };
+    }
+    if (defect === "timeout_webhook_says_failed" && body !== undefined && status === 6) {
+      const forged = JSON.stringify({ ...body, status: 2, message: "Failed" });
+      const timestamp = new Date(Number(req.headers["webhook-timestamp"] ?? "0") * 1000);
+      const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, forged);
+      return forward({ body: forged, headers: { ...req.headers, "webhook-signature": signature } });
+    }
+    return forward();
+  });
+  const sim = await createSimulator({
+    clock: "real",
+    seed,
+    timing: { kind: "uniform", minMs: 50, maxMs: 150 },
+    failureRate: 0.25,
+    demo: { token, balance: 1_000_000, webhook: { url: `${webhookProxy.url}/webhooks`, secrets: [secret] } },
+    webhooks: { schedule: "0,100ms,500ms", jitter: 0 },
+  });
+  const simUrl = await sim.listen(0, "127.0.0.1");
+
+  const failedAt = new Map<string, number>();
+  const failedAmounts = new Map<string, number>();
+  const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    const res = await forward();
+    const lookup = req.method === "GET" ? /^\/v1\/airtime\/([^/?]+)/.exec(req.path)?.[1] : undefined;
+    const body = jsonOf(res.body);
+    if (lookup !== undefined && res.status === 200 && typeof body?.status === "number") {
+      if (FAILED_CLASS.has(body.status)) failedAmounts.set(lookup, Number(body.amount));
+      if (defect === "failed_then_success" && body.status === 2) {
+        const first = failedAt.get(lookup) ?? Date.now();
+        failedAt.set(lookup, first);
+        if (Date.now() - first >= FLIP_AFTER_MS) return rewrite(res, { ...body, status: 20, message: "Success" });
+      }
+    }
+    if (req.method === "GET" && req.path.startsWith("/v1/balance") && res.status === 200 && body !== undefined) {
+      // The wallet behind the balance never got (or got twice) the refund of every failure a lookup showed.
+      const refunds = [...failedAmounts.values()].reduce((sum, amount) => sum + amount, 0);
+      const shift = defect === "failure_not_refunded" ? -refunds : defect === "failure_refunded_twice" ? refunds : 0;
+      if (shift !== 0) return rewrite(res, { ...body, amount: Math.round((Number(body.amount) + shift) * 100) / 100 });
+    }
+    return res;
+  });
+  return {
+    options: {
+      target: api.url,
+      token,
+      webhookListen: `127.0.0.1:${receiverPort}`,
+      webhookSecret: secret,
+      webhookUrl: `${webhookProxy.url}/webhooks`,
+      accounts: [...DEFAULT_ACCOUNTS, TIMEOUT_ACCOUNT],
+      finalTimeoutMs: 5000,
+      webhookTimeoutMs: 2000,
+    },
+    async close() {
+      await api.close();
+      await sim.close();
+      await webhookProxy.close();
+    },
+  };
+}
+
+function rewrite(res: ProxiedResponse, body: Record<string, unknown>): ProxiedResponse {
+  return { ...res, body: JSON.stringify(body) };
+}
