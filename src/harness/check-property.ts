@@ -67,8 +67,10 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
     // No shrinking here: a failure is replayed first, and shrunk only when it reproduces.
     const result = await fc.check(property.build({ checker, recorder, replayPath: input.replay?.replayPath }), {
       seed: input.seed,
-      numRuns: input.runs,
+      // The fixed cases come first, then as many random runs as asked for.
+      numRuns: input.runs + (property.examples?.length ?? 0),
       endOnFailure: true,
+      ...examplesOf(property),
       ...(input.replay === undefined ? {} : { path: input.replay.path }),
     });
     input.onPhase("search", Date.now() - searchStarted);
@@ -132,13 +134,8 @@ async function pinDown(
   const shrinkMs = input.options.shrinkTimeMs ?? DEFAULT_SHRINK_TIME_MS;
   const shrinkStarted = Date.now();
   const checker = createChecker(search.enabled);
-  const shrunk = await fc.check(input.property.build({ checker, recorder, replayPath: first.replayPath }), {
-    seed: input.seed,
-    path: first.path,
-    numRuns: 1,
-    // Past the cap, fast-check stops and keeps the smallest failure found so far.
-    interruptAfterTimeLimit: shrinkMs,
-  });
+  // Past the cap, fast-check stops and keeps the smallest failure found so far.
+  const shrunk = await runFrom(input, first, checker, recorder, { interruptAfterTimeLimit: shrinkMs });
   const spent = Date.now() - shrinkStarted;
   input.onPhase("shrink", spent);
   const error = shrunk.errorInstance;
@@ -199,12 +196,7 @@ async function confirm(
   const checker: Checker = createChecker(new Set([found.check]));
   const recorder = createRecorder(input.h, () => {});
   try {
-    const result = await fc.check(input.property.build({ checker, recorder, replayPath: found.replayPath }), {
-      seed: input.seed,
-      path: found.path,
-      numRuns: 1,
-      endOnFailure: true,
-    });
+    const result = await runFrom(input, found, checker, recorder, { endOnFailure: true });
     const same = result.failed && isCheckFailure(result.errorInstance) && result.errorInstance.check === found.check;
     return { reproduced: same, transcript: same ? recorder.lastFailed() : fallback };
   } catch {
@@ -229,4 +221,26 @@ function createRecorder(h: HarnessContext, onRun: () => void): RunRecorder & { l
     },
     lastFailed: () => failedRun,
   };
+}
+
+/** Runs the property from a failure's path: to replay it (endOnFailure) or to shrink it. */
+function runFrom(
+  input: CheckPropertyInput,
+  found: Found,
+  checker: Checker,
+  recorder: RunRecorder,
+  parameters: { readonly endOnFailure?: boolean; readonly interruptAfterTimeLimit?: number },
+) {
+  return fc.check(input.property.build({ checker, recorder, replayPath: found.replayPath }), {
+    seed: input.seed,
+    path: found.path,
+    numRuns: 1,
+    ...examplesOf(input.property),
+    ...parameters,
+  });
+}
+
+/** fast-check's `examples`: a path counts them, so every call that takes a path must pass the same ones. */
+function examplesOf(property: ContractProperty): { examples?: unknown[] } {
+  return property.examples === undefined ? {} : { examples: property.examples.map((example) => [...example]) };
 }

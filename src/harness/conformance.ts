@@ -8,15 +8,15 @@
  */
 import type { z } from "zod";
 import { ERROR_CATALOGUE, isErrorCode } from "../contract/error-codes.ts";
-import {
-  BalanceResponseSchema,
-  FailedOrderResponseSchema,
-  ProblemSchema,
-  SendAirtimeResponseSchema,
-  TransactionStatusResponseSchema,
-} from "../contract/public-schemas.ts";
 import type { Checker } from "./checker.ts";
 import type { HttpResponse } from "./http-client.ts";
+import {
+  StrictBalanceResponse,
+  StrictFailedOrderResponse,
+  StrictProblem,
+  StrictSendAirtimeResponse,
+  StrictTransactionStatusResponse,
+} from "./strict-schemas.ts";
 
 export type Endpoint = "send_airtime" | "lookup" | "balance" | "other";
 
@@ -28,11 +28,11 @@ export const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> 
   other: [400, 401, 404, 405, 413, 415],
 };
 
-/** The schema of a success-class body per endpoint; other 4xx bodies are problems. */
+/** The schema of a success-class body per endpoint (strict: unknown fields rejected); other 4xx bodies are problems. */
 const BODY_SCHEMAS: Readonly<Record<Endpoint, Readonly<Record<number, z.ZodType>>>> = {
-  send_airtime: { 200: SendAirtimeResponseSchema, 402: FailedOrderResponseSchema },
-  lookup: { 200: TransactionStatusResponseSchema },
-  balance: { 200: BalanceResponseSchema },
+  send_airtime: { 200: StrictSendAirtimeResponse, 402: StrictFailedOrderResponse },
+  lookup: { 200: StrictTransactionStatusResponse },
+  balance: { 200: StrictBalanceResponse },
   other: {},
 };
 
@@ -74,7 +74,7 @@ export function assertConformance(
     mediaType === expectedType,
     () => `${endpoint}: HTTP ${response.status} came as '${mediaType || "(none)"}', expected ${expectedType}`,
   );
-  const bodySchema = schema ?? (problem ? ProblemSchema : undefined);
+  const bodySchema = schema ?? (problem ? StrictProblem : undefined);
   if (bodySchema === undefined) return;
   const parsed = bodySchema.safeParse(response.json);
   checker.that(

@@ -31,7 +31,7 @@ export interface ContractOptions {
   /** Only these properties (default: all that apply). Required with `path`. */
   readonly properties?: readonly PropertyName[];
 
-  /** Runs per property. Default 100. */
+  /** Runs per property. Default 100 (model runs against a real clock: 25). */
   readonly runs?: number;
   /** fast-check seed. Default: random. */
   readonly seed?: number;
@@ -98,6 +98,12 @@ export interface ProgressEvent {
 }
 
 export const DEFAULT_RUNS = 100;
+/**
+ * Model runs against a real clock when --runs is not given: each run waits
+ * for every order it placed to become final, so a default run lasts about
+ * 25 times the target's slowest final, not 100 times.
+ */
+export const DEFAULT_REAL_CLOCK_MODEL_RUNS = 25;
 export const DEFAULT_MAX_COMMANDS = 20;
 export const DEFAULT_TIMING_MS = 2000;
 export const DEFAULT_FINAL_TIMEOUT_MS = 30_000;

@@ -53,6 +53,8 @@ export interface OrderPayload {
   readonly reference: string;
   readonly service?: Service;
   readonly network?: Service;
+  readonly name?: string;
+  readonly phone?: string;
 }
 
 export interface ModelOrder {

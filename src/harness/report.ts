@@ -74,6 +74,8 @@ export interface ContractReport {
   readonly seed: number;
   readonly target: string;
   readonly runsPerProperty: number;
+  /** Runs of the model property (fewer by default against a real clock: each waits for its orders' finals). */
+  readonly modelRuns: number;
   readonly durationMs: number;
   readonly checks: readonly CheckVerdict[];
   readonly properties: readonly PropertyReport[];

@@ -21,6 +21,7 @@ import {
   type ContractOptions,
   DEFAULT_FINAL_TIMEOUT_MS,
   DEFAULT_MAX_COMMANDS,
+  DEFAULT_REAL_CLOCK_MODEL_RUNS,
   DEFAULT_RUNS,
   DEFAULT_TIMING_MS,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
@@ -101,6 +102,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
 
   const closers: (() => Promise<void>)[] = [];
   const timings = createTimings();
+  let modelRuns = runs;
   const errors: string[] = [];
   const verdicts = new Map<CheckName, CheckVerdict>();
   const propertyReports: PropertyReport[] = [];
@@ -167,6 +169,10 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       createStatusCodesProperty(h),
       ...(hasOther ? [createIsolationProperty(h)] : []),
     ];
+    // Against a real clock every model run waits for its orders' finals: fewer, fully audited runs by default.
+    if (replay === undefined && options.runs === undefined && target.clockMode === "real") {
+      modelRuns = DEFAULT_REAL_CLOCK_MODEL_RUNS;
+    }
     const chosen = all.filter((p) => options.properties === undefined || options.properties.includes(p.name));
     const exercised = new Map<CheckName, Set<PropertyName>>();
     const assertions = new Map<CheckName, number>();
@@ -190,7 +196,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
         selected: selection.checks,
         failed,
         seed,
-        runs,
+        runs: property.name === "model" ? modelRuns : runs,
         replay,
         maxFailures,
         h,
@@ -297,6 +303,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     seed,
     target: describeTarget(options, target),
     runsPerProperty: runs,
+    modelRuns,
     durationMs: Date.now() - started,
     checks,
     properties: propertyReports,

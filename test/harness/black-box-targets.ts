@@ -21,6 +21,10 @@ export const BLACK_BOX_DEFECTS = {
   failed_then_success: { check: "status_monotonic", property: "model" },
   no_webhook_for_failures: { check: "webhook_delivered", property: "model" },
   timeout_webhook_says_failed: { check: "webhook_matches_lookup", property: "model" },
+  crash_on_non_string_name: { check: "never_server_error", property: "negative-input" },
+  no_replayed_header: { check: "idempotent_replay", property: "model" },
+  path_not_decoded: { check: "lookup_consistent", property: "model" },
+  id_on_insufficient_balance: { check: "response_schema_conformance", property: "status-codes" },
 } as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
 
 export type BlackBoxDefect = keyof typeof BLACK_BOX_DEFECTS | "none";
@@ -60,7 +64,17 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
     seed,
     timing: { kind: "uniform", minMs: 50, maxMs: 150 },
     failureRate: 0.25,
-    demo: { token, balance: 1_000_000, webhook: { url: `${webhookProxy.url}/webhooks`, secrets: [secret] } },
+    demo: false,
+    customers: [
+      {
+        id: "black-box",
+        token,
+        balance: 1_000_000,
+        // A wallet one order can exceed: a 402 without admin powers.
+        wallets: [{ shortcode: "600100", balance: 50 }],
+        webhook: { url: `${webhookProxy.url}/webhooks`, secrets: [secret] },
+      },
+    ],
     webhooks: { schedule: "0,100ms,500ms", jitter: 0 },
   });
   const simUrl = await sim.listen(0, "127.0.0.1");
@@ -68,7 +82,28 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
   const failedAt = new Map<string, number>();
   const failedAmounts = new Map<string, number>();
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "crash_on_non_string_name" && req.method === "POST") {
+      const name = jsonOf(req.body)?.name;
+      if (name !== undefined && typeof name !== "string") {
+        return {
+          status: 500,
+          headers: { "content-type": "text/plain" },
+          body: "TypeError: name.trim is not a function",
+        };
+      }
+    }
+    if (defect === "path_not_decoded" && req.method === "GET" && req.path.startsWith("/v1/airtime/")) {
+      // The handler looks the reference up as it came on the wire, still percent-encoded.
+      return forward({ path: req.path.replaceAll("%", "%25") });
+    }
     const res = await forward();
+    if (defect === "no_replayed_header" && res.headers["idempotent-replayed"] !== undefined) {
+      const { "idempotent-replayed": _dropped, ...headers } = res.headers;
+      return { ...res, headers };
+    }
+    if (defect === "id_on_insufficient_balance" && res.status === 402) {
+      return rewrite(res, { id: `ord_${randomBytes(4).toString("hex")}`, ...jsonOf(res.body) });
+    }
     const lookup = req.method === "GET" ? /^\/v1\/airtime\/([^/?]+)/.exec(req.path)?.[1] : undefined;
     const body = jsonOf(res.body);
     if (lookup !== undefined && res.status === 200 && typeof body?.status === "number") {
@@ -96,7 +131,7 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
       webhookUrl: `${webhookProxy.url}/webhooks`,
       accounts: [...DEFAULT_ACCOUNTS, TIMEOUT_ACCOUNT],
       finalTimeoutMs: 5000,
-      webhookTimeoutMs: 2000,
+      webhookTimeoutMs: 1000,
     },
     async close() {
       await api.close();

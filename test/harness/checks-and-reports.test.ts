@@ -94,6 +94,7 @@ const FAILED_REPORT: ContractReport = {
   seed: 7,
   target: "http://example.test (no admin powers)",
   runsPerProperty: 100,
+  modelRuns: 100,
   durationMs: 1234,
   checks: CHECK_NAMES.map((name) =>
     name === "idempotent_replay"

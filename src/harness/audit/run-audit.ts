@@ -16,6 +16,7 @@ import { judgeFinalWebhook } from "./webhook-judge.ts";
 
 /** Shortest pause before a final status is read again against a real clock, ms. */
 const MIN_REREAD_PAUSE_MS = 100;
+const MAX_REREAD_PAUSE_MS = 500;
 
 export async function auditRun(model: HarnessModel, r: RunContext): Promise<void> {
   const orders = committedOrders(model);
@@ -84,8 +85,9 @@ async function pause(model: HarnessModel, r: RunContext, settleMs: number): Prom
     model.elapsedMs += await r.clock.advance(model.config.timingMs ?? 1000);
     return;
   }
-  // As long as the orders took to settle (at least a moment): a late change shows within the target's own latency.
-  await sleep(Math.max(MIN_REREAD_PAUSE_MS, Math.min(settleMs, r.timeouts.finalMs)));
+  // Half as long as the orders took to settle (at least a moment, at most half a second): a late change
+  // shows within the target's own latency.
+  await sleep(Math.max(MIN_REREAD_PAUSE_MS, Math.min(settleMs / 2, MAX_REREAD_PAUSE_MS)));
 }
 
 async function rereadFinal(

@@ -6,8 +6,8 @@
  */
 import { toCents } from "../../contract/money.ts";
 import type { TransactionStatusResponse } from "../../contract/public-schemas.ts";
-import { WebhookPayloadSchema } from "../../contract/webhook-schemas.ts";
 import type { RunContext } from "../run-context.ts";
+import { StrictWebhookPayload } from "../strict-schemas.ts";
 
 /** Fields a webhook and a lookup may both carry but that legitimately differ. */
 const NOT_COMPARED = new Set(["type", "final", "timestamp", "history", "createdAt", "updatedAt", "balance"]);
@@ -51,7 +51,7 @@ export async function judgeFinalWebhook(
     if (later.kind === "delivered") wait = later;
   }
   const delivery = wait.delivery;
-  const parsed = WebhookPayloadSchema.safeParse(delivery.payload);
+  const parsed = StrictWebhookPayload.safeParse(delivery.payload);
   r.checker.that(
     "webhook_matches_lookup",
     parsed.success,

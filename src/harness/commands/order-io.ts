@@ -20,12 +20,15 @@ import {
   type ServiceMode,
 } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
+import { type OrderShape, shapeKey, shapeReference } from "./order-inputs.ts";
 
 export interface NewOrderSpec {
   readonly amountCents: number;
   readonly recipientIndex: number;
   readonly serviceMode: ServiceMode;
   readonly keyIn: KeyLocation;
+  /** How the reference and key end, and the optional fields (absent: plain). */
+  readonly shape?: OrderShape;
 }
 
 /** Adds a new order to the model (not yet sent): a fresh reference and a fresh key. */
@@ -33,7 +36,7 @@ export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec)
   const slot = model.orders.length;
   const recipient = pick(model.config.recipients, spec.recipientIndex);
   if (recipient === undefined) throw new HarnessError("no recipient accounts configured");
-  const reference = `${r.prefix}-o${slot}`;
+  const reference = shapeReference(`${r.prefix}-o${slot}`, spec.shape);
   const payload: OrderPayload = {
     account: recipient.account,
     amount: spec.amountCents / 100,
@@ -41,11 +44,13 @@ export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec)
     reference,
     ...(spec.serviceMode === "explicit" ? { service: recipient.service } : {}),
     ...(spec.serviceMode === "network" ? { network: recipient.service } : {}),
+    ...(spec.shape?.name === undefined ? {} : { name: spec.shape.name }),
+    ...(spec.shape?.phone === undefined ? {} : { phone: spec.shape.phone }),
   };
   const order: ModelOrder = {
     slot,
     reference,
-    key: `${r.prefix}-k${slot}`,
+    key: shapeKey(`${r.prefix}-k${slot}`, spec.shape),
     keyIn: spec.keyIn,
     payload,
     amountCents: spec.amountCents,
@@ -93,7 +98,14 @@ export async function sendOrder(
  * Judges the answer to a request carrying the order's own key and payload
  * (a first attempt or a retry) and updates the model.
  */
-export function absorbOrderResult(model: HarnessModel, r: RunContext, order: ModelOrder, result: CallResult): void {
+export function absorbOrderResult(
+  model: HarnessModel,
+  r: RunContext,
+  order: ModelOrder,
+  result: CallResult,
+  options: { readonly concurrent?: boolean } = {},
+): void {
+  const wasCommitted = order.committed;
   if (result.kind === "lost") {
     if (result.fault.kind !== "drop_response") return; // never forwarded: nothing happened
     const upstream = result.observed?.upstream;
@@ -103,6 +115,8 @@ export function absorbOrderResult(model: HarnessModel, r: RunContext, order: Mod
     if (upstream.status === 200) {
       const body = parseJson(upstream.text) as Partial<SendAirtimeResponse> | undefined;
       acceptOrderAnswer(model, r, order, body?.id, body?.status, "the response the client lost");
+      // The proxy kept the lost answer's headers too.
+      judgeReplayedHeader(r, order, upstream.headers, wasCommitted, options);
     }
     return;
   }
@@ -110,6 +124,7 @@ export function absorbOrderResult(model: HarnessModel, r: RunContext, order: Mod
   if (response.status === 200) {
     const body = response.json as SendAirtimeResponse;
     acceptOrderAnswer(model, r, order, body.id, body.status, "the response");
+    judgeReplayedHeader(r, order, response.headers, wasCommitted, options);
     return;
   }
   if (response.status === 402) {
@@ -135,6 +150,37 @@ export function absorbOrderResult(model: HarnessModel, r: RunContext, order: Mod
     false,
     `${order.reference}: a valid order was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 (or 402)`,
   );
+}
+
+/**
+ * `Idempotent-Replayed: true` on every answer to a retry of an order the
+ * target holds, and never on a first answer. Parallel identical requests
+ * race, so which of them is first is not known: they are judged together
+ * (see retry-concurrent.ts).
+ */
+function judgeReplayedHeader(
+  r: RunContext,
+  order: ModelOrder,
+  headers: Readonly<Record<string, string>>,
+  wasCommitted: boolean,
+  options: { readonly concurrent?: boolean },
+): void {
+  const replayed = (headers["idempotent-replayed"] ?? "").trim().toLowerCase() === "true";
+  if (options.concurrent === true) return;
+  if (wasCommitted) {
+    r.checker.that(
+      "idempotent_replay",
+      replayed,
+      () =>
+        `${order.reference}: a replay of ${order.id} came without Idempotent-Replayed: true (got ${headers["idempotent-replayed"] ?? "no header"})`,
+    );
+  } else {
+    r.checker.that(
+      "idempotent_replay",
+      !replayed,
+      () => `${order.reference}: the first answer to a new order says Idempotent-Replayed: true`,
+    );
+  }
 }
 
 function acceptOrderAnswer(

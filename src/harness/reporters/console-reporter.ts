@@ -17,7 +17,7 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
   const width = Math.max(...CHECK_NAMES.map((name) => name.length));
   const lines: string[] = [
     `airtime-harness contract — ${report.target}`,
-    `seed ${report.seed}, ${report.runsPerProperty} runs per property, ${(report.durationMs / 1000).toFixed(1)} s` +
+    `seed ${report.seed}, ${report.runsPerProperty} runs per property${report.modelRuns === report.runsPerProperty ? "" : ` (${report.modelRuns} model runs, each audited to its orders' finals)`}, ${(report.durationMs / 1000).toFixed(1)} s` +
       (report.budget === undefined ? "" : `, spent KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}`),
     "",
   ];
