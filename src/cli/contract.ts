@@ -16,6 +16,8 @@ import { formatConsoleReport } from "../harness/reporters/console-reporter.ts";
 import { formatJsonReport } from "../harness/reporters/json-reporter.ts";
 import { formatJUnitReport } from "../harness/reporters/junit-reporter.ts";
 import { createProgressLine } from "../harness/reporters/progress.ts";
+import { type BodyMapping, loadBodyMapping } from "../harness/body-mapping.ts";
+import { formatCheckList, isProfile, PROFILES } from "../harness/profiles.ts";
 import { isRunOk } from "../harness/report.ts";
 import { runContract } from "../harness/run-contract.ts";
 
@@ -52,6 +54,9 @@ const OPTIONS = {
   "require-coverage": { type: "boolean" },
   "shrink-time": { type: "string" },
   verbose: { type: "boolean" },
+  profile: { type: "string" },
+  mapping: { type: "string" },
+  "list-checks": { type: "boolean" },
 } as const;
 
 export function contractUsage(): string {
@@ -102,6 +107,12 @@ honesty and time:
   --require-coverage       a check that never met a class of case it is about (e.g. no failed order) fails the run
   --shrink-time DUR        most time spent shrinking one failure (default 10s); a failure whose replay does
                            not reproduce it is reported as observed, not shrunk
+
+profiles:
+  --profile NAME           strict (default): everything our spec decides; interface: only what the
+                           interface document states (see --list-checks)
+  --mapping FILE           JSON pointers to where the target keeps id, status, reference and balance
+  --list-checks            print every check with its profiles and exit
 
 checks:
 ${describeChecks("  ")}
@@ -190,6 +201,16 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   if (values["admin-url"] !== undefined && adminToken === undefined) {
     return { ok: false, error: "--admin-url needs --admin-token (or AIRTIME_ADMIN_TOKEN)" };
   }
+  const profile = values.profile;
+  if (profile !== undefined && !isProfile(profile)) {
+    return { ok: false, error: `--profile must be one of ${PROFILES.join(", ")}` };
+  }
+  let mapping: BodyMapping | undefined;
+  if (values.mapping !== undefined) {
+    const loaded = await loadBodyMapping(values.mapping);
+    if (!loaded.ok) return { ok: false, error: `--mapping: ${loaded.error}` };
+    mapping = loaded.mapping;
+  }
   const checks = csv(values.checks);
   const excludeChecks = csv(values["exclude-checks"]);
   const options: ContractOptions = {
@@ -220,6 +241,8 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
     ...(values["shared-account"] === true ? { sharedAccount: true } : {}),
     ...(values["require-coverage"] === true ? { requireCoverage: true } : {}),
     ...(num(numbers.shrinkTime) === undefined ? {} : { shrinkTimeMs: num(numbers.shrinkTime) }),
+    ...(profile === undefined ? {} : { profile }),
+    ...(mapping === undefined ? {} : { mapping, mappingFile: values.mapping }),
   };
   return { ok: true, options };
 }
@@ -232,6 +255,10 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
 export async function contract(args: string[]): Promise<number> {
   if (args.includes("--help") || args.includes("-h")) {
     console.log(contractUsage());
+    return 0;
+  }
+  if (args.includes("--list-checks")) {
+    console.log(formatCheckList());
     return 0;
   }
   const parsed = await parseContractArgs(args);

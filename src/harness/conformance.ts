@@ -8,8 +8,10 @@
  */
 import type { z } from "zod";
 import { ERROR_CATALOGUE, isErrorCode } from "../contract/error-codes.ts";
+import { atPointer, type BodyMapping, DEFAULT_BODY_MAPPING, readOrder } from "./body-mapping.ts";
 import type { Checker } from "./checker.ts";
 import type { HttpResponse } from "./http-client.ts";
+import type { Profile } from "./profiles.ts";
 import {
   StrictBalanceResponse,
   StrictFailedOrderResponse,
@@ -39,6 +41,9 @@ const BODY_SCHEMAS: Readonly<Record<Endpoint, Readonly<Record<number, z.ZodType>
 export interface ConformanceOptions {
   /** Prism sits between the harness and the target: its violations are schema failures. */
   readonly prism?: boolean;
+  /** `interface`: only what the interface document states (default strict: everything our spec decides). */
+  readonly profile?: Profile;
+  readonly mapping?: BodyMapping;
 }
 
 /**
@@ -59,6 +64,10 @@ export function assertConformance(
     response.status < 500,
     () => `${endpoint}: HTTP ${response.status} ${snippet(response.text)}`,
   );
+  if (options.profile === "interface") {
+    assertInterfaceShape(checker, endpoint, response, options.mapping ?? DEFAULT_BODY_MAPPING);
+    return;
+  }
   checker.that(
     "status_code_conformance",
     DOCUMENTED_STATUSES[endpoint].includes(response.status),
@@ -84,6 +93,39 @@ export function assertConformance(
       `${endpoint}: HTTP ${response.status} body does not match its schema: ${describeIssues(parsed.error)} — ${snippet(response.text)}`,
   );
   if (problem) assertProblemStatus(checker, endpoint, response);
+}
+
+/**
+ * The interface states only the send-airtime answer (§2.3): a string
+ * reference, a numeric status and a string id — absent on a failed order
+ * (§7). Every other body, status and media type is "not shown".
+ */
+function assertInterfaceShape(
+  checker: Checker,
+  endpoint: Endpoint,
+  response: HttpResponse,
+  mapping: BodyMapping,
+): void {
+  if (endpoint !== "send_airtime" || response.status < 200 || response.status >= 300) return;
+  const raw = {
+    id: atPointer(response.json, mapping.order.id),
+    status: atPointer(response.json, mapping.order.status),
+    reference: atPointer(response.json, mapping.order.reference),
+  };
+  const problems = [
+    typeof raw.reference === "string" ? undefined : `reference at ${mapping.order.reference} is not a string`,
+    readOrder(response.json, mapping.order).status !== undefined
+      ? undefined
+      : `status at ${mapping.order.status} is not a number`,
+    raw.id === undefined || (typeof raw.id === "string" && raw.id !== "")
+      ? undefined
+      : `id at ${mapping.order.id} is not a string`,
+  ].filter((problem): problem is string => problem !== undefined);
+  checker.that(
+    "response_schema_conformance",
+    problems.length === 0,
+    () => `${endpoint}: HTTP ${response.status}: ${problems.join("; ")} (§2.3) — ${snippet(response.text)}`,
+  );
 }
 
 /** A problem's `status` repeats the HTTP status, and its `code` is catalogued with that status. */

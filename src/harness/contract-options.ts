@@ -3,6 +3,8 @@
  * `airtime-harness contract`.
  */
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import type { BodyMapping } from "./body-mapping.ts";
+import type { Profile } from "./profiles.ts";
 import type { PropertyName } from "./property.ts";
 
 export interface ContractOptions {
@@ -79,6 +81,12 @@ export interface ContractOptions {
   readonly requireCoverage?: boolean;
   /** Most wall ms spent shrinking one failure. Default 10,000. */
   readonly shrinkTimeMs?: number;
+  /** `strict` (default): everything our spec decides; `interface`: only what the interface document states. */
+  readonly profile?: Profile;
+  /** Where the target keeps ids, statuses, references and the balance (JSON pointers); default our spec's shape. */
+  readonly mapping?: BodyMapping;
+  /** Where `mapping` came from, for the replay command. */
+  readonly mappingFile?: string;
 
   /** Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`. */
   readonly validateWithPrism?: boolean;

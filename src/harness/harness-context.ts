@@ -7,6 +7,8 @@ import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
 import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
+import type { BodyMapping } from "./body-mapping.ts";
+import type { Profile } from "./profiles.ts";
 import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -37,13 +39,21 @@ export interface HarnessContext {
   readonly sharedAccount: boolean;
   /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
   readonly timings: Timings;
+  readonly profile: Profile;
+  readonly mapping: BodyMapping;
   /** A prefix unique to one run of one property (references, keys, request ids). */
   nextPrefix(): string;
 }
 
 /** An API for stateless properties: straight to the target, judged by `checker`. */
 export function directApi(h: HarnessContext, checker: Checker, prefix: string): PublicApi {
-  return createPublicApi({ client: h.directClient, checker, requestIdPrefix: prefix });
+  return createPublicApi({
+    client: h.directClient,
+    checker,
+    requestIdPrefix: prefix,
+    profile: h.profile,
+    mapping: h.mapping,
+  });
 }
 
 /** One customer for all runs of a stateless property, created on first use. */

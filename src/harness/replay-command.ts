@@ -33,6 +33,8 @@ export function buildReplayCommand(
   }
   if (options.validateWithPrism === true) args.push("--validate-with-prism");
   if (options.sharedAccount === true) args.push("--shared-account");
+  if (options.profile !== undefined && options.profile !== "strict") args.push("--profile", options.profile);
+  if (options.mappingFile !== undefined) args.push("--mapping", options.mappingFile);
   args.push(
     "--checks",
     failure.check,

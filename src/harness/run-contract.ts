@@ -12,6 +12,7 @@ import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
 import { createLedger } from "./audit/ledger.ts";
 import { createTimings } from "./audit/timings.ts";
+import { DEFAULT_BODY_MAPPING } from "./body-mapping.ts";
 import { checkProperty } from "./check-property.ts";
 import { describeCoverage } from "./coverage.ts";
 import { createBudget } from "./budget.ts";
@@ -35,6 +36,7 @@ import { createIsolationProperty } from "./properties/isolation.ts";
 import { createKeyLengthProperty } from "./properties/key-length.ts";
 import { createModelRunProperty } from "./properties/model-run.ts";
 import { createNegativeInputProperty } from "./properties/negative-input.ts";
+import { checksOf } from "./profiles.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { parseReplayPath } from "./replay.ts";
@@ -60,6 +62,8 @@ const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second 
  */
 export async function runContract(options: ContractOptions = {}): Promise<ContractReport> {
   const started = Date.now();
+  const profile = options.profile ?? "strict";
+  const inProfile = checksOf(profile);
   const selection = selectChecks({
     ...(options.checks === undefined ? {} : { include: options.checks }),
     ...(options.excludeChecks === undefined ? {} : { exclude: options.excludeChecks }),
@@ -149,10 +153,20 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       ledger: createLedger(),
       sharedAccount: options.sharedAccount === true,
       timings,
+      profile,
+      mapping: options.mapping ?? DEFAULT_BODY_MAPPING,
       nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
     };
 
     const unavailable = new Map<CheckName, string>();
+    for (const name of CHECK_NAMES) {
+      if (!inProfile.has(name)) {
+        unavailable.set(
+          name,
+          `not judged under --profile ${profile}: our spec decides it, the interface leaves it free`,
+        );
+      }
+    }
     if (receiver === undefined) {
       for (const name of ["webhook_delivered", "webhook_signature_valid", "webhook_matches_lookup"] as const) {
         unavailable.set(name, WEBHOOK_SKIP_REASON);
@@ -193,7 +207,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       }
       const report = await checkProperty({
         property,
-        selected: selection.checks,
+        selected: new Set([...selection.checks].filter((name) => inProfile.has(name))),
         failed,
         seed,
         runs: property.name === "model" ? modelRuns : runs,

@@ -27,7 +27,25 @@ export const BLACK_BOX_DEFECTS = {
   id_on_insufficient_balance: { check: "response_schema_conformance", property: "status-codes" },
 } as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
 
-export type BlackBoxDefect = keyof typeof BLACK_BOX_DEFECTS | "none";
+/**
+ * `none`: the correct deployment. `shaped_differently`: correct, but shaped
+ * differently wherever the interface is silent — an enveloped body, money as
+ * strings, 422 for invalid input, 404 for a wrong method, and HTTP 200
+ * without an id for an insufficient balance.
+ */
+export type BlackBoxDefect =
+  | keyof typeof BLACK_BOX_DEFECTS
+  | "none"
+  | "shaped_differently"
+  /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
+  | "server_error_once";
+
+/** Where the differently shaped deployment keeps what the harness reads. */
+export const SHAPED_MAPPING = {
+  order: { id: "/data/id", status: "/data/status", reference: "/data/reference" },
+  lookup: { id: "/data/id", status: "/data/status", reference: "/data/reference" },
+  balance: "/data/amount",
+};
 
 export interface BlackBoxTarget {
   readonly options: ContractOptions;
@@ -81,7 +99,12 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
 
   const failedAt = new Map<string, number>();
   const failedAmounts = new Map<string, number>();
+  let erredOnce = false;
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "server_error_once" && req.method === "POST" && !erredOnce) {
+      erredOnce = true;
+      return { status: 503, headers: { "content-type": "text/plain" }, body: "upstream hiccup" };
+    }
     if (defect === "crash_on_non_string_name" && req.method === "POST") {
       const name = jsonOf(req.body)?.name;
       if (name !== undefined && typeof name !== "string") {
@@ -97,6 +120,7 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
       return forward({ path: req.path.replaceAll("%", "%25") });
     }
     const res = await forward();
+    if (defect === "shaped_differently") return reshape(res);
     if (defect === "no_replayed_header" && res.headers["idempotent-replayed"] !== undefined) {
       const { "idempotent-replayed": _dropped, ...headers } = res.headers;
       return { ...res, headers };
@@ -139,6 +163,27 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
       await webhookProxy.close();
     },
   };
+}
+
+/** Our answers, reshaped only where the interface says "not shown". */
+function reshape(res: ProxiedResponse): ProxiedResponse {
+  const body = jsonOf(res.body);
+  if (res.status === 405) return { ...res, status: 404 };
+  if (res.status === 400 && body?.code === "validation_failed") return { ...res, status: 422 };
+  if (res.status === 402 && body !== undefined) {
+    const { code: _code, ...failed } = body;
+    return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: failed }) };
+  }
+  if (res.status !== 200 || body === undefined) return res;
+  return rewrite(res, { data: moneyAsStrings(body) });
+}
+
+function moneyAsStrings(value: unknown, key = ""): unknown {
+  if (Array.isArray(value)) return value.map((item) => moneyAsStrings(item));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, moneyAsStrings(v, k)]));
+  }
+  return key === "amount" && typeof value === "number" ? value.toFixed(2) : value;
 }
 
 function rewrite(res: ProxiedResponse, body: Record<string, unknown>): ProxiedResponse {

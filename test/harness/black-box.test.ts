@@ -59,3 +59,13 @@ describe.each(Object.keys(BLACK_BOX_DEFECTS) as (keyof typeof BLACK_BOX_DEFECTS)
     }, 180_000);
   },
 );
+
+test("a failure that does not replay is reported as observed, with its steps and curl lines, and is not shrunk", async () => {
+  const flaky = await target("server_error_once", 1);
+  const report = await runContract({ ...flaky.options, seed: 1, maxFailures: 1, properties: ["model"] });
+  const failure = failureOf(report, "never_server_error") as CheckFailureReport;
+  expect(failure.reproduced).toBe(false);
+  expect(failure.observed).toBe(true);
+  expect(failure.shrinkMs).toBe(0);
+  expect(failure.steps.flatMap((step) => step.curl).some((curl) => curl.includes("POST"))).toBe(true);
+}, 60_000);

@@ -5,16 +5,15 @@
  * lookup with a short back-off, so settling takes as long as the target's
  * slowest final, not a fixed sleep.
  */
-import type { TransactionStatusResponse } from "../../contract/public-schemas.ts";
 import { expectedStatus, type HarnessModel, isFinal, type ModelOrder } from "../model.ts";
-import { lookupOrder } from "../commands/order-io.ts";
+import { type FoundLookup, lookupOrder } from "../commands/order-io.ts";
 import type { RunContext } from "../run-context.ts";
 
 /** First poll interval against a real clock, ms; it grows by half each poll up to `pollMs`. */
 const FIRST_POLL_MS = 20;
 
 /** The final lookup of each order that reached a final status within the timeout. */
-export type Settled = Map<ModelOrder, TransactionStatusResponse>;
+export type Settled = Map<ModelOrder, FoundLookup>;
 
 export async function settleOrders(
   model: HarnessModel,
@@ -64,8 +63,8 @@ async function advanceToPredictedFinals(model: HarnessModel, r: RunContext, orde
 
 async function lookUpFinal(model: HarnessModel, r: RunContext, order: ModelOrder, settled: Settled): Promise<boolean> {
   const lookup = await lookupOrder(model, r, order);
-  if (lookup.kind !== "found" || !isFinal(model, lookup.body.status)) return false;
-  settled.set(order, lookup.body);
+  if (lookup.kind !== "found" || !isFinal(model, lookup.status)) return false;
+  settled.set(order, lookup);
   return true;
 }
 

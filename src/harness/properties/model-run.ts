@@ -6,11 +6,10 @@
  * shrunk run replays the same way.
  */
 import fc from "fast-check";
-import { toCents } from "../../contract/money.ts";
-import type { BalanceResponse } from "../../contract/public-schemas.ts";
 import { DEFAULT_STATUS_TABLE, isFinalStatus } from "../../contract/status-codes.ts";
 import { createPublicApi } from "../api.ts";
 import { auditRun } from "../audit/run-audit.ts";
+import { readMoneyCents, readOrder } from "../body-mapping.ts";
 import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
@@ -72,6 +71,8 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             observe: h.observe,
             prism: h.prism,
             requestIdPrefix: prefix,
+            profile: h.profile,
+            mapping: h.mapping,
           });
           const real: RunContext = {
             api,
@@ -85,6 +86,8 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             receiver,
             timeouts: h.timeouts,
             timings: h.timings,
+            profile: h.profile,
+            mapping: h.mapping,
           };
           if (session.startBalanceCents === undefined) await settleEarlierOrders(h, real);
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
@@ -125,7 +128,8 @@ async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<vo
     open.map(async (entry) => {
       for (let wait = 20; Date.now() < deadline; wait = Math.min(h.timeouts.pollMs, wait * 2)) {
         const result = await r.api.lookup(entry.reference, { token: r.token });
-        const status = result.kind === "response" ? (result.response.json as { status?: unknown })?.status : undefined;
+        const status =
+          result.kind === "response" ? readOrder(result.response.json, h.mapping.lookup).status : undefined;
         if (typeof status === "number" && isFinalStatus(DEFAULT_STATUS_TABLE, status)) {
           entry.final = true;
           return;
@@ -145,8 +149,11 @@ async function readStartBalance(r: RunContext, checker: Checker): Promise<number
     result.response.status === 200,
     () => `GET /v1/balance answered HTTP ${result.response.status} with a valid token`,
   );
-  if (result.response.status !== 200) throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}`);
-  return toCents((result.response.json as BalanceResponse).amount);
+  const cents = readMoneyCents(result.response.json, r.mapping.balance);
+  if (result.response.status !== 200 || cents === undefined) {
+    throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}, no balance at ${r.mapping.balance}`);
+  }
+  return cents;
 }
 
 /** Virtual clock with admin powers: advance it. Otherwise: wait, capped, on the wall clock. */
