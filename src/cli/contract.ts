@@ -57,6 +57,7 @@ const OPTIONS = {
   profile: { type: "string" },
   mapping: { type: "string" },
   "list-checks": { type: "boolean" },
+  spec: { type: "string" },
 } as const;
 
 export function contractUsage(): string {
@@ -112,6 +113,7 @@ profiles:
   --profile NAME           strict (default): everything our spec decides; interface: only what the
                            interface document states (see --list-checks)
   --mapping FILE           JSON pointers to where the target keeps id, status, reference and balance
+  --spec FILE              judge response bodies against the target's own OpenAPI document
   --list-checks            print every check with its profiles and exit
 
 checks:
@@ -243,6 +245,7 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
     ...(num(numbers.shrinkTime) === undefined ? {} : { shrinkTimeMs: num(numbers.shrinkTime) }),
     ...(profile === undefined ? {} : { profile }),
     ...(mapping === undefined ? {} : { mapping, mappingFile: values.mapping }),
+    ...(values.spec === undefined ? {} : { specFile: values.spec }),
   };
   return { ok: true, options };
 }

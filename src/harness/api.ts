@@ -11,6 +11,7 @@ import type { ProxyObservation } from "./fault-proxy.ts";
 import { type Fault, REQUEST_ID_HEADER } from "./faults.ts";
 import type { HttpClient, HttpOutcome, HttpRequestSpec, HttpResponse } from "./http-client.ts";
 import type { Profile } from "./profiles.ts";
+import type { TargetSpec } from "./target-spec.ts";
 
 export type KeyLocation = "header" | "body";
 
@@ -51,6 +52,7 @@ export interface PublicApiOptions {
   /** What the conformance checks judge (default strict) and where bodies keep what they read. */
   readonly profile?: Profile;
   readonly mapping?: BodyMapping;
+  readonly targetSpec?: TargetSpec;
 }
 
 function parseJson(text: string): unknown {
@@ -71,6 +73,7 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
     prism: options.prism === true,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
     ...(options.mapping === undefined ? {} : { mapping: options.mapping }),
+    ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
   };
 
   async function call(spec: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {

@@ -12,6 +12,7 @@ import { atPointer, type BodyMapping, DEFAULT_BODY_MAPPING, readOrder } from "./
 import type { Checker } from "./checker.ts";
 import type { HttpResponse } from "./http-client.ts";
 import type { Profile } from "./profiles.ts";
+import type { TargetSpec } from "./target-spec.ts";
 import {
   StrictBalanceResponse,
   StrictFailedOrderResponse,
@@ -44,6 +45,8 @@ export interface ConformanceOptions {
   /** `interface`: only what the interface document states (default strict: everything our spec decides). */
   readonly profile?: Profile;
   readonly mapping?: BodyMapping;
+  /** `--spec`: bodies are judged against the target's own OpenAPI document instead. */
+  readonly targetSpec?: TargetSpec;
 }
 
 /**
@@ -65,7 +68,11 @@ export function assertConformance(
     () => `${endpoint}: HTTP ${response.status} ${snippet(response.text)}`,
   );
   if (options.profile === "interface") {
-    assertInterfaceShape(checker, endpoint, response, options.mapping ?? DEFAULT_BODY_MAPPING);
+    if (options.targetSpec === undefined) {
+      assertInterfaceShape(checker, endpoint, response, options.mapping ?? DEFAULT_BODY_MAPPING);
+    } else {
+      assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+    }
     return;
   }
   checker.that(
@@ -83,6 +90,10 @@ export function assertConformance(
     mediaType === expectedType,
     () => `${endpoint}: HTTP ${response.status} came as '${mediaType || "(none)"}', expected ${expectedType}`,
   );
+  if (options.targetSpec !== undefined) {
+    assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+    return;
+  }
   const bodySchema = schema ?? (problem ? StrictProblem : undefined);
   if (bodySchema === undefined) return;
   const parsed = bodySchema.safeParse(response.json);
@@ -93,6 +104,18 @@ export function assertConformance(
       `${endpoint}: HTTP ${response.status} body does not match its schema: ${describeIssues(parsed.error)} — ${snippet(response.text)}`,
   );
   if (problem) assertProblemStatus(checker, endpoint, response);
+}
+
+/** The body against the target's own document, where it has a schema for this answer. */
+function assertTargetSpecShape(checker: Checker, endpoint: Endpoint, response: HttpResponse, spec: TargetSpec): void {
+  const problems = spec.problems(endpoint, response.status, response.json);
+  if (problems === undefined) return;
+  checker.that(
+    "response_schema_conformance",
+    problems.length === 0,
+    () =>
+      `${endpoint}: HTTP ${response.status} body does not match ${spec.file}: ${problems.join("; ")} — ${snippet(response.text)}`,
+  );
 }
 
 /**

@@ -87,6 +87,8 @@ export interface ContractOptions {
   readonly mapping?: BodyMapping;
   /** Where `mapping` came from, for the replay command. */
   readonly mappingFile?: string;
+  /** The target's own OpenAPI document (YAML or JSON): response bodies are judged against it. */
+  readonly specFile?: string;
 
   /** Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`. */
   readonly validateWithPrism?: boolean;

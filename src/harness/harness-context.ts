@@ -9,6 +9,7 @@ import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
 import type { BodyMapping } from "./body-mapping.ts";
 import type { Profile } from "./profiles.ts";
+import type { TargetSpec } from "./target-spec.ts";
 import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -41,6 +42,8 @@ export interface HarnessContext {
   readonly timings: Timings;
   readonly profile: Profile;
   readonly mapping: BodyMapping;
+  /** `--spec`: the target's own OpenAPI document, which bodies are judged against. */
+  readonly targetSpec: TargetSpec | undefined;
   /** A prefix unique to one run of one property (references, keys, request ids). */
   nextPrefix(): string;
 }
@@ -53,6 +56,7 @@ export function directApi(h: HarnessContext, checker: Checker, prefix: string): 
     requestIdPrefix: prefix,
     profile: h.profile,
     mapping: h.mapping,
+    ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
   });
 }
 

@@ -35,6 +35,7 @@ export function buildReplayCommand(
   if (options.sharedAccount === true) args.push("--shared-account");
   if (options.profile !== undefined && options.profile !== "strict") args.push("--profile", options.profile);
   if (options.mappingFile !== undefined) args.push("--mapping", options.mappingFile);
+  if (options.specFile !== undefined) args.push("--spec", options.specFile);
   args.push(
     "--checks",
     failure.check,

@@ -37,6 +37,7 @@ import { createKeyLengthProperty } from "./properties/key-length.ts";
 import { createModelRunProperty } from "./properties/model-run.ts";
 import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { checksOf } from "./profiles.ts";
+import { loadTargetSpec } from "./target-spec.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { parseReplayPath } from "./replay.ts";
@@ -155,6 +156,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       timings,
       profile,
       mapping: options.mapping ?? DEFAULT_BODY_MAPPING,
+      targetSpec: options.specFile === undefined ? undefined : await loadTargetSpec(options.specFile),
       nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
     };
 

@@ -6,6 +6,9 @@
  * the `interface` profile — read through a mapping file — and fails
  * `strict` by name.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { parseBodyMapping } from "../../src/harness/body-mapping.ts";
 import { CHECK_NAMES } from "../../src/harness/checks.ts";
@@ -14,10 +17,51 @@ import { runContract } from "../../src/harness/run-contract.ts";
 import { type BlackBoxTarget, SHAPED_MAPPING, startBlackBoxTarget } from "./black-box-targets.ts";
 
 const open: BlackBoxTarget[] = [];
+const dirs: string[] = [];
 
 afterAll(async () => {
   for (const target of open.splice(0)) await target.close();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
+
+const money = { type: "string", pattern: "^-?\\d+\\.\\d{2}$" };
+const envelope = (data: object) => ({
+  content: {
+    "application/json": { schema: { type: "object", required: ["data"], properties: { data: data } } },
+  },
+});
+/** The differently shaped deployment's own OpenAPI document: enveloped bodies, money as strings. */
+const SHAPED_DOCUMENT = {
+  openapi: "3.1.0",
+  info: { title: "Shaped airtime", version: "1" },
+  paths: {
+    "/v1/airtime": {
+      post: {
+        responses: {
+          "200": envelope({
+            type: "object",
+            required: ["reference", "status", "message"],
+            properties: { id: { type: "string" }, reference: { type: "string" }, status: { type: "integer" } },
+          }),
+        },
+      },
+    },
+    "/v1/airtime/{reference}": {
+      get: {
+        responses: {
+          "200": envelope({
+            type: "object",
+            required: ["id", "reference", "status", "amount"],
+            properties: { id: { type: "string" }, status: { type: "integer" }, amount: money },
+          }),
+        },
+      },
+    },
+    "/v1/balance": {
+      get: { responses: { "200": envelope({ type: "object", required: ["amount"], properties: { amount: money } }) } },
+    },
+  },
+};
 
 test("every check is tagged with its profiles, and each interface check names what it rests on", () => {
   for (const name of CHECK_NAMES) {
@@ -64,3 +108,30 @@ test("a differently shaped deployment passes under interface with a mapping and 
     "response_schema_conformance",
   ]);
 }, 180_000);
+
+test("--spec judges bodies against the target's own OpenAPI document", async () => {
+  const mapping = parseBodyMapping(SHAPED_MAPPING);
+  if (!mapping.ok) throw new Error(mapping.error);
+  const dir = await mkdtemp(join(tmpdir(), "harness-spec-"));
+  dirs.push(dir);
+  const own = join(dir, "shaped.json");
+  await writeFile(own, JSON.stringify(SHAPED_DOCUMENT));
+  const target = await startBlackBoxTarget("shaped_differently", 22);
+  open.push(target);
+  const base = { ...target.options, seed: 22, runs: 5, profile: "interface" as const, mapping: mapping.mapping };
+
+  const againstOwn = await runContract({ ...base, specFile: own, properties: ["model"] });
+  const schema = againstOwn.checks.find((c) => c.name === "response_schema_conformance");
+  expect(schema?.status, JSON.stringify(schema)).toBe("passed");
+
+  // Our spec's document does not describe the envelope: the same bodies fail, by name.
+  const againstOurs = await runContract({
+    ...base,
+    specFile: "spec/openapi.yaml",
+    properties: ["model"],
+    maxFailures: 1,
+  });
+  expect(againstOurs.checks.filter((c) => c.status === "failed").map((c) => c.name)).toEqual([
+    "response_schema_conformance",
+  ]);
+}, 120_000);

@@ -73,6 +73,7 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             requestIdPrefix: prefix,
             profile: h.profile,
             mapping: h.mapping,
+            ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
           });
           const real: RunContext = {
             api,
