@@ -15,7 +15,7 @@ import { judgeFinalWebhook } from "./webhook-judge.ts";
 
 /** Shortest pause before a final status is read again against a real clock, ms. */
 const MIN_REREAD_PAUSE_MS = 100;
-const MAX_REREAD_PAUSE_MS = 500;
+const MAX_REREAD_PAUSE_MS = 250;
 
 export async function auditRun(model: HarnessModel, r: RunContext): Promise<void> {
   const orders = committedOrders(model);
@@ -86,9 +86,9 @@ async function pause(model: HarnessModel, r: RunContext, settleMs: number): Prom
     model.elapsedMs += await r.clock.advance(model.config.timingMs ?? 1000);
     return;
   }
-  // Half as long as the orders took to settle (at least a moment, at most half a second): a late change
-  // shows within the target's own latency.
-  await sleep(Math.max(MIN_REREAD_PAUSE_MS, Math.min(settleMs / 2, MAX_REREAD_PAUSE_MS)));
+  // A quarter of the time the orders took to settle (at least a moment, at most a quarter second): a late
+  // change shows within the target's own latency, and the pause never dominates a run.
+  await sleep(Math.max(MIN_REREAD_PAUSE_MS, Math.min(settleMs / 4, MAX_REREAD_PAUSE_MS)));
 }
 
 async function rereadFinal(model: HarnessModel, r: RunContext, order: ModelOrder, first: FoundLookup): Promise<void> {
