@@ -1,13 +1,15 @@
 /**
  * `airtime-harness contract`: the property-based contract checks against the
  * in-process simulator (no --target) or a deployment. Exit code 0 when every
- * check passed or was skipped, 1 when any check failed, 2 for a usage error
- * or a harness error (unreachable target, bad options).
+ * check passed, was skipped or not exercised, 1 when any check failed (or was
+ * not exercised, with --require-coverage), 2 for a usage error or a harness
+ * error (unreachable target, bad options).
  */
 import { writeFile } from "node:fs/promises";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { loadAccounts } from "../harness/accounts.ts";
+import { loadBodyMapping } from "../harness/body-mapping.ts";
 import { describeChecks } from "../harness/checks.ts";
 import {
   type ContractOptions,
@@ -17,6 +19,7 @@ import {
   DEFAULT_TIMING_MS,
 } from "../harness/contract-options.ts";
 import { PROPERTY_NAMES } from "../harness/property.ts";
+import { isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
@@ -165,11 +168,61 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
     ],
   },
   {
+    section: "honesty and time",
+    flags: [
+      {
+        name: "shared-account",
+        path: ["sharedAccount"],
+        help: "the account is shared: judge the balance by a lower bound, not exactly",
+      },
+      {
+        name: "require-coverage",
+        path: ["requireCoverage"],
+        help: "a check that never met a class of case it is about (e.g. no failed order) fails the run",
+      },
+      {
+        name: "shrink-time",
+        value: "DUR",
+        path: ["shrinkTimeMs"],
+        help: "most time spent shrinking one failure (default 10s); a failure whose replay does\nnot reproduce it is reported as observed, not shrunk",
+      },
+    ],
+  },
+  {
+    section: "profiles",
+    flags: [
+      {
+        name: "profile",
+        value: "NAME",
+        path: ["profile"],
+        help: "strict (default): everything our spec decides; interface: only what the\ninterface document states (see --list-checks)",
+      },
+      {
+        name: "mapping",
+        value: "FILE",
+        path: ["mappingFile"],
+        help: "JSON pointers to where the target keeps id, status, reference and balance",
+      },
+      {
+        name: "spec",
+        value: "FILE",
+        path: ["specFile"],
+        help: "judge response bodies against the target's own OpenAPI document",
+      },
+      { name: "list-checks", path: ["report", "listChecks"], help: "print every check with its profiles and exit" },
+    ],
+  },
+  {
     section: "reports",
     flags: [
       { name: "junit", value: "FILE", path: ["report", "junit"], help: "write JUnit XML" },
       { name: "json", value: "FILE", path: ["report", "json"], help: "write the report as JSON" },
       { name: "quiet", path: ["report", "quiet"], help: "no progress line" },
+      {
+        name: "verbose",
+        path: ["report", "verbose"],
+        help: "also print where the wall time went (search, replay, shrink, settling, webhook waits)",
+      },
     ],
   },
 ];
@@ -193,13 +246,16 @@ ${CONTRACT_FLAGS.map(({ section, flags }) => `${section}:\n${flags.map(usageLine
 checks:
 ${describeChecks("  ")}
 
-exit code: 0 all checks passed or skipped, 1 a check failed, 2 usage or harness error.`;
+exit code: 0 all checks passed, skipped or not exercised, 1 a check failed (or was not exercised, with
+--require-coverage), 2 usage or harness error.`;
 }
 
 interface ReportOptions {
   readonly junit?: string;
   readonly json?: string;
   readonly quiet?: boolean;
+  readonly verbose?: boolean;
+  readonly listChecks?: boolean;
 }
 
 /** `report` is absent when no report flag was given. */
@@ -217,12 +273,19 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   }
   const missing = missingCompanion(given, flags.sources, FLAGS);
   if (missing !== undefined) return { ok: false, error: missing };
-  const options: ContractOptions = parsed.data;
+  let options: ContractOptions = parsed.data;
   const files = report === undefined ? {} : { report };
-  if (options.accountsFile === undefined) return { ok: true, options, ...files };
-  const loaded = await loadAccounts(options.accountsFile);
-  if (!loaded.ok) return { ok: false, error: `--accounts: ${loaded.error}` };
-  return { ok: true, options: { ...options, accounts: loaded.recipients.map((r) => r.account) }, ...files };
+  if (options.accountsFile !== undefined) {
+    const loaded = await loadAccounts(options.accountsFile);
+    if (!loaded.ok) return { ok: false, error: `--accounts: ${loaded.error}` };
+    options = { ...options, accounts: loaded.recipients.map((r) => r.account) };
+  }
+  if (options.mappingFile !== undefined) {
+    const loaded = await loadBodyMapping(options.mappingFile);
+    if (!loaded.ok) return { ok: false, error: `--mapping: ${loaded.error}` };
+    options = { ...options, mapping: loaded.mapping };
+  }
+  return { ok: true, options, ...files };
 }
 
 async function loadReporters() {
@@ -252,6 +315,11 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   const files = parsed.report ?? {};
+  if (files.listChecks === true) {
+    const { formatCheckList } = await import("../harness/profiles.ts");
+    console.log(formatCheckList());
+    return 0;
+  }
   // The runner pulls in the simulator, fast-check and every property: loaded only to run, so --help stays fast.
   const [{ runContract }, { createProgressLine }, reporters] = await Promise.all([
     import("../harness/run-contract.ts"),
@@ -271,9 +339,9 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
-  console.log(reporters.formatConsoleReport(report));
+  console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true }));
   if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
   if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
-  if (report.checks.some((check) => check.status === "failed")) return 1;
+  if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

@@ -4,11 +4,15 @@
  * the fault proxy, and a dropped response is resolved to what the target
  * answered (the proxy saw it), so the model knows what the client missed.
  */
+import type { BodyMapping } from "./body-mapping.ts";
 import { type Checker, HarnessError } from "./checker.ts";
-import { assertConformance, type Endpoint } from "./conformance.ts";
+import { assertConformance } from "./conformance.ts";
+import type { Endpoint } from "./target-spec.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
 import { type Fault, REQUEST_ID_HEADER } from "./faults.ts";
 import type { HttpClient, HttpOutcome, HttpRequestSpec, HttpResponse } from "./http-client.ts";
+import type { Profile } from "./profiles.ts";
+import type { TargetSpec } from "./target-spec.ts";
 
 export type KeyLocation = "header" | "body";
 
@@ -46,6 +50,10 @@ export interface PublicApiOptions {
   readonly prism?: boolean;
   /** Unique per run, so request ids never collide across runs. */
   readonly requestIdPrefix: string;
+  /** What the conformance checks judge (default strict) and where bodies keep what they read. */
+  readonly profile?: Profile;
+  readonly mapping?: BodyMapping;
+  readonly targetSpec?: TargetSpec;
 }
 
 function parseJson(text: string): unknown {
@@ -62,6 +70,12 @@ export function authHeaders(token: string | undefined): Record<string, string> {
 
 export function createPublicApi(options: PublicApiOptions): PublicApi {
   let counter = 0;
+  const conformance = {
+    prism: options.prism === true,
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    ...(options.mapping === undefined ? {} : { mapping: options.mapping }),
+    ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
+  };
 
   async function call(spec: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {
     const requestId = `${options.requestIdPrefix}-${++counter}`;
@@ -78,7 +92,7 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
             options.checker,
             endpoint,
             { kind: "response", status, headers: answerHeaders, text, json: parseJson(text) },
-            { prism: options.prism === true },
+            conformance,
           );
         }
         return { kind: "lost", fault: spec.fault, observed };
@@ -92,7 +106,7 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
         `${spec.method} ${spec.path}: a response arrived although the fault proxy was asked to lose it`,
       );
     }
-    assertConformance(options.checker, endpoint, outcome, { prism: options.prism === true });
+    assertConformance(options.checker, endpoint, outcome, conformance);
     return { kind: "response", response: outcome };
   }
 

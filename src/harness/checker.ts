@@ -33,22 +33,40 @@ export interface Checker {
   that(check: CheckName, condition: boolean, message: string | (() => string)): void;
   /** Records that `check` was exercised without asserting (e.g. a webhook wait that succeeded). */
   touch(check: CheckName): void;
+  /** Counts one relevant case of `check` under `label` (e.g. a webhook judged for a Success), for coverage. */
+  tally(check: CheckName, label: string): void;
   /** Checks asserted at least once so far. */
   exercised(): ReadonlySet<CheckName>;
+  /** The tallies so far, per check and label. */
+  tallies(): ReadonlyMap<CheckName, ReadonlyMap<string, number>>;
+  /** How many times each check was asserted. */
+  assertions(): ReadonlyMap<CheckName, number>;
 }
 
 export function createChecker(enabled: ReadonlySet<CheckName>): Checker {
   const seen = new Set<CheckName>();
+  const counts = new Map<CheckName, Map<string, number>>();
+  const asserted = new Map<CheckName, number>();
   return {
     isEnabled: (check) => enabled.has(check),
     that(check, condition, message) {
       if (!enabled.has(check)) return;
       seen.add(check);
+      asserted.set(check, (asserted.get(check) ?? 0) + 1);
       if (!condition) throw new CheckFailure(check, typeof message === "string" ? message : message());
     },
     touch(check) {
       if (enabled.has(check)) seen.add(check);
     },
+    tally(check, label) {
+      if (!enabled.has(check)) return;
+      seen.add(check);
+      const byLabel = counts.get(check) ?? new Map<string, number>();
+      byLabel.set(label, (byLabel.get(label) ?? 0) + 1);
+      counts.set(check, byLabel);
+    },
     exercised: () => seen,
+    tallies: () => counts,
+    assertions: () => asserted,
   };
 }

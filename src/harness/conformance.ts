@@ -8,17 +8,19 @@
  */
 import type { z } from "zod";
 import { ERROR_CATALOGUE, isErrorCode } from "../contract/error-codes.ts";
-import {
-  BalanceResponseSchema,
-  FailedOrderResponseSchema,
-  ProblemSchema,
-  SendAirtimeResponseSchema,
-  TransactionStatusResponseSchema,
-} from "../contract/public-schemas.ts";
+import { atPointer, type BodyMapping, DEFAULT_BODY_MAPPING, readOrder } from "./body-mapping.ts";
 import type { Checker } from "./checker.ts";
 import type { HttpResponse } from "./http-client.ts";
+import type { Profile } from "./profiles.ts";
+import type { Endpoint, TargetSpec } from "./target-spec.ts";
 
-export type Endpoint = "send_airtime" | "lookup" | "balance" | "other";
+import {
+  StrictBalanceResponse,
+  StrictFailedOrderResponse,
+  StrictProblem,
+  StrictSendAirtimeResponse,
+  StrictTransactionStatusResponse,
+} from "./strict-schemas.ts";
 
 /** The statuses the contract documents per endpoint (5xx never: see never_server_error). */
 export const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> = {
@@ -28,17 +30,22 @@ export const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> 
   other: [400, 401, 404, 405, 413, 415],
 };
 
-/** The schema of a success-class body per endpoint; other 4xx bodies are problems. */
+/** The schema of a success-class body per endpoint (strict: unknown fields rejected); other 4xx bodies are problems. */
 const BODY_SCHEMAS: Readonly<Record<Endpoint, Readonly<Record<number, z.ZodType>>>> = {
-  send_airtime: { 200: SendAirtimeResponseSchema, 402: FailedOrderResponseSchema },
-  lookup: { 200: TransactionStatusResponseSchema },
-  balance: { 200: BalanceResponseSchema },
+  send_airtime: { 200: StrictSendAirtimeResponse, 402: StrictFailedOrderResponse },
+  lookup: { 200: StrictTransactionStatusResponse },
+  balance: { 200: StrictBalanceResponse },
   other: {},
 };
 
 export interface ConformanceOptions {
   /** Prism sits between the harness and the target: its violations are schema failures. */
   readonly prism?: boolean;
+  /** `interface`: only what the interface document states (default strict: everything our spec decides). */
+  readonly profile?: Profile;
+  readonly mapping?: BodyMapping;
+  /** `--spec`: bodies are judged against the target's own OpenAPI document instead. */
+  readonly targetSpec?: TargetSpec;
 }
 
 /**
@@ -59,6 +66,14 @@ export function assertConformance(
     response.status < 500,
     () => `${endpoint}: HTTP ${response.status} ${snippet(response.text)}`,
   );
+  if (options.profile === "interface") {
+    if (options.targetSpec === undefined) {
+      assertInterfaceShape(checker, endpoint, response, options.mapping ?? DEFAULT_BODY_MAPPING);
+    } else {
+      assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+    }
+    return;
+  }
   checker.that(
     "status_code_conformance",
     DOCUMENTED_STATUSES[endpoint].includes(response.status),
@@ -74,7 +89,11 @@ export function assertConformance(
     mediaType === expectedType,
     () => `${endpoint}: HTTP ${response.status} came as '${mediaType || "(none)"}', expected ${expectedType}`,
   );
-  const bodySchema = schema ?? (problem ? ProblemSchema : undefined);
+  if (options.targetSpec !== undefined) {
+    assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+    return;
+  }
+  const bodySchema = schema ?? (problem ? StrictProblem : undefined);
   if (bodySchema === undefined) return;
   const parsed = bodySchema.safeParse(response.json);
   checker.that(
@@ -84,6 +103,51 @@ export function assertConformance(
       `${endpoint}: HTTP ${response.status} body does not match its schema: ${describeIssues(parsed.error)} — ${snippet(response.text)}`,
   );
   if (problem) assertProblemStatus(checker, endpoint, response);
+}
+
+/** The body against the target's own document, where it has a schema for this answer. */
+function assertTargetSpecShape(checker: Checker, endpoint: Endpoint, response: HttpResponse, spec: TargetSpec): void {
+  const problems = spec.problems(endpoint, response.status, response.json);
+  if (problems === undefined) return;
+  checker.that(
+    "response_schema_conformance",
+    problems.length === 0,
+    () =>
+      `${endpoint}: HTTP ${response.status} body does not match ${spec.file}: ${problems.join("; ")} — ${snippet(response.text)}`,
+  );
+}
+
+/**
+ * The interface states only the send-airtime answer (§2.3): a string
+ * reference, a numeric status and a string id — absent on a failed order
+ * (§7). Every other body, status and media type is "not shown".
+ */
+function assertInterfaceShape(
+  checker: Checker,
+  endpoint: Endpoint,
+  response: HttpResponse,
+  mapping: BodyMapping,
+): void {
+  if (endpoint !== "send_airtime" || response.status < 200 || response.status >= 300) return;
+  const raw = {
+    id: atPointer(response.json, mapping.order.id),
+    status: atPointer(response.json, mapping.order.status),
+    reference: atPointer(response.json, mapping.order.reference),
+  };
+  const problems = [
+    typeof raw.reference === "string" ? undefined : `reference at ${mapping.order.reference} is not a string`,
+    readOrder(response.json, mapping.order).status !== undefined
+      ? undefined
+      : `status at ${mapping.order.status} is not a number`,
+    raw.id === undefined || (typeof raw.id === "string" && raw.id !== "")
+      ? undefined
+      : `id at ${mapping.order.id} is not a string`,
+  ].filter((problem): problem is string => problem !== undefined);
+  checker.that(
+    "response_schema_conformance",
+    problems.length === 0,
+    () => `${endpoint}: HTTP ${response.status}: ${problems.join("; ")} (§2.3) — ${snippet(response.text)}`,
+  );
 }
 
 /** A problem's `status` repeats the HTTP status, and its `code` is catalogued with that status. */

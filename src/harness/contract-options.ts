@@ -7,6 +7,8 @@
 import { z } from "zod";
 import { parseDuration } from "../domain/timing.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import type { BodyMapping } from "./body-mapping.ts";
+import { PROFILES } from "./profiles.ts";
 import { PROPERTY_NAMES, type PropertyName } from "./property.ts";
 
 function positiveInt() {
@@ -64,7 +66,9 @@ export const ContractOptionsSchema = z.object({
   )
     .optional()
     .meta({ description: "Only these properties (default: all that apply). Required with `path`." }),
-  runs: positiveInt().optional().meta({ description: "Runs per property. Default 100." }),
+  runs: positiveInt()
+    .optional()
+    .meta({ description: "Runs per property. Default 100 (model runs against a real clock: 25)." }),
   seed: z
     .preprocess(
       (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
@@ -109,11 +113,36 @@ export const ContractOptionsSchema = z.object({
   prismCwd: z.string().optional().meta({
     description: "The project directory holding `node_modules/.bin/prism` and `spec/openapi.yaml`. Default: cwd.",
   }),
+  sharedAccount: z.boolean().optional().meta({
+    description:
+      "The account is shared with something else that moves its balance: judge the balance by a lower bound only. Default false: after settling, the balance must be exact.",
+  }),
+  requireCoverage: z.boolean().optional().meta({
+    description: "A check that ran but never met a class of case it is about fails the run (for CI).",
+  }),
+  shrinkTimeMs: DurationMs.optional().meta({
+    description: "Most wall ms spent shrinking one failure. Default 10,000.",
+  }),
+  profile: z
+    .enum(PROFILES, { error: `must be one of ${PROFILES.join(", ")}` })
+    .optional()
+    .meta({
+      description:
+        "`strict` (default): everything our spec decides; `interface`: only what the interface document states.",
+    }),
+  mappingFile: z.string().optional().meta({
+    description: "A JSON file of pointers to where the target keeps ids, statuses, references and the balance.",
+  }),
+  specFile: z.string().optional().meta({
+    description: "The target's own OpenAPI document (YAML or JSON): response bodies are judged against it.",
+  }),
 });
 
 export type ContractOptions = Readonly<z.output<typeof ContractOptionsSchema>> & {
   /** In-process only: extra simulator options, e.g. plugins. */
   readonly simulator?: SimulatorOptions;
+  /** Where the target keeps ids, statuses, references and the balance (read from `mappingFile` by the CLI). */
+  readonly mapping?: BodyMapping;
   /** Called at the start of every run. */
   readonly onProgress?: (event: ProgressEvent) => void;
 };
@@ -127,7 +156,14 @@ export interface ProgressEvent {
 }
 
 export const DEFAULT_RUNS = 100;
+/**
+ * Model runs against a real clock when --runs is not given: each run waits
+ * for every order it placed to become final, so a default run lasts about
+ * 25 times the target's slowest final, not 100 times.
+ */
+export const DEFAULT_REAL_CLOCK_MODEL_RUNS = 25;
 export const DEFAULT_MAX_COMMANDS = 20;
 export const DEFAULT_TIMING_MS = 2000;
 export const DEFAULT_FINAL_TIMEOUT_MS = 30_000;
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_SHRINK_TIME_MS = 10_000;

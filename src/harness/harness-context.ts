@@ -5,6 +5,11 @@
  */
 import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
+import type { Ledger } from "./audit/ledger.ts";
+import type { Timings } from "./audit/timings.ts";
+import type { BodyMapping } from "./body-mapping.ts";
+import type { Profile } from "./profiles.ts";
+import type { TargetSpec } from "./target-spec.ts";
 import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -29,13 +34,30 @@ export interface HarnessContext {
   readonly timeouts: RunTimeouts;
   readonly maxCommands: number;
   readonly maxAmountCents: number;
+  /** Every order any property placed. */
+  readonly ledger: Ledger;
+  /** The account is shared with others: the balance is judged by a lower bound, not exactly. */
+  readonly sharedAccount: boolean;
+  /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
+  readonly timings: Timings;
+  readonly profile: Profile;
+  readonly mapping: BodyMapping;
+  /** `--spec`: the target's own OpenAPI document, which bodies are judged against. */
+  readonly targetSpec: TargetSpec | undefined;
   /** A prefix unique to one run of one property (references, keys, request ids). */
   nextPrefix(): string;
 }
 
 /** An API for stateless properties: straight to the target, judged by `checker`. */
 export function directApi(h: HarnessContext, checker: Checker, prefix: string): PublicApi {
-  return createPublicApi({ client: h.directClient, checker, requestIdPrefix: prefix });
+  return createPublicApi({
+    client: h.directClient,
+    checker,
+    requestIdPrefix: prefix,
+    profile: h.profile,
+    mapping: h.mapping,
+    ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
+  });
 }
 
 /** One customer for all runs of a stateless property, created on first use. */

@@ -35,6 +35,12 @@ export interface ModelConfig {
   readonly statusTable: StatusTable;
   /** Upper bound on orders per run, so runs stay short. */
   readonly maxOrders: number;
+  /**
+   * The account is used only by the harness: after settling, the balance must
+   * equal the start minus every order not refunded, exactly. Off for shared
+   * accounts, where only a lower bound holds.
+   */
+  readonly exactBalance: boolean;
 }
 
 /** How a command asks for the service: explicitly, under its `network` alias, or left to prefix detection. */
@@ -47,6 +53,8 @@ export interface OrderPayload {
   readonly reference: string;
   readonly service?: Service;
   readonly network?: Service;
+  readonly name?: string;
+  readonly phone?: string;
 }
 
 export interface ModelOrder {
@@ -146,6 +154,11 @@ export function committedOrders(model: HarnessModel): ModelOrder[] {
 /** Picks by position, so every generated index names a valid target. */
 export function pick<T>(items: readonly T[], index: number): T | undefined {
   return items.length === 0 ? undefined : items[index % items.length];
+}
+
+/** A status's name in the table ("Success", "Timeout" …), for reports. */
+export function statusName(model: HarnessModel, status: number): string {
+  return model.config.statusTable.get(status)?.message ?? `status ${status}`;
 }
 
 export function formatKes(cents: number): string {

@@ -40,6 +40,11 @@ export interface ContractProperty {
   /** The checks this property can exercise against this target. */
   readonly checks: readonly CheckName[];
   build(env: PropertyEnv): AnyAsyncProperty;
+  /**
+   * Fixed cases (argument tuples) run once in every contract run, before the
+   * random ones: what is finite is enumerated, not left to chance.
+   */
+  readonly examples?: readonly (readonly unknown[])[];
   /** The commands' replay path inside a counterexample (model runs only). */
   replayPathOf?(counterexample: readonly unknown[]): string | undefined;
 }

@@ -32,6 +32,10 @@ export function buildReplayCommand(
     args.push("--max-commands", String(options.maxCommands));
   }
   if (options.validateWithPrism === true) args.push("--validate-with-prism");
+  if (options.sharedAccount === true) args.push("--shared-account");
+  if (options.profile !== undefined && options.profile !== "strict") args.push("--profile", options.profile);
+  if (options.mappingFile !== undefined) args.push("--mapping", options.mappingFile);
+  if (options.specFile !== undefined) args.push("--spec", options.specFile);
   args.push(
     "--checks",
     failure.check,

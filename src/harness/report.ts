@@ -5,6 +5,7 @@
  * reporters only format it.
  */
 import type { CheckName } from "./checks.ts";
+import type { Coverage } from "./coverage.ts";
 import type { PropertyName } from "./property.ts";
 
 export interface FailureStep {
@@ -26,6 +27,13 @@ export interface CheckFailureReport {
   readonly replay: string;
   /** The harness replayed the counterexample and saw the same check fail again. */
   readonly reproduced: boolean;
+  /**
+   * The steps are the run as observed, not shrunk: its replay did not fail
+   * again (the outcome was random), so shrinking could not have kept it.
+   */
+  readonly observed: boolean;
+  /** Wall time spent shrinking, ms (never more than the shrink cap, plus the run in flight). */
+  readonly shrinkMs: number;
 }
 
 export type CheckVerdict =
@@ -34,6 +42,15 @@ export type CheckVerdict =
       readonly description: string;
       readonly status: "passed";
       readonly properties: readonly PropertyName[];
+      readonly coverage: Coverage;
+    }
+  | {
+      /** It ran, but never met a class of case it is about (e.g. no failed order had a webhook). */
+      readonly name: CheckName;
+      readonly description: string;
+      readonly status: "not_exercised";
+      readonly reason: string;
+      readonly coverage: Coverage | undefined;
     }
   | {
       readonly name: CheckName;
@@ -57,6 +74,8 @@ export interface ContractReport {
   readonly seed: number;
   readonly target: string;
   readonly runsPerProperty: number;
+  /** Runs of the model property (fewer by default against a real clock: each waits for its orders' finals). */
+  readonly modelRuns: number;
   readonly durationMs: number;
   readonly checks: readonly CheckVerdict[];
   readonly properties: readonly PropertyReport[];
@@ -65,9 +84,31 @@ export interface ContractReport {
   /** KES the run reserved for orders (retries included). */
   readonly spent: number;
   readonly budget: number | undefined;
+  /** `--require-coverage`: a check that was not exercised fails the run. */
+  readonly requireCoverage: boolean;
+  /** Wall time per phase (search, replay, shrink; settling, webhook waits …), ms. */
+  readonly timings: Readonly<Record<string, number>>;
 }
 
-export function countVerdicts(report: ContractReport): { passed: number; failed: number; skipped: number } {
+export function countVerdicts(report: ContractReport): {
+  passed: number;
+  failed: number;
+  skipped: number;
+  notExercised: number;
+} {
   const count = (status: CheckVerdict["status"]) => report.checks.filter((c) => c.status === status).length;
-  return { passed: count("passed"), failed: count("failed"), skipped: count("skipped") };
+  return {
+    passed: count("passed"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+    notExercised: count("not_exercised"),
+  };
+}
+
+/** Whether the run fails CI: a failed check, a harness error, or (with --require-coverage) a check not exercised. */
+export function isRunOk(checks: readonly CheckVerdict[], errors: readonly string[], requireCoverage: boolean): boolean {
+  return (
+    errors.length === 0 &&
+    checks.every((c) => c.status !== "failed" && !(requireCoverage && c.status === "not_exercised"))
+  );
 }

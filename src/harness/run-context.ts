@@ -4,6 +4,9 @@
  */
 import type { AdminClient } from "./admin-client.ts";
 import type { PublicApi } from "./api.ts";
+import type { Timings } from "./audit/timings.ts";
+import type { BodyMapping } from "./body-mapping.ts";
+import type { Profile } from "./profiles.ts";
 import type { Checker } from "./checker.ts";
 import type { Transcript } from "./transcript.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
@@ -39,4 +42,8 @@ export interface RunContext {
   readonly admin: AdminClient | undefined;
   readonly receiver: WebhookReceiver | undefined;
   readonly timeouts: RunTimeouts;
+  readonly timings: Timings;
+  readonly profile: Profile;
+  /** Where the target keeps ids, statuses, references and the balance in its bodies. */
+  readonly mapping: BodyMapping;
 }

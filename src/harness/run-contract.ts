@@ -1,21 +1,28 @@
 /**
  * `runContract(options)`: sets up the target, the fault proxy (and Prism),
- * the webhook receiver and the budget; checks every property with
- * fast-check; for each failure replays the shrunk counterexample to confirm
- * it and record its steps; then looks for further failures with the failed
- * check switched off, so one defect never hides another.
+ * the webhook receiver, the budget and the ledger of orders; checks every
+ * property with fast-check (see check-property.ts: replay before shrinking,
+ * shrinking capped in time); then turns what each check saw into a verdict —
+ * passed with its coverage, failed with its counterexample, not exercised
+ * when it never met a class of case it is about, or skipped with the reason.
  */
 import { randomBytes, randomInt } from "node:crypto";
-import fc from "fast-check";
+import { DEFAULT_STATUS_TABLE } from "../contract/status-codes.ts";
 import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
+import { createLedger } from "./audit/ledger.ts";
+import { createTimings } from "./audit/timings.ts";
+import { DEFAULT_BODY_MAPPING } from "./body-mapping.ts";
+import { checkProperty } from "./check-property.ts";
+import { describeCoverage } from "./coverage.ts";
 import { createBudget } from "./budget.ts";
-import { type Checker, createChecker, HarnessError, isCheckFailure } from "./checker.ts";
+import { HarnessError } from "./checker.ts";
 import { CHECK_NAMES, CHECKS, type CheckName, selectChecks } from "./checks.ts";
 import {
   type ContractOptions,
   DEFAULT_FINAL_TIMEOUT_MS,
   DEFAULT_MAX_COMMANDS,
+  DEFAULT_REAL_CLOCK_MODEL_RUNS,
   DEFAULT_RUNS,
   DEFAULT_TIMING_MS,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
@@ -29,13 +36,13 @@ import { createIsolationProperty } from "./properties/isolation.ts";
 import { createKeyLengthProperty } from "./properties/key-length.ts";
 import { createModelRunProperty } from "./properties/model-run.ts";
 import { createNegativeInputProperty } from "./properties/negative-input.ts";
+import { checksOf } from "./profiles.ts";
+import { loadTargetSpec } from "./target-spec.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
-import type { ContractProperty, PropertyName, RunRecorder } from "./property.ts";
-import { formatReplayPath, parseReplayPath } from "./replay.ts";
-import { buildReplayCommand } from "./replay-command.ts";
-import type { CheckFailureReport, CheckVerdict, ContractReport, PropertyReport } from "./report.ts";
+import type { ContractProperty, PropertyName } from "./property.ts";
+import { parseReplayPath } from "./replay.ts";
+import { type CheckVerdict, type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
 import { type ResolvedTarget, resolveTarget, type TargetSpec } from "./target.ts";
-import { createTranscript, type Transcript, toCurl } from "./transcript.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
@@ -56,6 +63,8 @@ const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second 
  */
 export async function runContract(options: ContractOptions = {}): Promise<ContractReport> {
   const started = Date.now();
+  const profile = options.profile ?? "strict";
+  const inProfile = checksOf(profile);
   const selection = selectChecks({
     ...(options.checks === undefined ? {} : { include: options.checks }),
     ...(options.excludeChecks === undefined ? {} : { exclude: options.excludeChecks }),
@@ -97,6 +106,8 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
         };
 
   const closers: (() => Promise<void>)[] = [];
+  const timings = createTimings();
+  let modelRuns = runs;
   const errors: string[] = [];
   const verdicts = new Map<CheckName, CheckVerdict>();
   const propertyReports: PropertyReport[] = [];
@@ -140,10 +151,24 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       },
       maxCommands: options.maxCommands ?? DEFAULT_MAX_COMMANDS,
       maxAmountCents: budget.limitCents === undefined ? 500_000 : Math.min(50_000, budget.limitCents),
+      ledger: createLedger(),
+      sharedAccount: options.sharedAccount === true,
+      timings,
+      profile,
+      mapping: options.mapping ?? DEFAULT_BODY_MAPPING,
+      targetSpec: options.specFile === undefined ? undefined : await loadTargetSpec(options.specFile),
       nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
     };
 
     const unavailable = new Map<CheckName, string>();
+    for (const name of CHECK_NAMES) {
+      if (!inProfile.has(name)) {
+        unavailable.set(
+          name,
+          `not judged under --profile ${profile}: our spec decides it, the interface leaves it free`,
+        );
+      }
+    }
     if (receiver === undefined) {
       for (const name of ["webhook_delivered", "webhook_signature_valid", "webhook_matches_lookup"] as const) {
         unavailable.set(name, WEBHOOK_SKIP_REASON);
@@ -160,8 +185,14 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       createStatusCodesProperty(h),
       ...(hasOther ? [createIsolationProperty(h)] : []),
     ];
+    // Against a real clock every model run waits for its orders' finals: fewer, fully audited runs by default.
+    if (replay === undefined && options.runs === undefined && target.clockMode === "real") {
+      modelRuns = DEFAULT_REAL_CLOCK_MODEL_RUNS;
+    }
     const chosen = all.filter((p) => options.properties === undefined || options.properties.includes(p.name));
     const exercised = new Map<CheckName, Set<PropertyName>>();
+    const assertions = new Map<CheckName, number>();
+    const tallies = new Map<CheckName, Map<string, number>>();
     const failed = new Set<CheckName>();
 
     const maxFailures = options.maxFailures ?? Number.POSITIVE_INFINITY;
@@ -178,10 +209,10 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       }
       const report = await checkProperty({
         property,
-        selected: selection.checks,
+        selected: new Set([...selection.checks].filter((name) => inProfile.has(name))),
         failed,
         seed,
-        runs,
+        runs: property.name === "model" ? modelRuns : runs,
         replay,
         maxFailures,
         h,
@@ -195,13 +226,21 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
             failure,
           });
         },
-        onExercised: (checks) => {
-          for (const check of checks) {
+        onExercised: (checker) => {
+          for (const check of checker.exercised()) {
             const by = exercised.get(check) ?? new Set<PropertyName>();
             by.add(property.name);
             exercised.set(check, by);
           }
+          for (const [check, count] of checker.assertions())
+            assertions.set(check, (assertions.get(check) ?? 0) + count);
+          for (const [check, labels] of checker.tallies()) {
+            const into = tallies.get(check) ?? new Map<string, number>();
+            for (const [label, count] of labels) into.set(label, (into.get(label) ?? 0) + count);
+            tallies.set(check, into);
+          }
         },
+        onPhase: (phase, ms) => timings.add(phase, ms),
       });
       propertyReports.push(report);
       if (report.status === "error" && report.reason !== undefined) errors.push(`${property.name}: ${report.reason}`);
@@ -228,10 +267,33 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
               ? "not exercised by the selected properties"
               : budget.limitCents !== undefined
                 ? "not exercised: the budget left no room for the requests it needs"
-                : "not exercised by this run";
-        verdicts.set(name, { name, description, status: "skipped", reason });
+                : undefined;
+        verdicts.set(
+          name,
+          reason === undefined
+            ? {
+                name,
+                description,
+                status: "not_exercised",
+                reason: "no case of it came up in this run",
+                coverage: undefined,
+              }
+            : { name, description, status: "skipped", reason },
+        );
       } else {
-        verdicts.set(name, { name, description, status: "passed", properties: [...by] });
+        const coverage = describeCoverage(name, assertions.get(name) ?? 0, tallies.get(name), DEFAULT_STATUS_TABLE);
+        verdicts.set(
+          name,
+          coverage.missing.length === 0
+            ? { name, description, status: "passed", properties: [...by], coverage }
+            : {
+                name,
+                description,
+                status: "not_exercised",
+                reason: `no ${coverage.missing.join(" or ")}-class final status came up (${coverage.summary})`,
+                coverage,
+              },
+        );
       }
     }
   } catch (error) {
@@ -251,157 +313,21 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
         reason: "the run stopped early",
       },
   );
+  const requireCoverage = options.requireCoverage === true;
   return {
-    ok: errors.length === 0 && checks.every((c) => c.status !== "failed"),
+    ok: isRunOk(checks, errors, requireCoverage),
     seed,
     target: describeTarget(options, target),
     runsPerProperty: runs,
+    modelRuns,
     durationMs: Date.now() - started,
     checks,
     properties: propertyReports,
     errors,
     spent: budget.spentCents() / 100,
     budget: options.budget,
-  };
-}
-
-interface CheckPropertyInput {
-  readonly property: ContractProperty;
-  readonly selected: ReadonlySet<CheckName>;
-  readonly failed: ReadonlySet<CheckName>;
-  readonly seed: number;
-  readonly runs: number;
-  readonly replay: { readonly path: string; readonly replayPath: string | undefined } | undefined;
-  readonly maxFailures: number;
-  readonly h: HarnessContext;
-  readonly options: ContractOptions;
-  readonly onFailure: (failure: CheckFailureReport) => void;
-  readonly onExercised: (checks: ReadonlySet<CheckName>) => void;
-}
-
-/** Checks one property until it passes with every check that has not failed yet. */
-async function checkProperty(input: CheckPropertyInput): Promise<PropertyReport> {
-  const { property, h, options } = input;
-  const base = { name: property.name, summary: property.summary };
-  let runsSoFar = 0;
-  let anyFailure = false;
-  for (let attempt = 0; attempt <= CHECK_NAMES.length; attempt++) {
-    const enabled = new Set(property.checks.filter((c) => input.selected.has(c) && !input.failed.has(c)));
-    if (enabled.size === 0) {
-      return anyFailure
-        ? { ...base, runs: runsSoFar, status: "failed" }
-        : { ...base, runs: runsSoFar, status: "skipped", reason: "none of its checks is selected" };
-    }
-    const checker = createChecker(enabled);
-    const recorder = createRecorder(h, () => {
-      runsSoFar++;
-      options.onProgress?.({
-        property: property.name,
-        run: runsSoFar,
-        runs: input.runs,
-        phase: input.replay !== undefined ? "replay" : attempt === 0 ? "search" : "shrink-or-retry",
-      });
-    });
-    const result = await fc.check(property.build({ checker, recorder, replayPath: input.replay?.replayPath }), {
-      seed: input.seed,
-      numRuns: input.runs,
-      ...(input.replay === undefined ? {} : { path: input.replay.path, endOnFailure: true }),
-    });
-    input.onExercised(checker.exercised());
-    if (!result.failed) {
-      return anyFailure
-        ? { ...base, runs: runsSoFar, status: "failed" }
-        : { ...base, runs: runsSoFar, status: "passed" };
-    }
-    const error = result.errorInstance;
-    if (!isCheckFailure(error)) {
-      const message = error instanceof Error ? error.message : String(result.errorInstance ?? "unknown failure");
-      if (/pre-?condition/i.test(message) || result.numSkips > 0) {
-        return {
-          ...base,
-          runs: runsSoFar,
-          status: anyFailure ? "failed" : "skipped",
-          reason: "the budget left no room for its requests",
-        };
-      }
-      if (anyFailure) {
-        // With the failed check off, the target's defect can leave nothing sensible to judge (e.g. an order without id).
-        return { ...base, runs: runsSoFar, status: "failed", reason: `stopped after the failure(s) above: ${message}` };
-      }
-      return { ...base, runs: runsSoFar, status: "error", reason: message };
-    }
-    anyFailure = true;
-    const counterexample = (result.counterexample ?? []) as unknown[];
-    const replayPath = property.replayPathOf?.(counterexample);
-    const path = result.counterexamplePath ?? "";
-    const confirmation = await confirm(input, error.check, path, replayPath, recorder.lastFailed());
-    input.onFailure({
-      check: error.check,
-      property: property.name,
-      message: error.message.replace(/^\[[a-z_]+\] /, ""),
-      seed: result.seed,
-      path: formatReplayPath(path, replayPath),
-      steps: confirmation.transcript.steps().map((step) => ({
-        label: step.label,
-        curl: step.exchanges.map((exchange) =>
-          toCurl(exchange.request, { baseUrl: h.target.displayUrl, secrets: h.target.secrets }),
-        ),
-      })),
-      replay: buildReplayCommand(options, {
-        check: error.check,
-        property: property.name,
-        seed: result.seed,
-        path: formatReplayPath(path, replayPath),
-      }),
-      reproduced: confirmation.reproduced,
-    });
-    if (input.replay !== undefined || input.failed.size >= input.maxFailures) {
-      return { ...base, runs: runsSoFar, status: "failed" };
-    }
-  }
-  return { ...base, runs: runsSoFar, status: "failed" };
-}
-
-/** Replays the counterexample with only its check on: same failure → reproduced; its transcript is the report's. */
-async function confirm(
-  input: CheckPropertyInput,
-  check: CheckName,
-  path: string,
-  replayPath: string | undefined,
-  fallback: Transcript,
-): Promise<{ reproduced: boolean; transcript: Transcript }> {
-  const checker: Checker = createChecker(new Set([check]));
-  const recorder = createRecorder(input.h, () => {});
-  try {
-    const result = await fc.check(input.property.build({ checker, recorder, replayPath }), {
-      seed: input.seed,
-      path,
-      numRuns: 1,
-      endOnFailure: true,
-    });
-    const same = result.failed && isCheckFailure(result.errorInstance) && result.errorInstance.check === check;
-    return { reproduced: same, transcript: same ? recorder.lastFailed() : fallback };
-  } catch {
-    return { reproduced: false, transcript: fallback };
-  }
-}
-
-function createRecorder(h: HarnessContext, onRun: () => void): RunRecorder & { lastFailed(): Transcript } {
-  let current = createTranscript();
-  let failedRun = current;
-  return {
-    startRun() {
-      onRun();
-      current = createTranscript();
-      const transcript = current;
-      h.faultClient.onExchange((exchange) => transcript.record(exchange));
-      h.directClient.onExchange((exchange) => transcript.record(exchange));
-      return transcript;
-    },
-    failRun() {
-      failedRun = current;
-    },
-    lastFailed: () => failedRun,
+    requireCoverage,
+    timings: timings.totals(),
   };
 }
 

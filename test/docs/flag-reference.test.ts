@@ -65,6 +65,12 @@ test("docs/configuration.md lists every listen flag with its environment twin, a
   expect(flagsInDocs(await reference(), "listen-flags")).toEqual(inHelp);
 });
 
+test("docs/configuration.md lists every contract flag with its environment twin, as contract --help does", async () => {
+  const inHelp = flagsInHelp(await helpOf("contract"));
+  expect(inHelp).toEqual(expect.arrayContaining(["--profile", "--token AIRTIME_TOKEN"]));
+  expect(flagsInDocs(await reference(), "contract-flags")).toEqual(inHelp);
+});
+
 test("docs/configuration.md lists exactly the config file's top-level keys, as SimulatorConfigSchema knows them", async () => {
   const keys = Object.keys(SimulatorConfigSchema.shape).sort();
   expect(keys).toEqual(expect.arrayContaining(["clock", "customers", "webhooks", "scenarios"]));

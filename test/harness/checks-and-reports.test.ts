@@ -94,6 +94,7 @@ const FAILED_REPORT: ContractReport = {
   seed: 7,
   target: "http://example.test (no admin powers)",
   runsPerProperty: 100,
+  modelRuns: 100,
   durationMs: 1234,
   checks: CHECK_NAMES.map((name) =>
     name === "idempotent_replay"
@@ -110,16 +111,26 @@ const FAILED_REPORT: ContractReport = {
             steps: [{ label: "place order #0", curl: ["curl -sS -i -X POST x"] }],
             replay: "airtime-harness contract --checks idempotent_replay --property model --seed 7 --path 1:2@AA",
             reproduced: true,
+            observed: false,
+            shrinkMs: 850,
           },
         }
       : name === "customer_isolation"
         ? { name, description: CHECKS[name].description, status: "skipped" as const, reason: "needs --other-token" }
-        : { name, description: CHECKS[name].description, status: "passed" as const, properties: ["model" as const] },
+        : {
+            name,
+            description: CHECKS[name].description,
+            status: "passed" as const,
+            properties: ["model" as const],
+            coverage: { cases: {}, summary: "3 assertions", missing: [] },
+          },
   ),
   properties: [],
   errors: [],
   spent: 0,
   budget: undefined,
+  requireCoverage: false,
+  timings: { search: 1000, settle: 200 },
 };
 
 describe("reports", () => {

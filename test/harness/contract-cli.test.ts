@@ -3,7 +3,7 @@
  * description), exit codes and report files.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -151,5 +151,40 @@ describe("exit codes and reports", () => {
     expect(json.version).toBe(1);
     expect(json.ok).toBe(false);
     expect(json.checks.find((c: { name: string }) => c.name === "response_schema_conformance").status).toBe("failed");
+  });
+});
+
+describe("profiles on the command line", () => {
+  test("--profile and --mapping are read, a bad profile or mapping is a usage error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "harness-mapping-"));
+    dirs.push(dir);
+    const file = join(dir, "mapping.json");
+    await writeFile(file, JSON.stringify({ order: { id: "/data/id" }, balance: "/data/amount" }));
+    const parsed = await parseContractArgs(["--profile", "interface", "--mapping", file]);
+    expect(parsed.ok && parsed.options.profile).toBe("interface");
+    expect(parsed.ok && parsed.options.mapping?.order).toEqual({
+      id: "/data/id",
+      status: "/status",
+      reference: "/reference",
+    });
+    expect(parsed.ok && parsed.options.mapping?.balance).toBe("/data/amount");
+    expect(await parseContractArgs(["--profile", "lenient"])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--profile/),
+    });
+    await writeFile(file, JSON.stringify({ balance: "data.amount" }));
+    expect(await parseContractArgs(["--mapping", file])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/--mapping/),
+    });
+  });
+
+  test("--list-checks prints every check with the profiles it belongs to", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    expect(await contract(["--list-checks"])).toBe(0);
+    const printed = log.mock.calls.map((call) => String(call[0])).join("\n");
+    for (const name of CHECK_NAMES) expect(printed).toContain(name);
+    expect(printed).toMatch(/status_code_conformance +\[strict\]/);
+    expect(printed).toMatch(/customer_isolation +\[strict, interface\]/);
   });
 });

@@ -14,6 +14,7 @@ import { AdvanceTimeCommand } from "./advance-time.ts";
 import { AwaitWebhookCommand } from "./await-webhook.ts";
 import { FORCED_ACTIONS, ForceOutcomeCommand } from "./force-outcome.ts";
 import { LookupCommand } from "./lookup.ts";
+import { orderShapeArbitrary } from "./order-inputs.ts";
 import type { NewOrderSpec } from "./order-io.ts";
 import { PlaceOrderCommand } from "./place-order.ts";
 import { ReadBalanceCommand } from "./read-balance.ts";
@@ -49,6 +50,7 @@ export function newOrderSpecArbitrary(maxAmountCents: number): fc.Arbitrary<NewO
     recipientIndex: indexArb,
     serviceMode: fc.constantFrom<ServiceMode>("explicit", "detect", "network"),
     keyIn: fc.constantFrom<"header" | "body">("header", "body"),
+    shape: orderShapeArbitrary,
   });
 }
 

@@ -4,8 +4,9 @@
  * and every kind of retry apply exactly the same rules.
  */
 import { toCents } from "../../contract/money.ts";
-import type { SendAirtimeResponse, TransactionStatusResponse } from "../../contract/public-schemas.ts";
+import type { TransactionStatusResponse } from "../../contract/public-schemas.ts";
 import type { CallResult, KeyLocation } from "../api.ts";
+import { readOrder } from "../body-mapping.ts";
 import { HarnessError } from "../checker.ts";
 import type { Fault } from "../faults.ts";
 import {
@@ -20,12 +21,15 @@ import {
   type ServiceMode,
 } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
+import { type OrderShape, shapeKey, shapeReference } from "./order-inputs.ts";
 
 export interface NewOrderSpec {
   readonly amountCents: number;
   readonly recipientIndex: number;
   readonly serviceMode: ServiceMode;
   readonly keyIn: KeyLocation;
+  /** How the reference and key end, and the optional fields (absent: plain). */
+  readonly shape?: OrderShape;
 }
 
 /** Adds a new order to the model (not yet sent): a fresh reference and a fresh key. */
@@ -33,7 +37,7 @@ export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec)
   const slot = model.orders.length;
   const recipient = pick(model.config.recipients, spec.recipientIndex);
   if (recipient === undefined) throw new HarnessError("no recipient accounts configured");
-  const reference = `${r.prefix}-o${slot}`;
+  const reference = shapeReference(`${r.prefix}-o${slot}`, spec.shape);
   const payload: OrderPayload = {
     account: recipient.account,
     amount: spec.amountCents / 100,
@@ -41,11 +45,13 @@ export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec)
     reference,
     ...(spec.serviceMode === "explicit" ? { service: recipient.service } : {}),
     ...(spec.serviceMode === "network" ? { network: recipient.service } : {}),
+    ...(spec.shape?.name === undefined ? {} : { name: spec.shape.name }),
+    ...(spec.shape?.phone === undefined ? {} : { phone: spec.shape.phone }),
   };
   const order: ModelOrder = {
     slot,
     reference,
-    key: `${r.prefix}-k${slot}`,
+    key: shapeKey(`${r.prefix}-k${slot}`, spec.shape),
     keyIn: spec.keyIn,
     payload,
     amountCents: spec.amountCents,
@@ -93,25 +99,37 @@ export async function sendOrder(
  * Judges the answer to a request carrying the order's own key and payload
  * (a first attempt or a retry) and updates the model.
  */
-export function absorbOrderResult(model: HarnessModel, r: RunContext, order: ModelOrder, result: CallResult): void {
+export function absorbOrderResult(
+  model: HarnessModel,
+  r: RunContext,
+  order: ModelOrder,
+  result: CallResult,
+  options: { readonly concurrent?: boolean } = {},
+): void {
+  const wasCommitted = order.committed;
   if (result.kind === "lost") {
     if (result.fault.kind !== "drop_response") return; // never forwarded: nothing happened
     const upstream = result.observed?.upstream;
     if (upstream === undefined) {
       throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
     }
-    if (upstream.status === 200) {
-      const body = parseJson(upstream.text) as Partial<SendAirtimeResponse> | undefined;
-      acceptOrderAnswer(model, r, order, body?.id, body?.status, "the response the client lost");
+    const lost = readOrder(parseJson(upstream.text), r.mapping.order);
+    // A 200 without an id is a failed order (§7): nothing was placed.
+    if (upstream.status === 200 && lost.id !== undefined) {
+      acceptOrderAnswer(model, r, order, lost.id, lost.status, "the response the client lost");
+      // The proxy kept the lost answer's headers too.
+      judgeReplayedHeader(r, order, upstream.headers, wasCommitted, options);
     }
     return;
   }
   const { response } = result;
-  if (response.status === 200) {
-    const body = response.json as SendAirtimeResponse;
-    acceptOrderAnswer(model, r, order, body.id, body.status, "the response");
+  const answer = readOrder(response.json, r.mapping.order);
+  if (response.status === 200 && answer.id !== undefined) {
+    acceptOrderAnswer(model, r, order, answer.id, answer.status, "the response");
+    judgeReplayedHeader(r, order, response.headers, wasCommitted, options);
     return;
   }
+  if (response.status === 200) return; // a failed order (§7): the interface leaves its status free
   if (response.status === 402) {
     const expectation = expectedBalance(model);
     r.checker.that(
@@ -135,6 +153,38 @@ export function absorbOrderResult(model: HarnessModel, r: RunContext, order: Mod
     false,
     `${order.reference}: a valid order was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 (or 402)`,
   );
+}
+
+/**
+ * `Idempotent-Replayed: true` on every answer to a retry of an order the
+ * target holds, and never on a first answer. Parallel identical requests
+ * race, so which of them is first is not known: they are judged together
+ * (see retry-concurrent.ts).
+ */
+function judgeReplayedHeader(
+  r: RunContext,
+  order: ModelOrder,
+  headers: Readonly<Record<string, string>>,
+  wasCommitted: boolean,
+  options: { readonly concurrent?: boolean },
+): void {
+  const replayed = (headers["idempotent-replayed"] ?? "").trim().toLowerCase() === "true";
+  // The header is our spec's, not the interface's.
+  if (options.concurrent === true || r.profile !== "strict") return;
+  if (wasCommitted) {
+    r.checker.that(
+      "idempotent_replay",
+      replayed,
+      () =>
+        `${order.reference}: a replay of ${order.id} came without Idempotent-Replayed: true (got ${headers["idempotent-replayed"] ?? "no header"})`,
+    );
+  } else {
+    r.checker.that(
+      "idempotent_replay",
+      !replayed,
+      () => `${order.reference}: the first answer to a new order says Idempotent-Replayed: true`,
+    );
+  }
 }
 
 function acceptOrderAnswer(
@@ -186,10 +236,14 @@ export function assertObservedStatus(
   order.lastStatus = status;
 }
 
+/** A lookup that found the order: its body (our spec's shape under strict) and its status, read through the mapping. */
+export interface FoundLookup {
+  readonly body: TransactionStatusResponse;
+  readonly status: number;
+}
+
 export type LookupOutcome =
-  | { readonly kind: "found"; readonly body: TransactionStatusResponse }
-  | { readonly kind: "not_found" }
-  | { readonly kind: "lost" };
+  ({ readonly kind: "found" } & FoundLookup) | { readonly kind: "not_found" } | { readonly kind: "lost" };
 
 /** Looks an order up by reference and judges the answer against the model. */
 export async function lookupOrder(
@@ -201,10 +255,12 @@ export async function lookupOrder(
   const result = await r.api.lookup(order.reference, { token: r.token, ...(fault === undefined ? {} : { fault }) });
   if (result.kind === "lost") return { kind: "lost" };
   const { response } = result;
+  const strict = r.profile === "strict";
+  const ok = response.status >= 200 && response.status < 300;
   if (!order.committed) {
     r.checker.that(
       "lookup_consistent",
-      response.status === 404,
+      strict ? response.status === 404 : !ok,
       () =>
         `${order.reference}: never placed (the target never saw it), but the lookup answered HTTP ${response.status}`,
     );
@@ -212,20 +268,23 @@ export async function lookupOrder(
   }
   r.checker.that(
     "lookup_consistent",
-    response.status === 200,
+    strict ? response.status === 200 : ok,
     () =>
       `${order.reference}: placed as ${order.id}, but the lookup answered HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   const body = response.json as TransactionStatusResponse;
-  assertObservedStatus(model, r, order, body.status, "lookup");
-  const mismatches = [
-    body.id === order.id ? undefined : `id ${body.id} ≠ ${order.id}`,
-    body.reference === order.reference ? undefined : `reference ${body.reference}`,
-    toCents(body.amount) === order.amountCents ? undefined : `amount ${body.amount} ≠ ${formatKes(order.amountCents)}`,
-    body.account === order.recipient.e164 ? undefined : `account ${body.account} ≠ ${order.recipient.e164}`,
-    body.service === order.recipient.service ? undefined : `service ${body.service} ≠ ${order.recipient.service}`,
-    body.currency === order.payload.currency ? undefined : `currency ${body.currency}`,
-  ].filter((m): m is string => m !== undefined);
+  const found = readOrder(body, r.mapping.lookup);
+  if (found.status === undefined) {
+    r.checker.that(
+      "lookup_consistent",
+      false,
+      () =>
+        `${order.reference}: the lookup shows no status at ${r.mapping.lookup.status}: ${response.text.slice(0, 160)}`,
+    );
+    return { kind: "lost" };
+  }
+  assertObservedStatus(model, r, order, found.status, "lookup");
+  const mismatches = strict ? strictLookupMismatches(order, body) : mappedLookupMismatches(order, found);
   r.checker.that(
     "lookup_consistent",
     mismatches.length === 0,
@@ -234,11 +293,31 @@ export async function lookupOrder(
   const expected = expectedStatus(model, order);
   r.checker.that(
     "lookup_consistent",
-    expected === undefined || body.status === expected,
+    expected === undefined || found.status === expected,
     () =>
-      `${order.reference}: expected status ${expected} at +${model.elapsedMs}ms (placed at +${order.placedAtMs}ms), the lookup says ${body.status}`,
+      `${order.reference}: expected status ${expected} at +${model.elapsedMs}ms (placed at +${order.placedAtMs}ms), the lookup says ${found.status}`,
   );
-  return { kind: "found", body };
+  return { kind: "found", body, status: found.status };
+}
+
+/** Our spec's lookup echoes the order as placed: id, reference, amount, account (E.164), service, currency. */
+function strictLookupMismatches(order: ModelOrder, body: TransactionStatusResponse): string[] {
+  return [
+    body.id === order.id ? undefined : `id ${body.id} ≠ ${order.id}`,
+    body.reference === order.reference ? undefined : `reference ${body.reference}`,
+    toCents(body.amount) === order.amountCents ? undefined : `amount ${body.amount} ≠ ${formatKes(order.amountCents)}`,
+    body.account === order.recipient.e164 ? undefined : `account ${body.account} ≠ ${order.recipient.e164}`,
+    body.service === order.recipient.service ? undefined : `service ${body.service} ≠ ${order.recipient.service}`,
+    body.currency === order.payload.currency ? undefined : `currency ${body.currency}`,
+  ].filter((m): m is string => m !== undefined);
+}
+
+/** The interface shows no lookup fields (§2.4): the id and reference, where the mapping finds them, must match. */
+function mappedLookupMismatches(order: ModelOrder, found: ReturnType<typeof readOrder>): string[] {
+  return [
+    found.id === undefined || found.id === order.id ? undefined : `id ${found.id} ≠ ${order.id}`,
+    found.reference === undefined || found.reference === order.reference ? undefined : `reference ${found.reference}`,
+  ].filter((m): m is string => m !== undefined);
 }
 
 function parseJson(text: string): unknown {

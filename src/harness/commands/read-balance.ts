@@ -1,7 +1,6 @@
 /** Read the balance: it must be the start minus the amounts of orders not refunded. */
 import type fc from "fast-check";
-import { toCents } from "../../contract/money.ts";
-import type { BalanceResponse } from "../../contract/public-schemas.ts";
+import { readMoneyCents } from "../body-mapping.ts";
 import type { Fault } from "../faults.ts";
 import { expectedBalance, formatKes, type HarnessModel } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
@@ -16,15 +15,8 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
 
   async run(model: HarnessModel, r: RunContext): Promise<void> {
     r.transcript.step(this.toString());
-    const result = await r.api.balance({ token: r.token, ...(this.fault === undefined ? {} : { fault: this.fault }) });
-    if (result.kind === "lost") return;
-    const { response } = result;
-    r.checker.that(
-      "no_double_charge",
-      response.status === 200,
-      () => `the balance could not be read: HTTP ${response.status} ${response.text.slice(0, 160)}`,
-    );
-    const cents = toCents((response.json as BalanceResponse).amount);
+    const cents = await readBalanceCents(r, this.fault);
+    if (cents === undefined) return;
     const expected = expectedBalance(model);
     const charged = model.orders.filter((o) => o.committed).map((o) => `#${o.slot} ${formatKes(o.amountCents)}`);
     if (expected.exactCents !== undefined) {
@@ -47,4 +39,19 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
   toString(): string {
     return `read the balance${faultText(this.fault)}`;
   }
+}
+
+/** The balance in cents, judged readable (no_double_charge); undefined when a fault lost the answer. */
+export async function readBalanceCents(r: RunContext, fault?: Fault): Promise<number | undefined> {
+  const result = await r.api.balance({ token: r.token, ...(fault === undefined ? {} : { fault }) });
+  if (result.kind === "lost") return undefined;
+  const { response } = result;
+  const cents = readMoneyCents(response.json, r.mapping.balance);
+  r.checker.that(
+    "no_double_charge",
+    response.status === 200 && cents !== undefined,
+    () =>
+      `the balance could not be read (at ${r.mapping.balance}): HTTP ${response.status} ${response.text.slice(0, 160)}`,
+  );
+  return cents;
 }

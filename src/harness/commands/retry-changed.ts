@@ -5,7 +5,7 @@
  */
 import type fc from "fast-check";
 import { SERVICES } from "../../contract/operators.ts";
-import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
+import { DEFAULT_ORDER_LIMITS, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 import type { Fault } from "../faults.ts";
 import { committedOrders, type HarnessModel, type ModelOrder, type OrderPayload, pick } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
@@ -74,11 +74,11 @@ function changePayload(
         what: `account ${other.account}`,
       };
     }
-    case "reference":
-      return {
-        payload: { ...base, reference: `${base.reference}-changed` },
-        what: `reference ${base.reference}-changed`,
-      };
+    case "reference": {
+      // Still a valid reference when the original is already at the longest allowed.
+      const reference = `${base.reference.slice(0, REFERENCE_MAX_LENGTH - "-changed".length)}-changed`;
+      return { payload: { ...base, reference }, what: `reference ${reference}` };
+    }
     case "service": {
       const current = base.service ?? base.network ?? order.recipient.service;
       const other = SERVICES.find((service) => service !== current) ?? current;

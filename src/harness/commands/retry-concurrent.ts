@@ -33,8 +33,19 @@ export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, R
     // Judged in request order: the first 200 commits the order, every other must repeat its id.
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
-      absorbOrderResult(model, r, order, result.value);
+      absorbOrderResult(model, r, order, result.value, { concurrent: true });
     }
+    // Exactly one of the accepted answers is the first; every other says Idempotent-Replayed: true.
+    const accepted = settled.flatMap((s) =>
+      s.status === "fulfilled" && s.value.kind === "response" && s.value.response.status === 200 ? [s.value] : [],
+    );
+    const firsts = accepted.filter((a) => a.response.headers["idempotent-replayed"]?.trim().toLowerCase() !== "true");
+    r.checker.that(
+      "idempotent_replay",
+      accepted.length === 0 || firsts.length === 1,
+      () =>
+        `${order.reference}: of ${accepted.length} parallel identical requests answered 200, ${firsts.length} came without Idempotent-Replayed: true (exactly one is the first answer)`,
+    );
   }
 
   toString(): string {

@@ -54,6 +54,15 @@ export function createAuthProperty(h: HarnessContext): ContractProperty {
               : credential.kind === "wrong"
                 ? ["invalid_token"]
                 : ["missing_token", "invalid_token"];
+          if (h.profile === "interface") {
+            // §5 asks for the bearer token; the status and body of a refusal are not shown (§7).
+            env.checker.that(
+              "auth_required",
+              response.status >= 400 && response.status < 500,
+              () => `${endpoint} ${describe(credential)}: expected a refusal (4xx), got HTTP ${response.status}`,
+            );
+            return;
+          }
           env.checker.that(
             "auth_required",
             response.status === 401 && expectedCodes.includes(String(code)),

@@ -1,10 +1,12 @@
 /**
  * The idempotency key's length limit is exact: up to 255 characters are
  * accepted (the order is placed), 256 and more are rejected with
- * invalid_idempotency_key — in the header and in the body.
+ * invalid_idempotency_key — in the header (bare or as a quoted sf-string)
+ * and in the body.
  */
 import fc from "fast-check";
 import { IDEMPOTENCY_KEY_PATTERN } from "../../contract/public-schemas.ts";
+import { recordPlaced } from "../audit/ledger.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
@@ -24,12 +26,19 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
     name: "key-length",
     summary: "idempotency keys: 1–255 characters accepted, 256+ rejected (header and body)",
     checks: [...CONFORMANCE_CHECKS, "negative_input_rejected"],
+    // The bounds, each once: 255 and 256 characters, in the body and in the header, bare and as an sf-string.
+    examples: [MAX_KEY_LENGTH, MAX_KEY_LENGTH + 1].flatMap((length) => [
+      [length, "body", 0, false],
+      [length, "header", 0, false],
+      [length, "header", 0, true],
+    ]),
     build(env) {
       return fc.asyncProperty(
         lengths,
         fc.constantFrom<"header" | "body">("header", "body"),
         fc.nat({ max: 1000 }),
-        async (length, keyIn, recipientIndex) => {
+        fc.boolean(),
+        async (length, keyIn, recipientIndex, quotedIfHeader) => {
           fc.pre(h.budget.canSpend(AMOUNT * 100));
           await recordRun(env.recorder, async (transcript) => {
             const { token } = await session();
@@ -40,14 +49,20 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
             // Unique per run: the prefix, padded to the exact length with visible ASCII.
             const key = `${prefix}-`.padEnd(length, "k").slice(0, length);
             const accepted = length <= MAX_KEY_LENGTH && IDEMPOTENCY_KEY_PATTERN.test(key);
+            // RFC 8941 sf-string: the same key between double quotes (the quotes do not count).
+            const quoted = keyIn === "header" && quotedIfHeader;
             h.budget.reserve(AMOUNT * 100);
-            transcript.step(`place an order with a ${length}-character idempotency key in the ${keyIn}`);
+            transcript.step(
+              `place an order with a ${length}-character idempotency key in the ${keyIn}${quoted ? ", quoted" : ""}`,
+            );
             const result = await api.sendAirtime({
               token,
               body: { account: recipient.account, amount: AMOUNT, currency: "KES", reference: `${prefix}-key` },
               key,
               keyIn,
+              ...(quoted ? { headers: { "idempotency-key": `"${key}"` } } : {}),
             });
+            recordPlaced(h.ledger, token, `${prefix}-key`, AMOUNT * 100, result);
             if (result.kind !== "response") return;
             const { response } = result;
             const code = (response.json as { code?: unknown } | undefined)?.code;
@@ -58,7 +73,7 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
                 : response.status === 400 &&
                     (code === "invalid_idempotency_key" || (keyIn === "body" && code === "validation_failed")),
               () =>
-                `a ${length}-character key in the ${keyIn}: expected ${accepted ? "200" : "400 invalid_idempotency_key"}, got HTTP ${response.status} ${String(code ?? "")}`,
+                `a ${length}-character key in the ${keyIn}${quoted ? " (quoted)" : ""}: expected ${accepted ? "200" : "400 invalid_idempotency_key"}, got HTTP ${response.status} ${String(code ?? "")}`,
             );
           });
         },

@@ -6,16 +6,17 @@
  * shrunk run replays the same way.
  */
 import fc from "fast-check";
-import { toCents } from "../../contract/money.ts";
-import type { BalanceResponse } from "../../contract/public-schemas.ts";
-import { DEFAULT_STATUS_TABLE } from "../../contract/status-codes.ts";
+import { DEFAULT_STATUS_TABLE, isFinalStatus } from "../../contract/status-codes.ts";
 import { createPublicApi } from "../api.ts";
+import { auditRun } from "../audit/run-audit.ts";
+import { readMoneyCents, readOrder } from "../body-mapping.ts";
+import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
 import type { HarnessContext } from "../harness-context.ts";
-import { createModel, type ModelConfig } from "../model.ts";
+import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
 
@@ -42,6 +43,7 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
     webhooks,
     statusTable: DEFAULT_STATUS_TABLE,
     maxOrders: MAX_ORDERS_PER_RUN,
+    exactBalance: !h.sharedAccount,
   };
   const clock = targetClock(h);
   return {
@@ -69,6 +71,9 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             observe: h.observe,
             prism: h.prism,
             requestIdPrefix: prefix,
+            profile: h.profile,
+            mapping: h.mapping,
+            ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
           });
           const real: RunContext = {
             api,
@@ -81,10 +86,26 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             admin: h.target.admin,
             receiver,
             timeouts: h.timeouts,
+            timings: h.timings,
+            profile: h.profile,
+            mapping: h.mapping,
           };
+          if (session.startBalanceCents === undefined) await settleEarlierOrders(h, real);
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
           const model = createModel(config, start);
-          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          try {
+            await h.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
+            await auditRun(model, real);
+          } finally {
+            for (const order of committedOrders(model)) {
+              h.ledger.add({
+                token: session.token,
+                reference: order.reference,
+                amountCents: order.amountCents,
+                final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+              });
+            }
+          }
         }),
       );
     },
@@ -93,6 +114,31 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
       return /replayPath="([^"]*)"/.exec(text)?.[1];
     },
   };
+}
+
+/**
+ * On an account earlier runs used, orders still open would move the balance
+ * under this run's judgement: wait for them first (bounded by --final-timeout).
+ */
+async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<void> {
+  const open = h.ledger.open(r.token);
+  if (open.length === 0) return;
+  r.transcript.step(`wait for ${open.length} earlier order(s) on this account to become final`);
+  const deadline = Date.now() + h.timeouts.finalMs;
+  await Promise.all(
+    open.map(async (entry) => {
+      for (let wait = 20; Date.now() < deadline; wait = Math.min(h.timeouts.pollMs, wait * 2)) {
+        const result = await r.api.lookup(entry.reference, { token: r.token });
+        const status =
+          result.kind === "response" ? readOrder(result.response.json, h.mapping.lookup).status : undefined;
+        if (typeof status === "number" && isFinalStatus(DEFAULT_STATUS_TABLE, status)) {
+          entry.final = true;
+          return;
+        }
+        await sleep(wait);
+      }
+    }),
+  );
 }
 
 async function readStartBalance(r: RunContext, checker: Checker): Promise<number> {
@@ -104,8 +150,11 @@ async function readStartBalance(r: RunContext, checker: Checker): Promise<number
     result.response.status === 200,
     () => `GET /v1/balance answered HTTP ${result.response.status} with a valid token`,
   );
-  if (result.response.status !== 200) throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}`);
-  return toCents((result.response.json as BalanceResponse).amount);
+  const cents = readMoneyCents(result.response.json, r.mapping.balance);
+  if (result.response.status !== 200 || cents === undefined) {
+    throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}, no balance at ${r.mapping.balance}`);
+  }
+  return cents;
 }
 
 /** Virtual clock with admin powers: advance it. Otherwise: wait, capped, on the wall clock. */

@@ -314,6 +314,24 @@ export function negativeCaseArbitrary(
   );
 }
 
+/**
+ * Every finite negative case, each once: every wrong JSON type, bound and
+ * enum breaker at every field (optional ones included), each malformed and
+ * non-object body class, and the request-level cases (media type, size,
+ * header/body key conflict, three decimals) — built on one valid order.
+ */
+export function fixedNegativeCases(recipients: readonly Recipient[]): NegativeCase[] {
+  const recipient = recipients[0];
+  if (recipient === undefined) return [];
+  const base: BaseOrder = { recipient, amount: 10, withService: true };
+  return [
+    ...fieldViolations().map((violation) => fieldCase(base, violation)),
+    ...malformedCases(base),
+    ...nonObjectCases(base),
+    ...requestCases(base),
+  ];
+}
+
 /** The amount a case asks for, in cents (0 when it is not a positive number): the budget reserves it. */
 export function requestedCents(body: string): number {
   try {

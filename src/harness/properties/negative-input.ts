@@ -1,13 +1,14 @@
 /**
  * Negative input: every invalid send-airtime request gets a 4xx problem with
  * the right stable code (never a 5xx), and no order exists under its
- * reference afterwards.
+ * reference afterwards. Every finite case runs once per contract run; the
+ * open-ended ones (broken fields, bad key headers) are drawn at random.
  */
 import fc from "fast-check";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
-import { negativeCaseArbitrary, REFERENCE_SLOT, requestedCents } from "./negative-cases.ts";
+import { fixedNegativeCases, negativeCaseArbitrary, REFERENCE_SLOT, requestedCents } from "./negative-cases.ts";
 
 export function createNegativeInputProperty(h: HarnessContext): ContractProperty {
   const session = lazySession(h);
@@ -15,6 +16,7 @@ export function createNegativeInputProperty(h: HarnessContext): ContractProperty
     name: "negative-input",
     summary: "invalid bodies, malformed JSON, wrong media type, oversized bodies, bad keys",
     checks: [...CONFORMANCE_CHECKS, "negative_input_rejected"],
+    examples: fixedNegativeCases(h.recipients).map((negative) => [negative]),
     build(env) {
       return fc.asyncProperty(negativeCaseArbitrary(h.recipients, h.maxAmountCents), async (negative) => {
         // Under a budget, a case asking for more than is left is not sent at all.

@@ -4,7 +4,9 @@
  * every status's body, media type and code is exercised in every run.
  */
 import fc from "fast-check";
+import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
 import type { CallResult, PublicApi } from "../api.ts";
+import { recordPlaced } from "../audit/ledger.ts";
 import type { Checker } from "../checker.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
@@ -41,6 +43,12 @@ function expectStatus(tour: Tour, result: CallResult, status: number, code: stri
   );
 }
 
+/** A failed order leaves nothing behind: its reference is not found. */
+async function expectNoOrder(tour: Tour, reference: string, token: string): Promise<void> {
+  tour.transcript.step(`look up ${reference}: a failed order leaves nothing behind`);
+  expectStatus(tour, await tour.api.lookup(reference, { token }), 404, "not_found", "the failed order's reference");
+}
+
 function order(tour: Tour, reference: string): Record<string, unknown> {
   return { account: tour.account, amount: AMOUNT, currency: "KES", reference };
 }
@@ -50,12 +58,13 @@ const STOPS: readonly Stop[] = [
     name: "a valid order → 200",
     cents: AMOUNT * 100,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, h) {
       const result = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, `${tour.prefix}-ok`),
         key: `${tour.prefix}-ok`,
       });
+      recordPlaced(h.ledger, tour.token, `${tour.prefix}-ok`, AMOUNT * 100, result);
       expectStatus(tour, result, 200, undefined, "a valid order");
     },
   },
@@ -121,13 +130,14 @@ const STOPS: readonly Stop[] = [
     name: "a reference used twice with two keys → 409 duplicate_reference",
     cents: 2 * AMOUNT * 100,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, h) {
       const reference = `${tour.prefix}-dup`;
       const first = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, reference),
         key: `${tour.prefix}-d1`,
       });
+      recordPlaced(h.ledger, tour.token, reference, AMOUNT * 100, first);
       expectStatus(tour, first, 200, undefined, "the first order");
       tour.transcript.step(`order again under ${reference} with another key`);
       const second = await tour.api.sendAirtime({
@@ -152,17 +162,53 @@ const STOPS: readonly Stop[] = [
         key: `${tour.prefix}-p`,
       });
       expectStatus(tour, result, 402, "insufficient_balance", "an order from an empty wallet");
-      tour.transcript.step(`look up ${reference}: a failed order leaves nothing behind`);
-      expectStatus(
-        tour,
-        await tour.api.lookup(reference, { token: empty.token }),
-        404,
-        "not_found",
-        "the failed order's reference",
+      await expectNoOrder(tour, reference, empty.token);
+    },
+  },
+  {
+    name: "an order beyond the smallest wallet → 402 insufficient_balance, no order (no admin powers needed)",
+    cents: 0,
+    adminOnly: false,
+    async visit(tour, h) {
+      // The smallest wallet, read from GET /v1/balance: an order one shilling beyond it cannot be covered.
+      const balance = await tour.api.balance({ token: tour.token });
+      if (balance.kind !== "response" || balance.response.status !== 200) return;
+      const wallet = smallestWallet(balance.response.json);
+      if (wallet === undefined) return;
+      const amount = Math.max(DEFAULT_ORDER_LIMITS.minAmount, Math.floor(wallet.amount) + 1);
+      if (amount > DEFAULT_ORDER_LIMITS.maxAmount || !h.budget.reserve(amount * 100)) return;
+      const reference = `${tour.prefix}-beyond`;
+      tour.transcript.step(
+        `order KES ${amount} from the smallest wallet (${wallet.shortcode ?? "default"}, KES ${wallet.amount})`,
       );
+      const result = await tour.api.sendAirtime({
+        token: tour.token,
+        body: {
+          ...order(tour, reference),
+          amount,
+          ...(wallet.shortcode === null ? {} : { shortcode: wallet.shortcode }),
+        },
+        key: `${tour.prefix}-b`,
+      });
+      expectStatus(tour, result, 402, "insufficient_balance", "an order beyond the smallest wallet");
+      await expectNoOrder(tour, reference, tour.token);
     },
   },
 ];
+
+/** The wallet with the least money that one order can exceed, from a balance body. */
+function smallestWallet(body: unknown): { readonly shortcode: string | null; readonly amount: number } | undefined {
+  const wallets = (body as { wallets?: unknown } | undefined)?.wallets;
+  if (!Array.isArray(wallets)) return undefined;
+  const usable = wallets
+    .map((w: { shortcode?: unknown; amount?: unknown }) => ({
+      shortcode: typeof w.shortcode === "string" ? w.shortcode : null,
+      amount: typeof w.amount === "number" ? w.amount : Number.NaN,
+    }))
+    .filter((w) => Number.isFinite(w.amount) && w.amount < DEFAULT_ORDER_LIMITS.maxAmount)
+    .sort((a, b) => a.amount - b.amount);
+  return usable[0];
+}
 
 export function createStatusCodesProperty(h: HarnessContext): ContractProperty {
   const session = lazySession(h);

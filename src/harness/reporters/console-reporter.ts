@@ -6,19 +6,30 @@
 import { CHECK_NAMES } from "../checks.ts";
 import { type ContractReport, countVerdicts } from "../report.ts";
 
-const MARK = { passed: "✓", failed: "✗", skipped: "-" } as const;
+const MARK = { passed: "✓", failed: "✗", skipped: "-", not_exercised: "?" } as const;
 
-export function formatConsoleReport(report: ContractReport): string {
+export interface ConsoleReportOptions {
+  /** Adds the timing breakdown (where the wall time went). */
+  readonly verbose?: boolean;
+}
+
+export function formatConsoleReport(report: ContractReport, options: ConsoleReportOptions = {}): string {
   const width = Math.max(...CHECK_NAMES.map((name) => name.length));
   const lines: string[] = [
     `airtime-harness contract — ${report.target}`,
-    `seed ${report.seed}, ${report.runsPerProperty} runs per property, ${(report.durationMs / 1000).toFixed(1)} s` +
+    `seed ${report.seed}, ${report.runsPerProperty} runs per property${report.modelRuns === report.runsPerProperty ? "" : ` (${report.modelRuns} model runs, each audited to its orders' finals)`}, ${(report.durationMs / 1000).toFixed(1)} s` +
       (report.budget === undefined ? "" : `, spent KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}`),
     "",
   ];
   for (const check of report.checks) {
     const detail =
-      check.status === "skipped" ? `skipped: ${check.reason}` : check.status === "failed" ? "FAILED" : "passed";
+      check.status === "skipped"
+        ? `skipped: ${check.reason}`
+        : check.status === "failed"
+          ? "FAILED"
+          : check.status === "not_exercised"
+            ? `${report.requireCoverage ? "FAILED (--require-coverage): " : ""}not exercised: ${check.reason}`
+            : `passed (${check.coverage.summary})`;
     lines.push(`  ${MARK[check.status]} ${check.name.padEnd(width)}  ${detail}`);
   }
   for (const check of report.checks) {
@@ -28,7 +39,9 @@ export function formatConsoleReport(report: ContractReport): string {
       "",
       `✗ ${failure.check} — ${check.description}`,
       `  ${failure.message}`,
-      `  property: ${failure.property}; shrunk to ${failure.steps.length} step${failure.steps.length === 1 ? "" : "s"}${failure.reproduced ? "; replay confirmed" : "; the replay did NOT reproduce it (flaky target?)"}`,
+      failure.observed
+        ? `  property: ${failure.property}; OBSERVED, NOT REPRODUCED: the replay passed (a random outcome?), so these are the ${failure.steps.length} steps as they happened, not shrunk`
+        : `  property: ${failure.property}; shrunk to ${failure.steps.length} step${failure.steps.length === 1 ? "" : "s"} in ${(failure.shrinkMs / 1000).toFixed(1)} s${failure.reproduced ? "; replay confirmed" : "; the replay did NOT reproduce it (flaky target?)"}`,
     );
     failure.steps.forEach((step, index) => {
       lines.push(`  ${index + 1}. ${step.label}`);
@@ -37,11 +50,23 @@ export function formatConsoleReport(report: ContractReport): string {
     lines.push(`  replay: ${failure.replay}`);
   }
   for (const error of report.errors) lines.push("", `error: ${error}`);
+  if (options.verbose === true) lines.push("", ...formatTimings(report));
   const counts = countVerdicts(report);
   lines.push(
     "",
     `${report.checks.length} checks: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` +
+      (counts.notExercised > 0 ? `, ${counts.notExercised} not exercised` : "") +
       (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : ""),
   );
   return lines.join("\n");
+}
+
+/** Where the time went: each phase's wall time (phases overlap: settling happens inside the search). */
+export function formatTimings(report: ContractReport): string[] {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const phases = Object.entries(report.timings).sort(([, a], [, b]) => b - a);
+  return [
+    `timing: ${seconds(report.durationMs)} in all`,
+    ...phases.map(([phase, ms]) => `  ${phase.padEnd(24)} ${seconds(ms).padStart(8)}`),
+  ];
 }

@@ -6,7 +6,10 @@
 import { type ContractReport, countVerdicts } from "../report.ts";
 
 export function formatJUnitReport(report: ContractReport): string {
-  const counts = countVerdicts(report);
+  const verdicts = countVerdicts(report);
+  const counts = report.requireCoverage
+    ? { failed: verdicts.failed + verdicts.notExercised, skipped: verdicts.skipped }
+    : { failed: verdicts.failed, skipped: verdicts.skipped + verdicts.notExercised };
   const seconds = (report.durationMs / 1000).toFixed(3);
   const cases = report.checks.map((check) => {
     const open = `    <testcase classname="airtime-harness.contract" name="${xml(check.name)}" time="0">`;
@@ -15,6 +18,10 @@ export function formatJUnitReport(report: ContractReport): string {
         return `${open}</testcase>`;
       case "skipped":
         return `${open}\n      <skipped message="${xml(check.reason)}"/>\n    </testcase>`;
+      case "not_exercised":
+        return report.requireCoverage
+          ? `${open}\n      <failure message="not exercised: ${xml(check.reason)}" type="not_exercised"/>\n    </testcase>`
+          : `${open}\n      <skipped message="not exercised: ${xml(check.reason)}"/>\n    </testcase>`;
       case "failed": {
         const { failure } = check;
         const body = [

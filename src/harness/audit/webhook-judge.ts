@@ -1,0 +1,110 @@
+/**
+ * Judges an order's webhook for one final status: it arrived, it is signed
+ * with the configured secret, and it agrees with the lookup on every field
+ * the two bodies share. Used by the end-of-run audit (every order) and by the
+ * "await webhook" step (one order, mid-run).
+ */
+import { toCents } from "../../contract/money.ts";
+import { readOrder } from "../body-mapping.ts";
+import type { FoundLookup } from "../commands/order-io.ts";
+import type { RunContext } from "../run-context.ts";
+import { StrictWebhookPayload } from "../strict-schemas.ts";
+
+/** Fields a webhook and a lookup may both carry but that legitimately differ. */
+const NOT_COMPARED = new Set(["type", "final", "timestamp", "history", "createdAt", "updatedAt", "balance"]);
+
+/**
+ * Waits for the final webhook of `final.status` and judges it. Returns true
+ * when a matching webhook was judged (for coverage tallies).
+ */
+export async function judgeFinalWebhook(
+  r: RunContext,
+  reference: string,
+  final: FoundLookup,
+  statusName: string,
+): Promise<boolean> {
+  const receiver = r.receiver;
+  if (receiver === undefined) return false;
+  let wait = await receiver.waitForFinal(reference, r.timeouts.webhookMs);
+  if (wait.kind === "rejected") {
+    r.checker.that(
+      "webhook_signature_valid",
+      false,
+      `${reference}: a webhook failed Standard Webhooks verification (${wait.rejection.reason}); headers ${JSON.stringify(pickSignatureHeaders(wait.rejection.headers))}`,
+    );
+    return false;
+  }
+  r.checker.that(
+    "webhook_delivered",
+    wait.kind === "delivered",
+    () => `${reference}: final status ${final.status} (${statusName}) but no webhook within ${r.timeouts.webhookMs} ms`,
+  );
+  if (wait.kind !== "delivered") return false;
+  r.checker.tally("webhook_delivered", statusName);
+  r.checker.tally("webhook_signature_valid", statusName);
+  const statusOf = (payload: unknown) => readOrder(payload, r.mapping.webhook).status;
+  if (statusOf(wait.delivery.payload) !== final.status) {
+    // A reversal sends a second final webhook; give a later one a moment to arrive.
+    const later = await receiver.waitForFinal(
+      reference,
+      Math.min(1000, Math.ceil(r.timeouts.webhookMs / 4)),
+      (delivery) => statusOf(delivery.payload) === final.status,
+    );
+    if (later.kind === "delivered") wait = later;
+  }
+  const delivery = wait.delivery;
+  const strict = r.profile === "strict";
+  // The payload's shape is our spec's; the interface does not show it (§6).
+  const parsed = strict ? StrictWebhookPayload.safeParse(delivery.payload) : { success: true };
+  r.checker.that(
+    "webhook_matches_lookup",
+    parsed.success,
+    () => `${reference}: the webhook body does not match the webhook schema: ${delivery.body.slice(0, 200)}`,
+  );
+  const mismatches = strict
+    ? sharedFieldMismatches(delivery.payload as Record<string, unknown>, final.body)
+    : mappedMismatches(readOrder(delivery.payload, r.mapping.webhook), readOrder(final.body, r.mapping.lookup));
+  r.checker.that(
+    "webhook_matches_lookup",
+    mismatches.length === 0,
+    () => `${reference}: the webhook disagrees with GET /v1/airtime/${reference}: ${mismatches.join(", ")}`,
+  );
+  r.checker.tally("webhook_matches_lookup", statusName);
+  return true;
+}
+
+/** Every field both bodies carry, compared (money in cents); the status is compared even when one side lacks it. */
+export function sharedFieldMismatches(webhook: Readonly<Record<string, unknown>>, lookup: object): string[] {
+  const other = lookup as Readonly<Record<string, unknown>>;
+  const names = new Set(["id", "reference", "status"]);
+  for (const name of Object.keys(webhook)) if (Object.hasOwn(other, name)) names.add(name);
+  const out: string[] = [];
+  for (const name of names) {
+    if (NOT_COMPARED.has(name)) continue;
+    const a = webhook[name];
+    const b = other[name];
+    const same =
+      typeof a === "number" && typeof b === "number" && name === "amount"
+        ? toCents(a) === toCents(b)
+        : JSON.stringify(a) === JSON.stringify(b);
+    if (!same) out.push(`${name} ${JSON.stringify(a)} ≠ ${JSON.stringify(b)}`);
+  }
+  return out;
+}
+
+/** Under the interface profile: id, reference and status, where the mapping finds them on both sides. */
+function mappedMismatches(webhook: ReturnType<typeof readOrder>, lookup: ReturnType<typeof readOrder>): string[] {
+  return (["id", "reference", "status"] as const).flatMap((name) =>
+    webhook[name] === lookup[name]
+      ? []
+      : [`${name} ${JSON.stringify(webhook[name])} ≠ ${JSON.stringify(lookup[name])}`],
+  );
+}
+
+function pickSignatureHeaders(headers: Readonly<Record<string, string>>): Record<string, string | undefined> {
+  return {
+    "webhook-id": headers["webhook-id"],
+    "webhook-timestamp": headers["webhook-timestamp"],
+    "webhook-signature": headers["webhook-signature"],
+  };
+}

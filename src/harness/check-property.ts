@@ -1,0 +1,246 @@
+/**
+ * Checking one property: search for a failure without shrinking, replay it
+ * once, and only when the replay reproduces it shrink it — within the shrink
+ * time cap — and confirm the shrunk case. A failure whose outcome was random
+ * (the replay passed) is reported as observed, with its steps and curl lines,
+ * instead of being shrunk for minutes. Then the search goes on with the
+ * failed check off, so one defect never hides another.
+ */
+import fc from "fast-check";
+import { type Checker, createChecker, isCheckFailure } from "./checker.ts";
+import { CHECK_NAMES, type CheckName } from "./checks.ts";
+import { type ContractOptions, DEFAULT_SHRINK_TIME_MS } from "./contract-options.ts";
+import type { HarnessContext } from "./harness-context.ts";
+import type { ContractProperty, RunRecorder } from "./property.ts";
+import { formatReplayPath } from "./replay.ts";
+import { buildReplayCommand } from "./replay-command.ts";
+import type { CheckFailureReport, PropertyReport } from "./report.ts";
+import { createTranscript, type Transcript, toCurl } from "./transcript.ts";
+
+export interface CheckPropertyInput {
+  readonly property: ContractProperty;
+  readonly selected: ReadonlySet<CheckName>;
+  readonly failed: ReadonlySet<CheckName>;
+  readonly seed: number;
+  readonly runs: number;
+  readonly replay: { readonly path: string; readonly replayPath: string | undefined } | undefined;
+  readonly maxFailures: number;
+  readonly h: HarnessContext;
+  readonly options: ContractOptions;
+  readonly onFailure: (failure: CheckFailureReport) => void;
+  readonly onExercised: (checker: Checker) => void;
+  /** Wall time spent per phase (search, replay, shrink), ms. */
+  readonly onPhase: (phase: "search" | "replay" | "shrink", ms: number) => void;
+}
+
+interface Found {
+  readonly check: CheckName;
+  readonly message: string;
+  readonly path: string;
+  readonly replayPath: string | undefined;
+}
+
+/** Checks one property until it passes with every check that has not failed yet. */
+export async function checkProperty(input: CheckPropertyInput): Promise<PropertyReport> {
+  const { property, h, options } = input;
+  const base = { name: property.name, summary: property.summary };
+  let runsSoFar = 0;
+  let anyFailure = false;
+  for (let attempt = 0; attempt <= CHECK_NAMES.length; attempt++) {
+    const enabled = new Set(property.checks.filter((c) => input.selected.has(c) && !input.failed.has(c)));
+    if (enabled.size === 0) {
+      return anyFailure
+        ? { ...base, runs: runsSoFar, status: "failed" }
+        : { ...base, runs: runsSoFar, status: "skipped", reason: "none of its checks is selected" };
+    }
+    const checker = createChecker(enabled);
+    const recorder = createRecorder(h, () => {
+      runsSoFar++;
+      options.onProgress?.({
+        property: property.name,
+        run: runsSoFar,
+        runs: input.runs,
+        phase: input.replay !== undefined ? "replay" : attempt === 0 ? "search" : "shrink-or-retry",
+      });
+    });
+    const searchStarted = Date.now();
+    // No shrinking here: a failure is replayed first, and shrunk only when it reproduces.
+    const result = await fc.check(property.build({ checker, recorder, replayPath: input.replay?.replayPath }), {
+      seed: input.seed,
+      // The fixed cases come first, then as many random runs as asked for.
+      numRuns: input.runs + (property.examples?.length ?? 0),
+      endOnFailure: true,
+      ...examplesOf(property),
+      ...(input.replay === undefined ? {} : { path: input.replay.path }),
+    });
+    input.onPhase("search", Date.now() - searchStarted);
+    input.onExercised(checker);
+    if (!result.failed) {
+      return anyFailure
+        ? { ...base, runs: runsSoFar, status: "failed" }
+        : { ...base, runs: runsSoFar, status: "passed" };
+    }
+    const error = result.errorInstance;
+    if (!isCheckFailure(error)) {
+      const message = error instanceof Error ? error.message : String(result.errorInstance ?? "unknown failure");
+      if (/pre-?condition/i.test(message) || result.numSkips > 0) {
+        return {
+          ...base,
+          runs: runsSoFar,
+          status: anyFailure ? "failed" : "skipped",
+          reason: "the budget left no room for its requests",
+        };
+      }
+      if (anyFailure) {
+        // With the failed check off, the target's defect can leave nothing sensible to judge (e.g. an order without id).
+        return { ...base, runs: runsSoFar, status: "failed", reason: `stopped after the failure(s) above: ${message}` };
+      }
+      return { ...base, runs: runsSoFar, status: "error", reason: message };
+    }
+    anyFailure = true;
+    const first: Found = {
+      check: error.check,
+      message: error.message,
+      path: result.counterexamplePath ?? "",
+      replayPath: input.replay?.replayPath ?? property.replayPathOf?.((result.counterexample ?? []) as unknown[]),
+    };
+    const observed = recorder.lastFailed();
+    input.onFailure(await pinDown(input, first, observed, { enabled, recorder }));
+    if (input.replay !== undefined || input.failed.size >= input.maxFailures) {
+      return { ...base, runs: runsSoFar, status: "failed" };
+    }
+  }
+  return { ...base, runs: runsSoFar, status: "failed" };
+}
+
+/** Replay, then (when it reproduced) shrink within the cap and confirm: the failure as reported. */
+async function pinDown(
+  input: CheckPropertyInput,
+  first: Found,
+  observed: Transcript,
+  search: { readonly enabled: ReadonlySet<CheckName>; readonly recorder: RunRecorder & { lastFailed(): Transcript } },
+): Promise<CheckFailureReport> {
+  const { recorder } = search;
+  let replayStarted = Date.now();
+  const replay = await confirm(input, first, observed);
+  input.onPhase("replay", Date.now() - replayStarted);
+  if (!replay.reproduced || input.replay !== undefined) {
+    return report(input, first, replay.reproduced ? replay.transcript : observed, {
+      reproduced: replay.reproduced,
+      observed: !replay.reproduced,
+      shrinkMs: 0,
+    });
+  }
+  const shrinkMs = input.options.shrinkTimeMs ?? DEFAULT_SHRINK_TIME_MS;
+  const shrinkStarted = Date.now();
+  const checker = createChecker(search.enabled);
+  // Past the cap, fast-check stops and keeps the smallest failure found so far.
+  const shrunk = await runFrom(input, first, checker, recorder, { interruptAfterTimeLimit: shrinkMs });
+  const spent = Date.now() - shrinkStarted;
+  input.onPhase("shrink", spent);
+  const error = shrunk.errorInstance;
+  const best: Found =
+    shrunk.failed && isCheckFailure(error) && shrunk.counterexamplePath !== null
+      ? {
+          check: error.check,
+          message: error.message,
+          path: shrunk.counterexamplePath,
+          replayPath: input.property.replayPathOf?.((shrunk.counterexample ?? []) as unknown[]),
+        }
+      : first;
+  replayStarted = Date.now();
+  const confirmed = best === first ? replay : await confirm(input, best, recorder.lastFailed());
+  input.onPhase("replay", Date.now() - replayStarted);
+  // A shrunk case that did not reproduce: the first failure, which did, is the report.
+  const chosen = confirmed.reproduced ? best : first;
+  return report(input, chosen, confirmed.reproduced ? confirmed.transcript : replay.transcript, {
+    reproduced: true,
+    observed: false,
+    shrinkMs: spent,
+  });
+}
+
+function report(
+  input: CheckPropertyInput,
+  found: Found,
+  transcript: Transcript,
+  how: { readonly reproduced: boolean; readonly observed: boolean; readonly shrinkMs: number },
+): CheckFailureReport {
+  const { h, property, options } = input;
+  const path = formatReplayPath(found.path, found.replayPath);
+  return {
+    check: found.check,
+    property: property.name,
+    message: found.message.replace(/^\[[a-z_]+\] /, ""),
+    seed: input.seed,
+    path,
+    steps: transcript.steps().map((step) => ({
+      label: step.label,
+      curl: step.exchanges.map((exchange) =>
+        toCurl(exchange.request, { baseUrl: h.target.displayUrl, secrets: h.target.secrets }),
+      ),
+    })),
+    replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: input.seed, path }),
+    reproduced: how.reproduced,
+    observed: how.observed,
+    shrinkMs: how.shrinkMs,
+  };
+}
+
+/** Replays a failure with only its check on: same failure → reproduced; its transcript is the report's. */
+async function confirm(
+  input: CheckPropertyInput,
+  found: Found,
+  fallback: Transcript,
+): Promise<{ reproduced: boolean; transcript: Transcript }> {
+  const checker: Checker = createChecker(new Set([found.check]));
+  const recorder = createRecorder(input.h, () => {});
+  try {
+    const result = await runFrom(input, found, checker, recorder, { endOnFailure: true });
+    const same = result.failed && isCheckFailure(result.errorInstance) && result.errorInstance.check === found.check;
+    return { reproduced: same, transcript: same ? recorder.lastFailed() : fallback };
+  } catch {
+    return { reproduced: false, transcript: fallback };
+  }
+}
+
+function createRecorder(h: HarnessContext, onRun: () => void): RunRecorder & { lastFailed(): Transcript } {
+  let current = createTranscript();
+  let failedRun = current;
+  return {
+    startRun() {
+      onRun();
+      current = createTranscript();
+      const transcript = current;
+      h.faultClient.onExchange((exchange) => transcript.record(exchange));
+      h.directClient.onExchange((exchange) => transcript.record(exchange));
+      return transcript;
+    },
+    failRun() {
+      failedRun = current;
+    },
+    lastFailed: () => failedRun,
+  };
+}
+
+/** Runs the property from a failure's path: to replay it (endOnFailure) or to shrink it. */
+function runFrom(
+  input: CheckPropertyInput,
+  found: Found,
+  checker: Checker,
+  recorder: RunRecorder,
+  parameters: { readonly endOnFailure?: boolean; readonly interruptAfterTimeLimit?: number },
+) {
+  return fc.check(input.property.build({ checker, recorder, replayPath: found.replayPath }), {
+    seed: input.seed,
+    path: found.path,
+    numRuns: 1,
+    ...examplesOf(input.property),
+    ...parameters,
+  });
+}
+
+/** fast-check's `examples`: a path counts them, so every call that takes a path must pass the same ones. */
+function examplesOf(property: ContractProperty): { examples?: unknown[] } {
+  return property.examples === undefined ? {} : { examples: property.examples.map((example) => [...example]) };
+}

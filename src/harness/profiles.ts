@@ -1,0 +1,90 @@
+/**
+ * Profiles: which promises a run judges. `strict` (the default) judges
+ * everything our spec decides. `interface` judges only what the provider
+ * interface document states — each check names its sections — plus the
+ * universal rules (no 5xx for client input, authentication required,
+ * customer isolation, retry safety, the webhook agreeing with the lookup);
+ * every detail the interface calls "not shown" is left free.
+ */
+import { type CheckName, CHECKS } from "./checks.ts";
+
+export const PROFILES = ["strict", "interface"] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export function isProfile(value: string): value is Profile {
+  return (PROFILES as readonly string[]).includes(value);
+}
+
+export interface CheckProfiles {
+  readonly profiles: readonly Profile[];
+  /** Under `interface`: what of the check is judged, and the interface sections (or universal rule) it rests on. */
+  readonly interface?: string;
+}
+
+export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
+  response_schema_conformance: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§2.3: a send-airtime answer carries a string `reference`, a numeric `status` and, unless it failed (§7), a string `id`; other bodies are not shown",
+  },
+  status_code_conformance: { profiles: ["strict"] },
+  content_type_conformance: { profiles: ["strict"] },
+  idempotent_replay: {
+    profiles: ["strict", "interface"],
+    interface: "§3 rule 2, §4.4: the same key and payload answer the same id with the latest status",
+  },
+  payload_mismatch_rejected: {
+    profiles: ["strict", "interface"],
+    interface: "§4.4, §7: the same key with another payload answers 409 idempotency_payload_mismatch",
+  },
+  no_double_charge: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the mapping)",
+  },
+  lookup_consistent: {
+    profiles: ["strict", "interface"],
+    interface: "§4.2: the lookup by reference finds the order placed (its id and reference, through the mapping)",
+  },
+  status_monotonic: { profiles: ["strict"] },
+  webhook_delivered: {
+    profiles: ["strict", "interface"],
+    interface: "§1, §3 rule 3, §6: every final status is delivered by webhook",
+  },
+  webhook_signature_valid: { profiles: ["strict"] },
+  webhook_matches_lookup: {
+    profiles: ["strict", "interface"],
+    interface: "§3 rule 3, §6: the webhook and the status endpoint agree on id, reference and status",
+  },
+  auth_required: {
+    profiles: ["strict", "interface"],
+    interface: "§5: without the customer's bearer token a request is refused (a 4xx; status and body not shown)",
+  },
+  customer_isolation: {
+    profiles: ["strict", "interface"],
+    interface: "§5 (universal): another customer's credential sees none of this customer's orders",
+  },
+  negative_input_rejected: { profiles: ["strict"] },
+  never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
+};
+
+/** `contract --list-checks`: every check, the profiles it belongs to, and what `interface` judges of it. */
+export function formatCheckList(): string {
+  const names = Object.keys(CHECK_PROFILES) as CheckName[];
+  const width = Math.max(...names.map((name) => name.length));
+  return names
+    .flatMap((name) => {
+      const entry = CHECK_PROFILES[name];
+      return [
+        `${name.padEnd(width)}  [${entry.profiles.join(", ")}]  ${CHECKS[name].description}`,
+        ...(entry.interface === undefined ? [] : [`${"".padEnd(width)}  interface: ${entry.interface}`]),
+      ];
+    })
+    .join("\n");
+}
+
+export function checksOf(profile: Profile): ReadonlySet<CheckName> {
+  return new Set(
+    (Object.keys(CHECK_PROFILES) as CheckName[]).filter((name) => CHECK_PROFILES[name].profiles.includes(profile)),
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * The shared shape of the black-box catch tests: for each defect, over five
+ * seeds, the default run count catches it by the right check, by name, and
+ * the report says whether its replay reproduced it. Split over several test
+ * files so the real-clock runs proceed in parallel.
+ */
+import { afterAll, describe, expect, test } from "vitest";
+import type { CheckFailureReport, ContractReport } from "../../src/harness/report.ts";
+import { runContract } from "../../src/harness/run-contract.ts";
+import {
+  BLACK_BOX_DEFECTS,
+  type BlackBoxDefect,
+  type BlackBoxTarget,
+  startBlackBoxTarget,
+} from "./black-box-targets.ts";
+
+const SEEDS = [1, 2, 3, 4, 5];
+const SHRINK_TIME_MS = 1500;
+
+export function failureOf(report: ContractReport, check: string): CheckFailureReport | undefined {
+  const verdict = report.checks.find((c) => c.name === check);
+  return verdict?.status === "failed" ? verdict.failure : undefined;
+}
+
+/** Targets started by a test file, closed after it. */
+export function blackBoxTargets(): (defect: BlackBoxDefect, seed: number) => Promise<BlackBoxTarget> {
+  const open: BlackBoxTarget[] = [];
+  afterAll(async () => {
+    for (const target of open.splice(0)) await target.close();
+  });
+  return async (defect, seed) => {
+    const started = await startBlackBoxTarget(defect, seed);
+    open.push(started);
+    return started;
+  };
+}
+
+export function describeCaughtOverSeeds(defects: readonly (keyof typeof BLACK_BOX_DEFECTS)[]): void {
+  const target = blackBoxTargets();
+  describe.each(defects)("a black-box target with the defect %s", (defect) => {
+    const expected = BLACK_BOX_DEFECTS[defect];
+    test(`fails ${expected.check} over five seeds, each report saying whether it reproduced`, async () => {
+      for (const seed of SEEDS) {
+        const broken = await target(defect, seed);
+        const report = await runContract({
+          ...broken.options,
+          seed,
+          maxFailures: 1,
+          properties: [expected.property],
+          shrinkTimeMs: SHRINK_TIME_MS,
+        });
+        const failed = report.checks.filter((c) => c.status === "failed").map((c) => c.name);
+        expect(failed, `seed ${seed}`).toEqual([expected.check]);
+        const failure = failureOf(report, expected.check) as CheckFailureReport;
+        expect(failure.observed).toBe(!failure.reproduced);
+        expect(failure.steps.length).toBeGreaterThan(0);
+        expect(failure.steps.flatMap((step) => step.curl).length).toBeGreaterThan(0);
+        await broken.close();
+      }
+    }, 180_000);
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * Black-box targets: the simulator on a real clock with fast, random finals
+ * (some of them failures), reached only over HTTP — no admin powers, one
+ * customer's token, webhooks to the harness's receiver — as a CI pipeline
+ * meets a real deployment. Each defect is planted by a proxy in front of the
+ * API or between the simulator and the receiver.
+ */
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { DEFAULT_ACCOUNTS } from "../../src/harness/accounts.ts";
+import type { CheckName } from "../../src/harness/checks.ts";
+import { freePort } from "../../src/harness/child-process.ts";
+import type { ContractOptions } from "../../src/harness/contract-options.ts";
+import type { PropertyName } from "../../src/harness/property.ts";
+import { createSimulator } from "../../src/simulator/create-simulator.ts";
+import { jsonOf, type ProxiedResponse, startRewritingProxy } from "./rewriting-proxy.ts";
+
+export const BLACK_BOX_DEFECTS = {
+  failure_not_refunded: { check: "no_double_charge", property: "model" },
+  failure_refunded_twice: { check: "no_double_charge", property: "model" },
+  failed_then_success: { check: "status_monotonic", property: "model" },
+  no_webhook_for_failures: { check: "webhook_delivered", property: "model" },
+  timeout_webhook_says_failed: { check: "webhook_matches_lookup", property: "model" },
+  crash_on_non_string_name: { check: "never_server_error", property: "negative-input" },
+  no_replayed_header: { check: "idempotent_replay", property: "model" },
+  path_not_decoded: { check: "lookup_consistent", property: "model" },
+  id_on_insufficient_balance: { check: "response_schema_conformance", property: "status-codes" },
+} as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
+
+/**
+ * `none`: the correct deployment. `shaped_differently`: correct, but shaped
+ * differently wherever the interface is silent — an enveloped body, money as
+ * strings, 422 for invalid input, 404 for a wrong method, and HTTP 200
+ * without an id for an insufficient balance.
+ */
+export type BlackBoxDefect =
+  | keyof typeof BLACK_BOX_DEFECTS
+  | "none"
+  | "shaped_differently"
+  /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
+  | "server_error_once";
+
+/** Where the differently shaped deployment keeps what the harness reads. */
+export const SHAPED_MAPPING = {
+  order: { id: "/data/id", status: "/data/status", reference: "/data/reference" },
+  lookup: { id: "/data/id", status: "/data/status", reference: "/data/reference" },
+  balance: "/data/amount",
+};
+
+export interface BlackBoxTarget {
+  readonly options: ContractOptions;
+  close(): Promise<void>;
+}
+
+/** The magic test number that times out (6): Timeout finals without admin powers. */
+const TIMEOUT_ACCOUNT = "0700000002";
+const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19, 24, 120]);
+/** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
+const FLIP_AFTER_MS = 30;
+
+export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Promise<BlackBoxTarget> {
+  const token = `black-box-${randomBytes(6).toString("hex")}`;
+  const secret = `whsec_${randomBytes(32).toString("base64")}`;
+  const receiverPort = await freePort();
+  const signer = new Webhook(secret);
+  const webhookProxy = await startRewritingProxy(`http://127.0.0.1:${receiverPort}`, async (req, forward) => {
+    const body = jsonOf(req.body);
+    const status = typeof body?.status === "number" ? body.status : undefined;
+    if (defect === "no_webhook_for_failures" && status !== undefined && FAILED_CLASS.has(status)) {
+      return { status: 200, headers: {}, body: "" };
+    }
+    if (defect === "timeout_webhook_says_failed" && body !== undefined && status === 6) {
+      const forged = JSON.stringify({ ...body, status: 2, message: "Failed" });
+      const timestamp = new Date(Number(req.headers["webhook-timestamp"] ?? "0") * 1000);
+      const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, forged);
+      return forward({ body: forged, headers: { ...req.headers, "webhook-signature": signature } });
+    }
+    return forward();
+  });
+  const sim = await createSimulator({
+    clock: "real",
+    seed,
+    timing: { kind: "uniform", minMs: 50, maxMs: 150 },
+    failureRate: 0.25,
+    demo: false,
+    customers: [
+      {
+        id: "black-box",
+        token,
+        balance: 1_000_000,
+        // A wallet one order can exceed: a 402 without admin powers.
+        wallets: [{ shortcode: "600100", balance: 50 }],
+        webhook: { url: `${webhookProxy.url}/webhooks`, secrets: [secret] },
+      },
+    ],
+    webhooks: { schedule: "0,100ms,500ms", jitter: 0 },
+  });
+  const simUrl = await sim.listen(0, "127.0.0.1");
+
+  const failedAt = new Map<string, number>();
+  const failedAmounts = new Map<string, number>();
+  let erredOnce = false;
+  const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "server_error_once" && req.method === "POST" && !erredOnce) {
+      erredOnce = true;
+      return { status: 503, headers: { "content-type": "text/plain" }, body: "upstream hiccup" };
+    }
+    if (defect === "crash_on_non_string_name" && req.method === "POST") {
+      const name = jsonOf(req.body)?.name;
+      if (name !== undefined && typeof name !== "string") {
+        return {
+          status: 500,
+          headers: { "content-type": "text/plain" },
+          body: "TypeError: name.trim is not a function",
+        };
+      }
+    }
+    if (defect === "path_not_decoded" && req.method === "GET" && req.path.startsWith("/v1/airtime/")) {
+      // The handler looks the reference up as it came on the wire, still percent-encoded.
+      return forward({ path: req.path.replaceAll("%", "%25") });
+    }
+    const res = await forward();
+    if (defect === "shaped_differently") return reshape(res);
+    if (defect === "no_replayed_header" && res.headers["idempotent-replayed"] !== undefined) {
+      const { "idempotent-replayed": _dropped, ...headers } = res.headers;
+      return { ...res, headers };
+    }
+    if (defect === "id_on_insufficient_balance" && res.status === 402) {
+      return rewrite(res, { id: `ord_${randomBytes(4).toString("hex")}`, ...jsonOf(res.body) });
+    }
+    const lookup = req.method === "GET" ? /^\/v1\/airtime\/([^/?]+)/.exec(req.path)?.[1] : undefined;
+    const body = jsonOf(res.body);
+    if (lookup !== undefined && res.status === 200 && typeof body?.status === "number") {
+      if (FAILED_CLASS.has(body.status)) failedAmounts.set(lookup, Number(body.amount));
+      if (defect === "failed_then_success" && body.status === 2) {
+        const first = failedAt.get(lookup) ?? Date.now();
+        failedAt.set(lookup, first);
+        if (Date.now() - first >= FLIP_AFTER_MS) return rewrite(res, { ...body, status: 20, message: "Success" });
+      }
+    }
+    if (req.method === "GET" && req.path.startsWith("/v1/balance") && res.status === 200 && body !== undefined) {
+      // The wallet behind the balance never got (or got twice) the refund of every failure a lookup showed.
+      const refunds = [...failedAmounts.values()].reduce((sum, amount) => sum + amount, 0);
+      const shift = defect === "failure_not_refunded" ? -refunds : defect === "failure_refunded_twice" ? refunds : 0;
+      if (shift !== 0) return rewrite(res, { ...body, amount: Math.round((Number(body.amount) + shift) * 100) / 100 });
+    }
+    return res;
+  });
+  return {
+    options: {
+      target: api.url,
+      token,
+      webhookListen: `127.0.0.1:${receiverPort}`,
+      webhookSecret: secret,
+      webhookUrl: `${webhookProxy.url}/webhooks`,
+      accounts: [...DEFAULT_ACCOUNTS, TIMEOUT_ACCOUNT],
+      finalTimeoutMs: 5000,
+      webhookTimeoutMs: 1000,
+    },
+    async close() {
+      await api.close();
+      await sim.close();
+      await webhookProxy.close();
+    },
+  };
+}
+
+/** Our answers, reshaped only where the interface says "not shown". */
+function reshape(res: ProxiedResponse): ProxiedResponse {
+  const body = jsonOf(res.body);
+  if (res.status === 405) return { ...res, status: 404 };
+  if (res.status === 400 && body?.code === "validation_failed") return { ...res, status: 422 };
+  if (res.status === 402 && body !== undefined) {
+    const { code: _code, ...failed } = body;
+    return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: failed }) };
+  }
+  if (res.status !== 200 || body === undefined) return res;
+  return rewrite(res, { data: moneyAsStrings(body) });
+}
+
+function moneyAsStrings(value: unknown, key = ""): unknown {
+  if (Array.isArray(value)) return value.map((item) => moneyAsStrings(item));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, moneyAsStrings(v, k)]));
+  }
+  return key === "amount" && typeof value === "number" ? value.toFixed(2) : value;
+}
+
+function rewrite(res: ProxiedResponse, body: Record<string, unknown>): ProxiedResponse {
+  return { ...res, body: JSON.stringify(body) };
+}
