@@ -36,7 +36,7 @@ export const ReferenceSchema = z
 /** A recipient as the simulator reports it: always E.164. */
 export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
 
-export const AccountSchema = z
+const AccountSchema = z
   .string()
   .regex(ACCOUNT_PATTERN, "must be a Kenyan mobile number: +2547XXXXXXXX, 2547XXXXXXXX, 07XXXXXXXX or 7XXXXXXXX")
   .meta({ id: "Account", examples: ["0712345678"] });
@@ -144,7 +144,7 @@ export const FailedOrderResponseSchema = z
   .meta({ id: "FailedOrderResponse", title: "Failed order (no id)" });
 export type FailedOrderResponse = z.infer<typeof FailedOrderResponseSchema>;
 
-export const StatusHistoryEntrySchema = z
+const StatusHistoryEntrySchema = z
   .object({ status: StatusCodeSchema, message: z.string(), at: z.iso.datetime() })
   .meta({ id: "StatusHistoryEntry" });
 
@@ -172,7 +172,7 @@ export const TransactionStatusResponseSchema = z
   .meta({ id: "TransactionStatusResponse", title: "Transaction status" });
 export type TransactionStatusResponse = z.infer<typeof TransactionStatusResponseSchema>;
 
-export const WalletBalanceSchema = z
+const WalletBalanceSchema = z
   .object({
     shortcode: z.string().nullable(),
     amount: z.number(),
@@ -192,7 +192,7 @@ export const BalanceResponseSchema = z
   .meta({ id: "BalanceResponse", title: "Balance" });
 export type BalanceResponse = z.infer<typeof BalanceResponseSchema>;
 
-export const ValidationIssueSchema = z
+const ValidationIssueSchema = z
   .object({
     pointer: z.string().meta({ description: "JSON Pointer to the offending field, e.g. #/amount." }),
     detail: z.string(),

@@ -41,7 +41,7 @@ export function isHttpProblem(value: unknown): value is HttpProblem {
 }
 
 /** Stable per-code URIs would need a hosted page; `about:blank` is RFC 9457's default. */
-export const PROBLEM_TYPE = "about:blank";
+const PROBLEM_TYPE = "about:blank";
 
 export interface ProblemBody {
   readonly type: string;

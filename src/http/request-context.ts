@@ -4,7 +4,7 @@
  * assign a request id, and journal the request when its response ends.
  */
 import { randomUUID } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, Response } from "express";
 import type { Clock } from "../domain/ports.ts";
 import type { Journal } from "./journal.ts";
 
@@ -51,13 +51,5 @@ export function startRequest(clock: Clock, journal: Journal): (req: Request, res
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       });
     });
-  };
-}
-
-export function createRequestContext(clock: Clock, journal: Journal): RequestHandler {
-  const start = startRequest(clock, journal);
-  return (req: Request, res: Response, next: NextFunction) => {
-    start(req, res);
-    next();
   };
 }

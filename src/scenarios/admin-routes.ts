@@ -24,7 +24,7 @@ import {
 } from "./load.ts";
 
 /** Content types of a YAML upload (JSON bodies go through the usual JSON parser). */
-export const YAML_MEDIA_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"] as const;
+const YAML_MEDIA_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"] as const;
 
 const UPLOAD_SOURCE = "admin upload";
 const UPLOAD_LIMIT_BYTES = 64 * 1024;

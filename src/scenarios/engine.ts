@@ -169,7 +169,7 @@ class EffectsAccumulator {
 }
 
 /** The names in an `X-Sim-Scenario` header: one name, or several separated by commas. */
-export function parseRequestedScenarios(header: string | undefined): string[] {
+function parseRequestedScenarios(header: string | undefined): string[] {
   if (header === undefined) return [];
   const names = header
     .split(",")

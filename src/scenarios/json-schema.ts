@@ -10,7 +10,7 @@ import { ScenarioFileSchema } from "./schema.ts";
 
 export const SCENARIO_SCHEMA_FILE = "spec/scenario.schema.json";
 
-export function buildScenarioJsonSchema(): Record<string, unknown> {
+function buildScenarioJsonSchema(): Record<string, unknown> {
   // What a file may contain (the input side: timings are still text).
   const generated = z.toJSONSchema(ScenarioFileSchema, {
     target: "draft-2020-12",

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Absolute path of the shipped `scenarios/` folder. */
-export const SCENARIO_LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
+const SCENARIO_LIBRARY_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
 
 const SCENARIO_FILE = /\.(?:ya?ml|json)$/i;
 

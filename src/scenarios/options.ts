@@ -70,7 +70,6 @@ export const ScenariosConfigSchema = z
       .optional(),
   })
   .meta({ description: "Failure scenarios: which are loaded and which are active, globally or per customer." });
-export type ScenariosConfig = z.infer<typeof ScenariosConfigSchema>;
 
 export interface Activation {
   readonly name: string;

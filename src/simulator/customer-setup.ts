@@ -10,8 +10,8 @@ import type { Customer, Wallet, WebhookEndpoint } from "../domain/model.ts";
 import { generateWebhookSecret } from "./credentials.ts";
 
 /** Default wallet balance of a customer created without one, in KES. */
-export const DEFAULT_CUSTOMER_BALANCE = 10_000;
-export const DEFAULT_CURRENCY = "KES";
+const DEFAULT_CUSTOMER_BALANCE = 10_000;
+const DEFAULT_CURRENCY = "KES";
 
 /** A customer as written in a config file or passed to `createSimulator({customers})`. */
 export interface CustomerInput {
@@ -27,7 +27,7 @@ export interface CustomerInput {
   readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
 }
 
-export function webhookOf(input: { url: string; secrets?: readonly string[] | undefined }): WebhookEndpoint {
+function webhookOf(input: { url: string; secrets?: readonly string[] | undefined }): WebhookEndpoint {
   return { url: input.url, secrets: input.secrets === undefined ? [generateWebhookSecret()] : [...input.secrets] };
 }
 

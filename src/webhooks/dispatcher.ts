@@ -33,7 +33,7 @@ import { resolveSchedule, resolveTimeout, withJitter } from "./schedule.ts";
 import { generateWebhookSecret, signWebhook } from "./signing.ts";
 
 export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
-export const DEFAULT_WEBHOOK_JITTER = 0.1;
+const DEFAULT_WEBHOOK_JITTER = 0.1;
 const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
 const USER_AGENT = "airtime-harness-webhooks/1";
 

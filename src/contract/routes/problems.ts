@@ -11,7 +11,7 @@ import type { NamedExample } from "./route.ts";
 export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
 /** RFC 9457's default: the `code` member, not the type URI, tells problems apart. */
-export const PROBLEM_TYPE = "about:blank";
+const PROBLEM_TYPE = "about:blank";
 
 /** One way an operation fails with a problem body. */
 export interface ProblemCase {
@@ -41,7 +41,7 @@ export interface ProblemResponseOptions {
  * problemExample("not_found", "No order with reference ORDER-1.", "/v1/airtime/ORDER-1");
  * // { type: "about:blank", title: "Not found", status: 404, detail: "…", instance: "…", code: "not_found" }
  */
-export function problemExample(code: ErrorCode, detail: string, instance: string, errors?: Problem["errors"]): Problem {
+function problemExample(code: ErrorCode, detail: string, instance: string, errors?: Problem["errors"]): Problem {
   const { status, title } = ERROR_CATALOGUE[code];
   return { type: PROBLEM_TYPE, title, status, detail, instance, code, ...(errors === undefined ? {} : { errors }) };
 }
