@@ -4,8 +4,8 @@ import {
   AdminCustomerSchema,
   AdminOrderSchema,
   JournalEntrySchema,
-  type Simulator,
-} from "../../src/index.ts";
+} from "../../src/contract/admin-schemas.ts";
+import type { Simulator } from "../../src/index.ts";
 import {
   admin,
   balanceOf,
