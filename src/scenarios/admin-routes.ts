@@ -132,7 +132,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         if (outcome.kind === "unknown_scenario") requireLoaded(name);
         res.json({
           scenario: name,
-          ...(customer === undefined ? {} : { customer }),
+          customer,
           changed: outcome.kind === "activated",
           active: engine.list().active,
         });
@@ -146,7 +146,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         const outcome = engine.deactivate(name, customer === undefined ? {} : { customer });
         res.json({
           scenario: name,
-          ...(customer === undefined ? {} : { customer }),
+          customer,
           changed: outcome.kind === "deactivated",
           active: engine.list().active,
         });

@@ -123,7 +123,7 @@ class EffectsAccumulator {
   afterCommit: HttpFailure | undefined;
   plan: PlannedTransition[] | undefined;
   forceInsufficient: boolean | undefined;
-  readonly webhook: { -readonly [K in keyof WebhookFaults]: WebhookFaults[K] } = {};
+  readonly webhook: { -readonly [K in keyof WebhookFaults]?: WebhookFaults[K] | undefined } = {};
 
   constructor(private readonly defaultOutcomeTiming: Timing) {}
 

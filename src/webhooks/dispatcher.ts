@@ -39,18 +39,18 @@ const USER_AGENT = "airtime-harness-webhooks/1";
 
 export interface WebhookDispatcherOptions {
   /** Delay before each attempt (ms list or text like `0,100ms,1s`); default Standard Webhooks' example. */
-  readonly schedule?: readonly number[] | string;
+  readonly schedule?: readonly number[] | string | undefined;
   /** Per-attempt timeout (ms or text like `500ms`); default 15 s. */
-  readonly timeout?: number | string;
+  readonly timeout?: number | string | undefined;
   /** Relative jitter on each retry delay, 0..1 (0.1 = ±10 %); default 0.1. Drawn from the seeded source. */
-  readonly jitter?: number;
+  readonly jitter?: number | undefined;
   /** Also send intermediate (pending-class) statuses; default false. */
-  readonly intermediate?: boolean;
-  readonly deliveryStore?: DeliveryStore;
+  readonly intermediate?: boolean | undefined;
+  readonly deliveryStore?: DeliveryStore | undefined;
   /** Wall clock for `webhook-timestamp` and latencies; injectable for tests. */
-  readonly wallClock?: () => number;
+  readonly wallClock?: (() => number) | undefined;
   /** Concurrent requests per receiver origin; default 32. */
-  readonly maxConcurrentPerEndpoint?: number;
+  readonly maxConcurrentPerEndpoint?: number | undefined;
 }
 
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */

@@ -92,7 +92,7 @@ async function through(prism: PrismProcess, call: Call): Promise<{ status: numbe
   const res = await fetch(`${prism.url}${call.path}`, {
     method: call.method ?? (body === undefined ? "GET" : "POST"),
     headers,
-    body,
+    body: body ?? null,
   });
   const text = await res.text();
   const violations = res.headers.get("sl-violations");

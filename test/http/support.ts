@@ -37,7 +37,11 @@ export async function send(
     body = JSON.stringify(init.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+  const res = await fetch(url, {
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body: body ?? null,
+  });
   const text = await res.text();
   const contentType = res.headers.get("content-type") ?? "";
   let parsed: unknown;
