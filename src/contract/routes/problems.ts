@@ -11,7 +11,7 @@ import type { NamedExample } from "./route.ts";
 export const PROBLEM_MEDIA_TYPE = "application/problem+json";
 
 /** RFC 9457's default: the `code` member, not the type URI, tells problems apart. */
-const PROBLEM_TYPE = "about:blank";
+export const PROBLEM_TYPE = "about:blank";
 
 /** One way an operation fails with a problem body. */
 export interface ProblemCase {
