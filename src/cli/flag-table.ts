@@ -63,7 +63,7 @@ function nest(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-export function valueAt(config: unknown, path: readonly string[]): unknown {
+function valueAt(config: unknown, path: readonly string[]): unknown {
   let value = config;
   for (const key of path) value = isPlain(value) ? value[key] : undefined;
   return value;

@@ -6,7 +6,7 @@
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
 
 /** One line per attempt: time, webhook-id, reference, status, message, then what the handler did. */
-export function formatForwarded(attempt: ForwardedAttempt, target: string): string {
+function formatForwarded(attempt: ForwardedAttempt, target: string): string {
   const time = new Date(attempt.receivedAt).toISOString();
   const webhook = attempt.webhook;
   const what =

@@ -50,7 +50,7 @@ function fieldsOf(request: JournalRecord) {
 }
 
 /** `12:04:05.120  POST /v1/airtime  200  3.1ms  demo  replayed  flaky-gateway/first-attempt-503` */
-export function formatRequestLine(request: JournalRecord, colours: Colours): string {
+function formatRequestLine(request: JournalRecord, colours: Colours): string {
   const time = new Date(request.wallMs).toISOString().slice(11, 23);
   const status = request.status === 0 ? "dropped" : String(request.status);
   const paint = { info: colours.green, warn: colours.yellow, error: colours.red }[levelOf(request.status)];

@@ -67,7 +67,7 @@ export class TriggerProblem extends Error {
 }
 
 /** The scenario `trigger` loads: the order stays pending until forced; the faults ride on its webhooks. */
-export function triggerScenario(faults: TriggerFaults): ScenarioFileInput {
+function triggerScenario(faults: TriggerFaults): ScenarioFileInput {
   const webhook = {
     ...(faults.deliveries > 1 ? { duplicate: faults.deliveries - 1 } : {}),
     ...(faults.badSignature ? { badSignature: true } : {}),

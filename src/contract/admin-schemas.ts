@@ -40,7 +40,7 @@ const WebhookSecretSchema = z
   .regex(/^whsec_[A-Za-z0-9+/=]{32,}$/, "must be whsec_ followed by the base64 of 24–64 random bytes")
   .meta({ description: "A Standard Webhooks secret." });
 
-export const AdminWebhookInputSchema = z
+const AdminWebhookInputSchema = z
   .object({
     url: WebhookUrlSchema,
     secrets: z.array(WebhookSecretSchema).min(1).max(5).optional().meta({
@@ -85,7 +85,7 @@ export const AdminUpdateCustomerRequestSchema = z
   .meta({ id: "AdminUpdateCustomerRequest" });
 export type AdminUpdateCustomerRequest = z.infer<typeof AdminUpdateCustomerRequestSchema>;
 
-export const AdminWalletSchema = z
+const AdminWalletSchema = z
   .object({
     shortcode: z.string().nullable(),
     balance: z.number(),
@@ -130,7 +130,6 @@ export const AdminTransitionRequestSchema = z
     id: "AdminTransitionRequest",
     description: "A named action (succeed → 20, fail → 2, timeout → 6, reverse → 8) or an explicit status.",
   });
-export type AdminTransitionRequest = z.infer<typeof AdminTransitionRequestSchema>;
 
 export const AdminResetResponseSchema = z
   .object({ reset: z.string().meta({ description: '"all", or the id of the customer that was reset.' }) })

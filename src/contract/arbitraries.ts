@@ -71,7 +71,7 @@ export interface GeneratedAccount {
 }
 
 /** An account in a random form, owned by `owner` (any operator when omitted). */
-export function accountArbitrary(owner?: Service | "none"): fc.Arbitrary<GeneratedAccount> {
+function accountArbitrary(owner?: Service | "none"): fc.Arbitrary<GeneratedAccount> {
   return fc.tuple(nsnArbitrary(owner), fc.constantFrom(...ACCOUNT_FORMS)).map(([nsn, form]) => ({
     account: formatAccount(nsn, form),
     nsn,
@@ -116,7 +116,7 @@ export const referenceArbitrary: fc.Arbitrary<string> = fc
 const VISIBLE_ASCII = fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code));
 
 /** Valid idempotency keys: UUID v4 (the recommendation) or any 1–255 visible ASCII characters. */
-export const idempotencyKeyArbitrary: fc.Arbitrary<string> = fc.oneof(
+const idempotencyKeyArbitrary: fc.Arbitrary<string> = fc.oneof(
   fc.uuid({ version: 4 }),
   fc.string({ unit: VISIBLE_ASCII, minLength: 1, maxLength: 255 }),
   fc.string({ unit: VISIBLE_ASCII, minLength: 250, maxLength: 255 }),

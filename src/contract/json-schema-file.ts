@@ -8,7 +8,7 @@
 import { z } from "zod";
 
 /** Where the published package's files are served. */
-export const SCHEMA_BASE_URL = "https://unpkg.com/airtime-harness/";
+const SCHEMA_BASE_URL = "https://unpkg.com/airtime-harness/";
 
 /**
  * The JSON Schema of what a file may contain (the input side: durations and

@@ -1,5 +1,5 @@
 /** KES has two minor digits; the simulator keeps money as integer cents. */
-export const MINOR_UNITS = 100;
+const MINOR_UNITS = 100;
 
 /** True when `amount` has at most two decimals (10.1 and 10.10 are the same number in JSON). */
 export function hasAtMostTwoDecimals(amount: number): boolean {

@@ -39,7 +39,7 @@ export function blocksOf(service: Service | undefined): string[] {
  * @example
  * nationalPrefixRanges(["700", "701", "702", "745"]); // ["0700–0702", "0745"]
  */
-export function nationalPrefixRanges(blocks: readonly string[]): string[] {
+function nationalPrefixRanges(blocks: readonly string[]): string[] {
   const sorted = [...blocks].sort();
   const ranges: string[] = [];
   let start = 0;

@@ -8,7 +8,7 @@ export const SERVICES = ["safaricom", "airtel", "telkom", "jtl", "equitel"] as c
 export type Service = (typeof SERVICES)[number];
 
 /** Operator by national significant number (9 digits), longest prefix wins. */
-export const OPERATOR_NSN_PATTERNS: Readonly<Record<Service, RegExp>> = {
+const OPERATOR_NSN_PATTERNS: Readonly<Record<Service, RegExp>> = {
   safaricom: /^(?:7(?:[0-2]\d|4[0-35689]|5[7-9]|6[89]|9\d)|1(?:1\d|4[0-5]|8\d))\d{6}$/,
   airtel: /^(?:7(?:3\d|5[0-6]|6[12]|8\d)|10[0-8])\d{6}$/,
   telkom: /^(?:77\d|120)\d{6}$/,

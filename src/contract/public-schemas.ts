@@ -36,7 +36,7 @@ export const ReferenceSchema = z
 /** A recipient as the simulator reports it: always E.164. */
 export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
 
-export const AccountSchema = z
+const AccountSchema = z
   .string()
   .regex(ACCOUNT_PATTERN, "must be a Kenyan mobile number: +2547XXXXXXXX, 2547XXXXXXXX, 07XXXXXXXX or 7XXXXXXXX")
   .meta({ id: "Account", examples: ["0712345678"] });

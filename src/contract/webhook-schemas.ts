@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { E164_ACCOUNT_PATTERN, ServiceSchema, StatusCodeSchema } from "./public-schemas.ts";
 
-export const WEBHOOK_EVENT_TYPES = ["airtime.status"] as const;
+const WEBHOOK_EVENT_TYPES = ["airtime.status"] as const;
 
 export const WebhookPayloadSchema = z
   .object({
@@ -37,4 +37,3 @@ export const WebhookHeadersSchema = z
       .meta({ description: "Space-separated `v1,<base64 HMAC-SHA256>` signatures, one per active secret." }),
   })
   .meta({ id: "WebhookHeaders" });
-export type WebhookHeaders = z.infer<typeof WebhookHeadersSchema>;

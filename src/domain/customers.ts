@@ -10,9 +10,9 @@ import { randomBase32 } from "./ids.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "./model.ts";
 import type { Clock, CustomerPatch, Ids, Random, Store } from "./ports.ts";
 
-export const DEFAULT_CURRENCY = "KES";
+const DEFAULT_CURRENCY = "KES";
 /** Lifetime of an issued token when the caller names none: one hour. */
-export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 const SECRET_LENGTH = 32;
 
 export interface WalletInput {

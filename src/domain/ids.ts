@@ -11,7 +11,7 @@ import { randomInt } from "./random.ts";
 export const ID_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
 /** Random characters in an id (20 × 5 bits = 100 bits). */
-export const ID_RANDOM_LENGTH = 20;
+const ID_RANDOM_LENGTH = 20;
 
 /** `length` base32 characters drawn from `random`. */
 export function randomBase32(random: Random, length: number): string {

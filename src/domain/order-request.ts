@@ -17,14 +17,7 @@ export type NormalisedRequest =
  * (`+2547…`, `2547…`, `07…`, `7…`); undefined when it is not one.
  * Accounts outside the mobile ranges still normalise (an explicit service
  * may name them); only service detection needs a known prefix.
- *
- * @example
- * normaliseAccount("0712345678"); // "+254712345678"
  */
-export function normaliseAccount(account: string): string | undefined {
-  return normaliseParsedAccount(account, parseKenyanMobile(account));
-}
-
 function normaliseParsedAccount(account: string, parsed: ReturnType<typeof parseKenyanMobile>): string | undefined {
   if (parsed !== undefined) return parsed.e164;
   return ACCOUNT_PATTERN.test(account) ? `+254${account.slice(-9)}` : undefined;

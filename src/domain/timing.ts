@@ -117,7 +117,7 @@ export function formatTiming(timing: Timing): string {
 }
 
 /** A standard normal draw by the Box–Muller transform (two uniforms in, one normal out). */
-export function sampleStandardNormal(random: Random): number {
+function sampleStandardNormal(random: Random): number {
   // 1 - u lies in (0, 1], so the logarithm is finite.
   const u1 = 1 - random.next();
   const u2 = random.next();

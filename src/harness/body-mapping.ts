@@ -66,9 +66,9 @@ export function parseBodyMapping(value: unknown): { ok: true; mapping: BodyMappi
   return {
     ok: true,
     mapping: {
-      order: { ...SPEC_ORDER, ...file.order },
-      lookup: { ...SPEC_ORDER, ...file.lookup },
-      webhook: { ...SPEC_ORDER, ...file.webhook },
+      order: overSpec(file.order),
+      lookup: overSpec(file.lookup),
+      webhook: overSpec(file.webhook),
       balance: file.balance ?? DEFAULT_BODY_MAPPING.balance,
     },
   };
@@ -122,4 +122,13 @@ export function readMoneyCents(body: unknown, pointer: string): number | undefin
   if (typeof value === "number" && Number.isFinite(value)) return toCents(value);
   if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim())) return toCents(Number(value));
   return undefined;
+}
+
+/** The file's pointers, each falling back to where our spec keeps that field. */
+function overSpec(given: z.output<typeof OrderPointersSchema> | undefined): OrderPointers {
+  return {
+    id: given?.id ?? SPEC_ORDER.id,
+    status: given?.status ?? SPEC_ORDER.status,
+    reference: given?.reference ?? SPEC_ORDER.reference,
+  };
 }

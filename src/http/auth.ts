@@ -12,7 +12,7 @@ import { requestState } from "./request-context.ts";
 const BEARER = /^Bearer[ ]+([\x21-\x7E]+)[ ]*$/i;
 
 /** The bearer token, or a problem saying why there is none. */
-export function bearerToken(req: Request): string {
+function bearerToken(req: Request): string {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") {
     throw new HttpProblem("missing_token", "Send Authorization: Bearer <token>.", {
@@ -66,7 +66,7 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
-export function constantTimeEquals(a: string, b: string): boolean {
+function constantTimeEquals(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 

@@ -8,11 +8,11 @@
  * a prototype — but such keys still reach any code that copies the object, so
  * they are refused here, as is nesting no airtime body ever needs.
  */
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, { type Request, type RequestHandler } from "express";
 import { HttpProblem } from "./http-problem.ts";
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
-export const MAX_BODY_DEPTH = 16;
+const BODY_LIMIT_BYTES = 64 * 1024;
+const MAX_BODY_DEPTH = 16;
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 function hasBody(req: Request): boolean {
@@ -28,11 +28,6 @@ function isYamlScenarioUpload(req: Request): boolean {
   const yaml = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
   return req.method === "POST" && req.path === "/_sim/scenarios" && req.is(yaml) !== false;
 }
-
-/** 415 before reading: a body must be JSON. Requests without a body pass. */
-export const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  next(contentTypeProblem(req));
-};
 
 export const parseJsonBody: RequestHandler = express.json({
   limit: BODY_LIMIT_BYTES,
@@ -66,7 +61,7 @@ function hasStructuralIssue(value: unknown, depth: number): boolean {
 }
 
 /** Iterative, so a pathological body cannot overflow the stack. */
-export function findStructuralIssue(body: unknown): { pointer: string; detail: string } | undefined {
+function findStructuralIssue(body: unknown): { pointer: string; detail: string } | undefined {
   const stack: { value: unknown; pointer: string; depth: number }[] = [{ value: body, pointer: "#", depth: 0 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value, pointer, depth } = item;
@@ -109,13 +104,4 @@ export function contentTypeProblem(req: Request): HttpProblem | undefined {
       ? "A request body needs Content-Type: application/json."
       : `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted; send application/json.`,
   );
-}
-
-export function rejectUnsafeStructure(req: Request, _res: Response, next: NextFunction): void {
-  const problem = structureProblem(req.body);
-  if (problem !== undefined) {
-    next(problem);
-    return;
-  }
-  next();
 }

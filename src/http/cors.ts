@@ -12,8 +12,8 @@ import type { RequestHandler } from "express";
 /** `*` or an origin as a browser sends it: scheme, host and an optional port, no path. */
 export const CORS_ORIGIN_PATTERN = /^(\*|https?:\/\/[^/\s?#]+)$/;
 
-export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Sim-Scenario"] as const;
-export const CORS_EXPOSED_HEADERS = ["Idempotent-Replayed", "Retry-After", "X-Request-Id"] as const;
+const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Sim-Scenario"] as const;
+const CORS_EXPOSED_HEADERS = ["Idempotent-Replayed", "Retry-After", "X-Request-Id"] as const;
 
 export function createCors(origins: readonly string[]): RequestHandler {
   const any = origins.includes("*");

@@ -33,7 +33,7 @@ export interface EntryPipelineDeps {
  * trailing slash), with or without a query. Anything unusual is left to the
  * router, which decides as it always did.
  */
-export function isPlaceOrderUrl(url: string): boolean {
+function isPlaceOrderUrl(url: string): boolean {
   return (
     url === "/v1/airtime" || url === "/v1/airtime/" || url.startsWith("/v1/airtime?") || url.startsWith("/v1/airtime/?")
   );

@@ -4,6 +4,8 @@
  * the only place that turns it into an RFC 9457 body.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from "../contract/error-codes.ts";
+import type { Problem } from "../contract/public-schemas.ts";
+import { PROBLEM_TYPE } from "../contract/routes/problems.ts";
 
 export interface ValidationIssue {
   readonly pointer: string;
@@ -40,20 +42,7 @@ export function isHttpProblem(value: unknown): value is HttpProblem {
   return value instanceof HttpProblem;
 }
 
-/** Stable per-code URIs would need a hosted page; `about:blank` is RFC 9457's default. */
-export const PROBLEM_TYPE = "about:blank";
-
-export interface ProblemBody {
-  readonly type: string;
-  readonly title: string;
-  readonly status: number;
-  readonly detail: string;
-  readonly instance: string;
-  readonly code: ErrorCode;
-  readonly errors?: readonly ValidationIssue[];
-}
-
-export function toProblemBody(problem: HttpProblem, instance: string): ProblemBody {
+export function toProblemBody(problem: HttpProblem, instance: string): Problem {
   return {
     type: PROBLEM_TYPE,
     title: problem.title,
@@ -61,6 +50,6 @@ export function toProblemBody(problem: HttpProblem, instance: string): ProblemBo
     detail: problem.detail,
     instance,
     code: problem.code,
-    ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+    ...(problem.errors === undefined ? {} : { errors: [...problem.errors] }),
   };
 }

@@ -32,7 +32,7 @@ function parseSfString(value: string): string | undefined {
 }
 
 /** The key carried by the header, or undefined when the header is absent. */
-export function parseIdempotencyKeyHeader(header: string | undefined): string | undefined {
+function parseIdempotencyKeyHeader(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const trimmed = header.trim();
   const key = trimmed.startsWith('"') ? parseSfString(trimmed) : trimmed;

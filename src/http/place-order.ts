@@ -85,7 +85,7 @@ function toCommand(
 }
 
 /** Every outcome of the domain, as HTTP. Exhaustive: a new outcome kind does not compile until mapped. */
-export function writeOutcome(res: Response, outcome: PlaceOrderOutcome): void {
+function writeOutcome(res: Response, outcome: PlaceOrderOutcome): void {
   switch (outcome.kind) {
     case "placed":
       sendJson(res, 200, presentOrder(outcome.order));

@@ -50,10 +50,6 @@ export interface PublicRoutes {
   readonly placeOrder: (req: Request, res: Response) => Promise<void>;
 }
 
-export function createPublicRouter(deps: PublicApiDeps): Router {
-  return createPublicRoutes(deps).router;
-}
-
 export function createPublicRoutes(deps: PublicApiDeps): PublicRoutes {
   const router = Router({ caseSensitive: true, strict: false });
   const authenticate = (token: string) => deps.service.authenticate(token);

@@ -6,7 +6,7 @@
  */
 
 const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|apikey|auth|signature|credential/i;
-export const REDACTED = "REDACTED";
+const REDACTED = "REDACTED";
 
 export function redactUrl(url: string): string {
   const query = url.indexOf("?");

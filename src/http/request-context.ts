@@ -6,7 +6,7 @@
  * its facts are gathered once, at the end, whoever reads them.
  */
 import { randomUUID } from "node:crypto";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Request, Response } from "express";
 import type { Clock } from "../domain/ports.ts";
 import type { IdempotencyOutcome, Journal, JournalRecord } from "./journal.ts";
 import { redactUrl } from "./redact-url.ts";
@@ -67,13 +67,5 @@ export function startRequest(
       journal.record(record);
       onRequest?.(record);
     });
-  };
-}
-
-export function createRequestContext(clock: Clock, journal: Journal): RequestHandler {
-  const start = startRequest(clock, journal);
-  return (req: Request, res: Response, next: NextFunction) => {
-    start(req, res);
-    next();
   };
 }

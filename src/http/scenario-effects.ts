@@ -16,7 +16,7 @@ import { sendProblem } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 
 /** Later engines' fields override earlier ones; `fired` is concatenated. */
-export function mergeEffects(list: readonly ResolvedEffects[]): ResolvedEffects {
+function mergeEffects(list: readonly ResolvedEffects[]): ResolvedEffects {
   let merged: ResolvedEffects = NO_EFFECTS;
   for (const effects of list) {
     merged = { ...merged, ...stripUndefined(effects), fired: [...merged.fired, ...effects.fired] };

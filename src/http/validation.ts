@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
 
-export function toPointer(path: readonly PropertyKey[]): string {
+function toPointer(path: readonly PropertyKey[]): string {
   return ["#", ...path.map((part) => String(part).replaceAll("~", "~0").replaceAll("/", "~1"))].join("/");
 }
 

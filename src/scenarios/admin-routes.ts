@@ -24,7 +24,7 @@ import {
 } from "./load.ts";
 
 /** Content types of a YAML upload (JSON bodies go through the usual JSON parser). */
-export const YAML_MEDIA_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"] as const;
+const YAML_MEDIA_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"] as const;
 
 const UPLOAD_SOURCE = "admin upload";
 const UPLOAD_LIMIT_BYTES = 64 * 1024;
@@ -132,7 +132,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         if (outcome.kind === "unknown_scenario") requireLoaded(name);
         res.json({
           scenario: name,
-          ...(customer === undefined ? {} : { customer }),
+          customer,
           changed: outcome.kind === "activated",
           active: engine.list().active,
         });
@@ -146,7 +146,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         const outcome = engine.deactivate(name, customer === undefined ? {} : { customer });
         res.json({
           scenario: name,
-          ...(customer === undefined ? {} : { customer }),
+          customer,
           changed: outcome.kind === "deactivated",
           active: engine.list().active,
         });

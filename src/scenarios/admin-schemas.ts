@@ -6,7 +6,7 @@ import { z } from "zod";
 
 const ScenarioNameSchema = z.string().meta({ description: "A loaded scenario's name.", examples: ["flaky-gateway"] });
 
-export const ScenarioSummarySchema = z
+const ScenarioSummarySchema = z
   .object({
     name: ScenarioNameSchema,
     description: z.string(),
@@ -16,7 +16,7 @@ export const ScenarioSummarySchema = z
   })
   .meta({ id: "ScenarioSummary" });
 
-export const ScenarioActiveSchema = z
+const ScenarioActiveSchema = z
   .object({
     global: z.array(ScenarioNameSchema).meta({ description: "Active for every customer, in evaluation order." }),
     customers: z

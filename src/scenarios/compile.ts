@@ -93,7 +93,7 @@ function compilePlan(effects: RuleEffects): readonly StepTemplate[] | undefined 
   return steps;
 }
 
-export function compileEffects(effects: RuleEffects): EffectTemplate {
+function compileEffects(effects: RuleEffects): EffectTemplate {
   const webhook = effects.webhook;
   const beforeCommit = failure(effects.httpError, effects.dropResponse, "before_commit");
   const afterCommit = failure(effects.httpError, effects.dropResponse, "after_commit");

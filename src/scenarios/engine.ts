@@ -123,7 +123,7 @@ class EffectsAccumulator {
   afterCommit: HttpFailure | undefined;
   plan: PlannedTransition[] | undefined;
   forceInsufficient: boolean | undefined;
-  readonly webhook: { -readonly [K in keyof WebhookFaults]: WebhookFaults[K] } = {};
+  readonly webhook: { -readonly [K in keyof WebhookFaults]?: WebhookFaults[K] | undefined } = {};
 
   constructor(private readonly defaultOutcomeTiming: Timing) {}
 
@@ -169,7 +169,7 @@ class EffectsAccumulator {
 }
 
 /** The names in an `X-Sim-Scenario` header: one name, or several separated by commas. */
-export function parseRequestedScenarios(header: string | undefined): string[] {
+function parseRequestedScenarios(header: string | undefined): string[] {
   if (header === undefined) return [];
   const names = header
     .split(",")

@@ -8,7 +8,7 @@
 type JsonSchema = Record<string, unknown>;
 
 /** The key is there and not `false`: how the loader counts an effect or a webhook fault as given. */
-export function given(key: string): JsonSchema {
+function given(key: string): JsonSchema {
   return { required: [key], properties: { [key]: { not: { const: false } } } };
 }
 

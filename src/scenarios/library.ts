@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "../package-root.ts";
 
 /** Absolute path of the shipped `scenarios/` folder. */
-export const SCENARIO_LIBRARY_DIR = join(PACKAGE_ROOT, "scenarios");
+const SCENARIO_LIBRARY_DIR = join(PACKAGE_ROOT, "scenarios");
 
 const SCENARIO_FILE = /\.(?:ya?ml|json)$/i;
 

@@ -40,7 +40,7 @@ export interface ParseOptions {
 }
 
 /** `rules[2].effects.httpError.status` from `["rules", 2, "effects", "httpError", "status"]`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   let text = "";
   for (const key of path) {
     if (typeof key === "number") text += `[${key}]`;

@@ -24,9 +24,9 @@ export interface MagicAccount {
 export const MAGIC_ACCOUNTS_SCENARIO_NAME = "magic-accounts";
 
 /** Delay of the reversal after the success on the "reversed" number. */
-export const MAGIC_REVERSAL_DELAY = "10s";
+const MAGIC_REVERSAL_DELAY = "10s";
 /** Latency of the "slow" number's HTTP response. */
-export const MAGIC_SLOW_LATENCY = "3s";
+const MAGIC_SLOW_LATENCY = "3s";
 
 export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
   {

@@ -17,7 +17,7 @@ const ALWAYS: FactsMatcher = () => true;
  * national (`0712345678`); an account that is not a Kenyan mobile number is
  * seen as written.
  */
-export function accountForms(account: string): readonly string[] {
+function accountForms(account: string): readonly string[] {
   const parsed = parseKenyanMobile(account);
   return parsed === undefined ? [account] : [parsed.e164, `0${parsed.nsn}`];
 }

@@ -21,21 +21,21 @@ import type { ScenarioFileInput } from "./schema.ts";
 
 export interface ScenarioOptions {
   /** Files or shipped scenario names, active for every customer (`serve --scenario`). */
-  readonly active?: readonly string[];
+  readonly active?: readonly string[] | undefined;
   /** Per customer id: files or names active for that customer only (`serve --scenario-for ID=NAME`). */
-  readonly customers?: Readonly<Record<string, readonly string[]>>;
+  readonly customers?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Files or names loaded but not active (for `X-Sim-Scenario` and the admin API). */
-  readonly load?: readonly string[];
+  readonly load?: readonly string[] | undefined;
   /** Scenario objects given in code, loaded but not active. */
-  readonly definitions?: readonly ScenarioFileInput[];
+  readonly definitions?: readonly ScenarioFileInput[] | undefined;
   /** Load the shipped library, so `X-Sim-Scenario: flaky-gateway` works. Default true. */
-  readonly library?: boolean;
+  readonly library?: boolean | undefined;
   /** The magic test accounts. Default true. */
-  readonly magicAccounts?: boolean;
+  readonly magicAccounts?: boolean | undefined;
   /** Seed of every scenario without its own `seed`. Default: the simulator's seed. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Relative file paths resolve from here (the config file's folder). Default: the working directory. */
-  readonly baseDir?: string;
+  readonly baseDir?: string | undefined;
 }
 
 const ScenarioRefSchema = z
@@ -70,7 +70,6 @@ export const ScenariosConfigSchema = z
       .optional(),
   })
   .meta({ description: "Failure scenarios: which are loaded and which are active, globally or per customer." });
-export type ScenariosConfig = z.infer<typeof ScenariosConfigSchema>;
 
 export interface Activation {
   readonly name: string;

@@ -12,7 +12,7 @@ import { TimingSchema as StructuredTimingSchema, TimingTextSchema } from "../dom
 import { atLeastOneGiven, atMostOneGiven, notSameValue } from "./json-schema-rules.ts";
 
 /** Scenario and rule names: safe in a header, a URL path and a journal line. */
-export const SCENARIO_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const SCENARIO_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const NAME_HINT = "1–64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 const NameSchema = z.string().regex(SCENARIO_NAME_PATTERN, `must be ${NAME_HINT}`);
@@ -171,7 +171,7 @@ const WebhookEffectSchema = z
   })
   .meta(atLeastOneGiven(["delay", "duplicate", "outOfOrder", "badSignature", "drop", "beforeResponse"]));
 
-export const EFFECT_KEYS = [
+const EFFECT_KEYS = [
   "latency",
   "httpError",
   "dropResponse",
@@ -272,7 +272,7 @@ const EffectsSchema = z
     ],
   });
 
-export const RuleSchema = z.strictObject({
+const RuleSchema = z.strictObject({
   name: NameSchema,
   description: z.string().max(2000).optional(),
   match: MatchSchema.optional(),
@@ -324,7 +324,6 @@ export const ScenarioFileSchema = z
   });
 
 export type ScenarioDefinition = z.infer<typeof ScenarioFileSchema>;
-export type ScenarioRule = z.infer<typeof RuleSchema>;
 export type RuleMatch = z.infer<typeof MatchSchema>;
 export type RuleEffects = z.infer<typeof EffectsSchema>;
 export type AccountMatch = z.infer<typeof AccountMatchSchema>;

@@ -45,7 +45,7 @@ const DurationSchema = z.union([
     .meta({ pattern: DURATION_TEXT_PATTERN.source }),
 ]);
 
-export const CustomerConfigSchema = z
+const CustomerConfigSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1–64 letters, digits, '_', '.' or '-'"),
     name: z.string().min(1).max(100).optional(),
@@ -151,6 +151,4 @@ export const SimulatorConfigSchema = z
     description: "The config file of `airtime-harness serve --config FILE`, YAML or JSON.",
   });
 
-/** What the file, the environment and the flags give before parsing. */
-export type SimulatorConfigInput = z.input<typeof SimulatorConfigSchema>;
 export type SimulatorConfig = z.output<typeof SimulatorConfigSchema>;

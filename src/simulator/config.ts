@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { type ReadableIssue, issuePath, readableIssue } from "../contract/readable-issues.ts";
+import type { OrderLimits } from "../contract/public-schemas.ts";
 import { createStatusTable, type StatusDefinition } from "../contract/status-codes.ts";
 import { type SimulatorConfig, SimulatorConfigSchema, StatusDefinitionSchema } from "./config-schema.ts";
 import type { SimulatorOptions } from "./simulator-options.ts";
@@ -102,9 +103,10 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
   } = config;
   return {
     ...rest,
-    ...(idempotencyRetention === undefined ? {} : { idempotencyRetentionMs: idempotencyRetention }),
-    ...(limits === undefined ? {} : { limits: limits as SimulatorOptions["limits"] }),
-    ...(statusTable === undefined ? {} : { statusTable }),
+    idempotencyRetentionMs: idempotencyRetention,
+    // Parsing leaves out the limits not given (none is set to undefined) and holds currencies to at least one.
+    limits: limits as Partial<OrderLimits> | undefined,
+    statusTable,
     ...(scenarios === undefined
       ? {}
       : { scenarios: file === undefined ? scenarios : { ...scenarios, baseDir: dirname(resolve(file)) } }),

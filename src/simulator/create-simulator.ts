@@ -250,9 +250,9 @@ async function seedDemo(
     id: DEMO_CUSTOMER_ID,
     name: "Demo customer",
     balance: demo.balance ?? DEFAULT_DEMO_BALANCE,
-    ...(demo.token === undefined ? {} : { token: demo.token }),
-    ...(demo.apiKey === undefined ? {} : { apiKey: demo.apiKey }),
-    ...(demo.webhook === undefined ? {} : { webhook: demo.webhook }),
+    token: demo.token,
+    apiKey: demo.apiKey,
+    webhook: demo.webhook,
   });
   return { customerId: customer.id, token: customer.tokens[0] as string, apiKey: customer.apiKey };
 }

@@ -10,24 +10,24 @@ import type { Customer, Wallet, WebhookEndpoint } from "../domain/model.ts";
 import { generateWebhookSecret } from "./credentials.ts";
 
 /** Default wallet balance of a customer created without one, in KES. */
-export const DEFAULT_CUSTOMER_BALANCE = 10_000;
-export const DEFAULT_CURRENCY = "KES";
+const DEFAULT_CUSTOMER_BALANCE = 10_000;
+const DEFAULT_CURRENCY = "KES";
 
 /** A customer as written in a config file or passed to `createSimulator({customers})`. */
 export interface CustomerInput {
-  readonly id?: string;
-  readonly name?: string;
-  readonly token?: string;
-  readonly tokens?: readonly string[];
-  readonly apiKey?: string;
+  readonly id?: string | undefined;
+  readonly name?: string | undefined;
+  readonly token?: string | undefined;
+  readonly tokens?: readonly string[] | undefined;
+  readonly apiKey?: string | undefined;
   /** Default wallet balance, KES. */
-  readonly balance?: number;
-  readonly currency?: string;
-  readonly wallets?: readonly { readonly shortcode: string; readonly balance: number }[];
-  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
+  readonly balance?: number | undefined;
+  readonly currency?: string | undefined;
+  readonly wallets?: readonly { readonly shortcode: string; readonly balance: number }[] | undefined;
+  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] | undefined } | undefined;
 }
 
-export function webhookOf(input: { url: string; secrets?: readonly string[] | undefined }): WebhookEndpoint {
+function webhookOf(input: { url: string; secrets?: readonly string[] | undefined }): WebhookEndpoint {
   return { url: input.url, secrets: input.secrets === undefined ? [generateWebhookSecret()] : [...input.secrets] };
 }
 

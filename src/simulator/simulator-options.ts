@@ -12,60 +12,60 @@ import type { SimulatorPluginFactory } from "./plugin.ts";
 
 export interface DemoCustomerOptions {
   /** The demo customer's bearer token; generated when omitted. */
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** Its default wallet balance in KES (default 100,000). */
-  readonly balance?: number;
+  readonly balance?: number | undefined;
   /** Its API key for `POST /v1/auth/token`; generated when omitted. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Where its webhooks go; a `whsec_` secret is generated when none is given. */
-  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
+  readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] | undefined } | undefined;
 }
 
 export interface SimulatorOptions {
   /** `virtual`: nothing happens until `clock.advance(ms)`. Default `real`. */
-  readonly clock?: "real" | "virtual";
+  readonly clock?: "real" | "virtual" | undefined;
   /** Start of virtual time, Unix ms (default: now). */
-  readonly startAt?: number;
+  readonly startAt?: number | undefined;
   /** Pending → final delay: `2s`, `1s..3s`, `lognormal:2s,0.5`, or a Timing. Default 2 s. */
-  readonly timing?: string | Timing;
+  readonly timing?: string | Timing | undefined;
   /** Seed of every random choice (ids, delays, failures). Default: random. */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** Share of orders that fail (0..1), drawn from the seeded random. Default 0. */
-  readonly failureRate?: number;
+  readonly failureRate?: number | undefined;
   /** Bearer token of the admin API; generated when omitted. */
-  readonly adminToken?: string;
+  readonly adminToken?: string | undefined;
   /** The `demo` customer seeded by default; `false` for none. */
-  readonly demo?: DemoCustomerOptions | false;
+  readonly demo?: DemoCustomerOptions | false | undefined;
   /** Further customers, as in the config file. */
-  readonly customers?: readonly CustomerInput[];
+  readonly customers?: readonly CustomerInput[] | undefined;
   /** Amount range and currencies (default KES 10–10,000, KES). */
-  readonly limits?: Partial<OrderLimits>;
+  readonly limits?: Partial<OrderLimits> | undefined;
   /** Replaces the status table (a profile). Must define 0 as pending. */
-  readonly statusTable?: StatusTable | readonly StatusDefinition[];
+  readonly statusTable?: StatusTable | readonly StatusDefinition[] | undefined;
   /** How long an idempotency key stays bound, on the simulator clock. Default 24 h. */
-  readonly idempotencyRetentionMs?: number;
+  readonly idempotencyRetentionMs?: number | undefined;
   /** Lifetime of tokens from `POST /v1/auth/token`, in seconds. Default 3600. */
-  readonly tokenTtlSeconds?: number;
+  readonly tokenTtlSeconds?: number | undefined;
   /** Extra plugins, built after the default ones. */
-  readonly plugins?: readonly SimulatorPluginFactory[];
+  readonly plugins?: readonly SimulatorPluginFactory[] | undefined;
   /** Set false to leave out the built-in plugins (webhooks, scenarios). Default true. */
-  readonly defaultPlugins?: boolean;
+  readonly defaultPlugins?: boolean | undefined;
   /** Webhook delivery: retry schedule, per-attempt timeout, jitter, intermediate statuses; `false` for none. */
-  readonly webhooks?: WebhookPluginOptions | false;
+  readonly webhooks?: WebhookPluginOptions | false | undefined;
   /** Failure scenarios: shipped library, files, activations, magic test accounts; `false` for none. */
-  readonly scenarios?: ScenarioOptions | false;
+  readonly scenarios?: ScenarioOptions | false | undefined;
   /** Origins a browser app may call the simulator from (`*`: any). Default: none, CORS off. */
-  readonly cors?: readonly string[];
+  readonly cors?: readonly string[] | undefined;
   /** Request journal capacity (newest kept). Default 10,000. */
-  readonly journalLimit?: number;
+  readonly journalLimit?: number | undefined;
   /**
    * Told of every HTTP request once its response has ended: method, path
    * (credentials in the query redacted), status, duration, customer,
    * idempotency outcome, scenario rules fired. `serve`'s request log.
    */
-  readonly onRequest?: (request: JournalRecord) => void;
+  readonly onRequest?: ((request: JournalRecord) => void) | undefined;
   /** Where unexpected errors (bugs, failing jobs) go. Default: stderr. */
-  readonly onError?: (error: unknown) => void;
+  readonly onError?: ((error: unknown) => void) | undefined;
 }
 
 export const DEMO_CUSTOMER_ID = "demo";

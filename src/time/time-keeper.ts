@@ -4,11 +4,6 @@
  */
 import type { Clock, Job, JobHandler, Scheduler } from "../domain/ports.ts";
 
-export interface ManualClock extends Clock {
-  /** Moves virtual time forward, running every job that falls due, in order. */
-  advance(ms: number): Promise<void>;
-}
-
 export interface TimeKeeper {
   readonly clock: Clock;
   readonly scheduler: Scheduler;

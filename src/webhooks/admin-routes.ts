@@ -19,7 +19,7 @@ import type { Delivery, DeliveryAttempt } from "./ports.ts";
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-export function presentDelivery(delivery: Delivery): AdminDelivery {
+function presentDelivery(delivery: Delivery): AdminDelivery {
   return {
     id: delivery.id,
     messageId: delivery.messageId,
@@ -41,7 +41,7 @@ export function presentDelivery(delivery: Delivery): AdminDelivery {
   };
 }
 
-export function presentAttempt(attempt: DeliveryAttempt): AdminDeliveryAttempt {
+function presentAttempt(attempt: DeliveryAttempt): AdminDeliveryAttempt {
   return {
     number: attempt.number,
     trigger: attempt.trigger,

@@ -79,7 +79,6 @@ export type AdminDeliveryDetail = z.infer<typeof AdminDeliveryDetailSchema>;
 export const AdminDeliveryListSchema = z
   .object({ deliveries: z.array(AdminDeliverySchema) })
   .meta({ id: "AdminDeliveryList" });
-export type AdminDeliveryList = z.infer<typeof AdminDeliveryListSchema>;
 
 export const AdminRedeliverResponseSchema = z
   .object({ delivery: AdminDeliveryDetailSchema, attempt: AdminDeliveryAttemptSchema })

@@ -93,7 +93,7 @@ const filter = (description: string, example: string) =>
     .optional()
     .meta({ param: { description, required: false, example } });
 
-export const LIST_DELIVERIES_ROUTE = {
+const LIST_DELIVERIES_ROUTE = {
   method: "get",
   path: "/_sim/deliveries",
   operation: {
@@ -139,7 +139,7 @@ export const LIST_DELIVERIES_ROUTE = {
   },
 } satisfies RouteDeclaration;
 
-export const GET_DELIVERY_ROUTE = {
+const GET_DELIVERY_ROUTE = {
   method: "get",
   path: "/_sim/deliveries/{id}",
   operation: {

@@ -35,30 +35,30 @@ import { resolveSchedule, resolveTimeout, withJitter } from "./schedule.ts";
 import { generateWebhookSecret, signWebhook } from "./signing.ts";
 
 export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
-export const DEFAULT_WEBHOOK_JITTER = 0.1;
-export const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
-export const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
-export const DEFAULT_MAX_QUEUED_PER_ENDPOINT = 1000;
+const DEFAULT_WEBHOOK_JITTER = 0.1;
+const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
+const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
+const DEFAULT_MAX_QUEUED_PER_ENDPOINT = 1000;
 const USER_AGENT = "airtime-harness-webhooks/1";
 
 export interface WebhookDispatcherOptions {
   /** Delay before each attempt (ms list or text like `0,100ms,1s`); default Standard Webhooks' example. */
-  readonly schedule?: readonly number[] | string;
+  readonly schedule?: readonly number[] | string | undefined;
   /** Per-attempt timeout (ms or text like `500ms`); default 15 s. */
-  readonly timeout?: number | string;
+  readonly timeout?: number | string | undefined;
   /** Relative jitter on each retry delay, 0..1 (0.1 = ±10 %); default 0.1. Drawn from the seeded source. */
-  readonly jitter?: number;
+  readonly jitter?: number | undefined;
   /** Also send intermediate (pending-class) statuses; default false. */
-  readonly intermediate?: boolean;
-  readonly deliveryStore?: DeliveryStore;
+  readonly intermediate?: boolean | undefined;
+  readonly deliveryStore?: DeliveryStore | undefined;
   /** Wall clock for `webhook-timestamp` and latencies; injectable for tests. */
-  readonly wallClock?: () => number;
+  readonly wallClock?: (() => number) | undefined;
   /** Attempts in flight at once, all endpoints together; default 256. Freed slots go to endpoints in turn. */
-  readonly maxConcurrentAttempts?: number;
+  readonly maxConcurrentAttempts?: number | undefined;
   /** Attempts in flight at once to one customer's endpoint; default 32. */
-  readonly maxConcurrentPerEndpoint?: number;
+  readonly maxConcurrentPerEndpoint?: number | undefined;
   /** Attempts waiting for a slot, per endpoint; one more sheds the oldest as a failed `queue_overflow` attempt. Default 1000. */
-  readonly maxQueuedPerEndpoint?: number;
+  readonly maxQueuedPerEndpoint?: number | undefined;
 }
 
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */

@@ -15,9 +15,9 @@ import { type PostResult, postWebhook } from "./post-webhook.ts";
 import { type VerifyOutcome, verifyWebhook } from "./signing.ts";
 
 /** What the sender gets when the handler cannot be reached, or does not answer in time. */
-export const HANDLER_UNREACHABLE_STATUS = 502;
-export const HANDLER_TIMEOUT_STATUS = 504;
-export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
+const HANDLER_UNREACHABLE_STATUS = 502;
+const HANDLER_TIMEOUT_STATUS = 504;
+const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 
 /** Request headers the handler gets; the rest (host, connection, length) belong to this hop. */
 const FORWARDED_HEADER = /^(webhook-.+|content-type|user-agent)$/;
@@ -57,7 +57,7 @@ export interface WebhookForwarder {
 }
 
 /** The answer the sender gets for what the handler did. */
-export function answerFor(handler: PostResult): number {
+function answerFor(handler: PostResult): number {
   if (handler.kind === "response") return handler.status;
   return handler.error === "timeout" ? HANDLER_TIMEOUT_STATUS : HANDLER_UNREACHABLE_STATUS;
 }

@@ -75,7 +75,7 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
 }
 
 /** Per-attempt timeout unless configured: Standard Webhooks suggests 15–30 s. */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 
 /** A schedule from options (ms list or text), or the default; throws RangeError when unusable. */
 export function resolveSchedule(schedule: readonly number[] | string | undefined): readonly number[] {

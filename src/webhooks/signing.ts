@@ -7,9 +7,7 @@ import { randomBytes } from "node:crypto";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
 /** The secret prefix Standard Webhooks uses; the rest is base64 of the key bytes. */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
-/** Receivers allow this much clock skew on `webhook-timestamp`, both ways. */
-export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
+const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 export interface SignInput {
   /** The message id (`webhook-id`), the same on every retry. */

@@ -10,7 +10,7 @@ import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcher
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
 
-export const WEBHOOK_PLUGIN_NAME = "webhooks";
+const WEBHOOK_PLUGIN_NAME = "webhooks";
 
 /** The plugin, with its dispatcher reachable for in-process tests. */
 export interface WebhookPlugin extends SimulatorPlugin {

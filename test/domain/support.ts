@@ -71,7 +71,7 @@ export async function createTestDomain(options: TestDomainOptions = {}): Promise
   };
 }
 
-export function orderRequest(overrides: Partial<PlaceOrderCommand["request"]> = {}): PlaceOrderCommand["request"] {
+function orderRequest(overrides: Partial<PlaceOrderCommand["request"]> = {}): PlaceOrderCommand["request"] {
   return { account: "0712345678", amountCents: 10_000, currency: "KES", reference: "ref-1", ...overrides };
 }
 

@@ -9,7 +9,7 @@ function chaos(seed?: number): LoadedScenario {
   return scenario({
     name: "chaos",
     description: "coins and sampled delays",
-    ...(seed === undefined ? {} : { seed }),
+    seed,
     rules: [
       {
         name: "throttle",

@@ -22,12 +22,12 @@ export interface Reply {
 }
 
 export interface SendInit {
-  readonly method?: string;
-  readonly headers?: Record<string, string>;
+  readonly method?: string | undefined;
+  readonly headers?: Record<string, string> | undefined;
   /** Sent as JSON, with `content-type: application/json` unless `headers` name another. */
   readonly body?: unknown;
   /** Sent as it is; bytes are sent without a content type, a string as text/plain unless `headers` name one. */
-  readonly raw?: string | Uint8Array;
+  readonly raw?: string | Uint8Array | undefined;
 }
 
 /** A simulator, or the base URL of any server (always reached over a socket). */
@@ -84,14 +84,14 @@ interface PlainRequest {
 }
 
 async function overSocket(url: string, { method, headers, body }: PlainRequest): Promise<Reply> {
-  const res = await fetch(url, { method, headers, body });
+  const res = await fetch(url, { method, headers, body: body ?? null });
   return reply(res.status, res.headers, await res.text());
 }
 
 async function inProcess(listener: RequestListener, path: string, { method, headers, body }: PlainRequest) {
   // Built as fetch builds it, so both ways send the same request: the same refusals (methods, header
   // values), the URL normalised the same way, and a string body without a type sent as text/plain.
-  const request = new Request(new URL(path, "http://localhost"), { method, headers, body });
+  const request = new Request(new URL(path, "http://localhost"), { method, headers, body: body ?? null });
   const url = new URL(request.url);
   injected = true;
   const res = await inject(listener, {

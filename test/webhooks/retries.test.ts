@@ -20,7 +20,7 @@ interface Setup {
 }
 
 async function setUp(id: string, deliveryStore?: DeliveryStore): Promise<Setup> {
-  const env = await startSim({ schedule: SCHEDULE, ...(deliveryStore === undefined ? {} : { deliveryStore }) });
+  const env = await startSim({ schedule: SCHEDULE, deliveryStore });
   const customer = await addCustomer(env.sim, id);
   const failFirst = new Map<string, number>();
   // The receiver fails the first k attempts of each order's message, with k chosen per reference.

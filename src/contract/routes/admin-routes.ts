@@ -150,7 +150,7 @@ const ORDER_ID_PATH = idPath("The order's id (not its reference).", ORDER.id);
 const queryParam = <S extends z.ZodType>(schema: S, description: string, example: unknown) =>
   schema.optional().meta({ param: { description, required: false, example } });
 
-export const RESET_ROUTE = adminRoute({
+const RESET_ROUTE = adminRoute({
   method: "post",
   path: "/_sim/reset",
   operationId: "reset",
@@ -169,7 +169,7 @@ export const RESET_ROUTE = adminRoute({
   problems: [notFound("customer")],
 });
 
-export const LIST_CUSTOMERS_ROUTE = adminRoute({
+const LIST_CUSTOMERS_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/customers",
   operationId: "listCustomers",
@@ -212,7 +212,7 @@ export const CREATE_CUSTOMER_ROUTE = adminRoute({
   ],
 });
 
-export const GET_CUSTOMER_ROUTE = adminRoute({
+const GET_CUSTOMER_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/customers/{id}",
   operationId: "getCustomer",
@@ -266,7 +266,7 @@ export const LIST_ORDERS_ROUTE = adminRoute({
   problems: [{ code: "validation_failed", when: "A filter is not valid.", detail: "The order query is not valid." }],
 });
 
-export const GET_ORDER_ROUTE = adminRoute({
+const GET_ORDER_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/orders/{id}",
   operationId: "getOrder",
@@ -295,7 +295,7 @@ export const TRANSITION_ORDER_ROUTE = adminRoute({
   ],
 });
 
-export const GET_CLOCK_ROUTE = adminRoute({
+const GET_CLOCK_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/clock",
   operationId: "getClock",

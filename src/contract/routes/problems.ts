@@ -41,7 +41,7 @@ export interface ProblemResponseOptions {
  * problemExample("not_found", "No order with reference ORDER-1.", "/v1/airtime/ORDER-1");
  * // { type: "about:blank", title: "Not found", status: 404, detail: "…", instance: "…", code: "not_found" }
  */
-export function problemExample(code: ErrorCode, detail: string, instance: string, errors?: Problem["errors"]): Problem {
+function problemExample(code: ErrorCode, detail: string, instance: string, errors?: Problem["errors"]): Problem {
   const { status, title } = ERROR_CATALOGUE[code];
   return { type: PROBLEM_TYPE, title, status, detail, instance, code, ...(errors === undefined ? {} : { errors }) };
 }

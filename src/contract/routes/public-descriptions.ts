@@ -33,7 +33,7 @@ export const PUBLIC_ERROR_CODES = [
 
 /** Body size above which a request is refused with 413. */
 export const BODY_LIMIT_KIB = 64;
-export const IDEMPOTENCY_RETENTION_HOURS = 24;
+const IDEMPOTENCY_RETENTION_HOURS = 24;
 
 function errorTable(): string[] {
   return [

@@ -232,7 +232,7 @@ export function sendAirtimeRoute(limits: OrderLimits) {
   } satisfies RouteDeclaration;
 }
 
-export const TRANSACTION_STATUS_ROUTE = {
+const TRANSACTION_STATUS_ROUTE = {
   method: "get",
   path: "/v1/airtime/{reference}",
   operation: {
@@ -269,7 +269,7 @@ export const TRANSACTION_STATUS_ROUTE = {
   },
 } satisfies RouteDeclaration;
 
-export const BALANCE_ROUTE = {
+const BALANCE_ROUTE = {
   method: "get",
   path: "/v1/balance",
   operation: {
@@ -304,7 +304,7 @@ export const BALANCE_ROUTE = {
   },
 } satisfies RouteDeclaration;
 
-export const TOKEN_ROUTE = {
+const TOKEN_ROUTE = {
   method: "post",
   path: "/v1/auth/token",
   operation: {

@@ -44,7 +44,7 @@ interface JsonSchemaNode {
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly pattern?: string;
-  readonly $ref?: string;
+  readonly $ref?: string | undefined;
   readonly properties?: Readonly<Record<string, JsonSchemaNode>>;
   readonly required?: readonly string[];
 }
