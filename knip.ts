@@ -12,14 +12,6 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
   ignoreDependencies: ["@stoplight/prism-cli"],
-  ignoreIssues: {
-    // Temporary: the contract harness and its tests are being reworked (issue 17); their unused exports go with that.
-    "src/harness/**": ["exports"],
-    "test/harness/**": ["exports"],
-    // Temporary: the shared test HTTP helpers are being unified into one set; the unused ones go with that.
-    "test/support/processes.ts": ["exports"],
-    "test/webhooks/support.ts": ["exports"],
-  },
 };
 
 export default config;

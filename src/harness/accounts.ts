@@ -31,7 +31,7 @@ export type RecipientsResult =
   { readonly ok: true; readonly recipients: readonly Recipient[] } | { readonly ok: false; readonly error: string };
 
 /** Parses accounts text: one number per line; blank lines and `#` comments ignored. */
-export function parseAccounts(text: string): RecipientsResult {
+function parseAccounts(text: string): RecipientsResult {
   const recipients: Recipient[] = [];
   const lines = text.split(/\r?\n/);
   for (const [index, raw] of lines.entries()) {

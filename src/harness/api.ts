@@ -64,7 +64,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function authHeaders(token: string | undefined): Record<string, string> {
+function authHeaders(token: string | undefined): Record<string, string> {
   return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 

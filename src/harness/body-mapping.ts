@@ -22,7 +22,7 @@ const OrderPointersSchema = z
   .partial()
   .strict();
 
-export const BodyMappingFileSchema = z
+const BodyMappingFileSchema = z
   .object({
     order: OrderPointersSchema,
     lookup: OrderPointersSchema,

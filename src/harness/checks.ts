@@ -64,7 +64,7 @@ export type CheckName = keyof typeof CHECKS;
 
 export const CHECK_NAMES = Object.keys(CHECKS) as CheckName[];
 
-export function isCheckName(value: string): value is CheckName {
+function isCheckName(value: string): value is CheckName {
   return Object.hasOwn(CHECKS, value);
 }
 

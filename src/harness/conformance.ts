@@ -23,7 +23,7 @@ import {
 } from "./strict-schemas.ts";
 
 /** The statuses the contract documents per endpoint (5xx never: see never_server_error). */
-export const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> = {
+const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> = {
   send_airtime: [200, 400, 401, 402, 403, 409, 413, 415, 429],
   lookup: [200, 400, 401, 403, 404, 429],
   balance: [200, 400, 401, 403, 429],
@@ -209,7 +209,7 @@ function describeIssues(error: z.ZodError | undefined): string {
 }
 
 /** The first characters of a body, for messages. */
-export function snippet(text: string, max = 200): string {
+function snippet(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -54,7 +54,7 @@ export function describeFault(fault: Fault): string {
 }
 
 /** Any fault; latency kept small so runs stay fast. */
-export const faultArbitrary: fc.Arbitrary<Fault> = fc.oneof(
+const faultArbitrary: fc.Arbitrary<Fault> = fc.oneof(
   fc.constant<Fault>({ kind: "drop_response" }),
   fc.constant<Fault>({ kind: "reset_before" }),
   fc.integer({ min: 1, max: 25 }).map((ms): Fault => ({ kind: "latency", ms })),

@@ -54,7 +54,7 @@ export interface HttpClient {
   onExchange(listener: ((exchange: Exchange) => void) | undefined): void;
 }
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * @example

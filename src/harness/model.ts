@@ -90,7 +90,7 @@ export function createModel(config: ModelConfig, startBalanceCents: number): Har
   return { config, orders: [], startBalanceCents, elapsedMs: 0 };
 }
 
-export function isPredictable(model: HarnessModel): boolean {
+function isPredictable(model: HarnessModel): boolean {
   return model.config.timingMs !== undefined && model.config.virtualClock;
 }
 
@@ -104,7 +104,7 @@ export function expectedStatus(model: HarnessModel, order: ModelOrder): number |
 }
 
 /** The status the model believes the order has now: predicted, else the last observed. */
-export function believedStatus(model: HarnessModel, order: ModelOrder): number | undefined {
+function believedStatus(model: HarnessModel, order: ModelOrder): number | undefined {
   return expectedStatus(model, order) ?? order.forcedStatus ?? order.lastStatus;
 }
 

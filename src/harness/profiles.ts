@@ -11,10 +11,6 @@ import { type CheckName, CHECKS } from "./checks.ts";
 export const PROFILES = ["strict", "interface"] as const;
 export type Profile = (typeof PROFILES)[number];
 
-export function isProfile(value: string): value is Profile {
-  return (PROFILES as readonly string[]).includes(value);
-}
-
 export interface CheckProfiles {
   readonly profiles: readonly Profile[];
   /** Under `interface`: what of the check is judged, and the interface sections (or universal rule) it rests on. */

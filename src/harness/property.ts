@@ -12,10 +12,6 @@ import type { Transcript } from "./transcript.ts";
 export const PROPERTY_NAMES = ["model", "negative-input", "key-length", "auth", "status-codes", "isolation"] as const;
 export type PropertyName = (typeof PROPERTY_NAMES)[number];
 
-export function isPropertyName(value: string): value is PropertyName {
-  return (PROPERTY_NAMES as readonly string[]).includes(value);
-}
-
 export interface RunRecorder {
   /** Starts a run: a fresh transcript, wired to the HTTP clients. */
   startRun(): Transcript;

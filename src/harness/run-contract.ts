@@ -369,7 +369,7 @@ async function startReceiver(options: ContractOptions, target: ResolvedTarget): 
   return undefined;
 }
 
-export function parseListen(text: string): { host: string; port: number } {
+function parseListen(text: string): { host: string; port: number } {
   const match = /^(.*):(\d{1,5})$/.exec(text);
   const port = Number(match?.[2]);
   if (match?.[1] === undefined || !(port >= 0 && port < 65536))

@@ -66,7 +66,7 @@ export interface ResolvedTarget {
 }
 
 /** Balance of each fresh customer the harness creates, KES. */
-export const FRESH_CUSTOMER_BALANCE = 1_000_000;
+const FRESH_CUSTOMER_BALANCE = 1_000_000;
 
 export async function resolveTarget(spec: TargetSpec): Promise<ResolvedTarget> {
   return spec.kind === "in_process" ? startInProcess(spec) : connectRemote(spec);

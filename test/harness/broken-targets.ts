@@ -261,5 +261,3 @@ function rewriteJson(
 function assertNever(value: never): never {
   throw new Error(`unexpected defect ${String(value)}`);
 }
-
-export { TIMING_MS as BROKEN_TARGET_TIMING_MS };

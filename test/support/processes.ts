@@ -10,7 +10,7 @@ import { type PrismProcess, startPrismProcess } from "../../src/harness/prism.ts
 export { freePort } from "../../src/harness/child-process.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-export const PRISM_BIN = resolve(ROOT, "node_modules/.bin/prism");
+const PRISM_BIN = resolve(ROOT, "node_modules/.bin/prism");
 export const PUBLIC_SPEC = resolve(ROOT, "spec/openapi.yaml");
 const BIN = resolve(ROOT, "bin/airtime-harness.js");
 
@@ -40,7 +40,7 @@ export async function startServe(args: readonly string[]): Promise<{ server: Run
 }
 
 /** The base URL a `serve` child prints once it listens. */
-export async function listeningUrl(server: RunningProcess, timeoutMs = 30_000): Promise<string> {
+async function listeningUrl(server: RunningProcess, timeoutMs = 30_000): Promise<string> {
   const started = await server.waitFor(/listening on (http:\/\/\S+)/, timeoutMs);
   if (started.kind === "matched" && started.match[1] !== undefined) return started.match[1];
   throw new Error(`serve did not start (${started.kind}): ${server.output()}`);

@@ -24,7 +24,7 @@ import {
   type WebhookPluginOptions,
 } from "../../src/webhooks/webhook-plugin.ts";
 
-export const ADMIN_TOKEN = "admin-token-for-tests";
+const ADMIN_TOKEN = "admin-token-for-tests";
 export const PENDING_MS = 1000;
 export const TEST_SCHEDULE = [0, 100, 1000];
 

@@ -74,7 +74,7 @@ export async function judgeFinalWebhook(
 }
 
 /** Every field both bodies carry, compared (money in cents); the status is compared even when one side lacks it. */
-export function sharedFieldMismatches(webhook: Readonly<Record<string, unknown>>, lookup: object): string[] {
+function sharedFieldMismatches(webhook: Readonly<Record<string, unknown>>, lookup: object): string[] {
   const other = lookup as Readonly<Record<string, unknown>>;
   const names = new Set(["id", "reference", "status"]);
   for (const name of Object.keys(webhook)) if (Object.hasOwn(other, name)) names.add(name);

@@ -42,7 +42,7 @@ type HarnessCommand = fc.AsyncCommand<HarnessModel, RunContext>;
 
 const indexArb = fc.nat({ max: 1000 });
 
-export function newOrderSpecArbitrary(maxAmountCents: number): fc.Arbitrary<NewOrderSpec> {
+function newOrderSpecArbitrary(maxAmountCents: number): fc.Arbitrary<NewOrderSpec> {
   const min = Math.round(DEFAULT_ORDER_LIMITS.minAmount * 100);
   const max = Math.max(min, Math.min(maxAmountCents, Math.round(DEFAULT_ORDER_LIMITS.maxAmount * 100)));
   return fc.record({

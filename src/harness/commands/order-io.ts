@@ -221,7 +221,7 @@ function acceptOrderAnswer(
 }
 
 /** Status monotonicity for any observation, then remembers the status. */
-export function assertObservedStatus(
+function assertObservedStatus(
   model: HarnessModel,
   r: RunContext,
   order: ModelOrder,

@@ -12,7 +12,7 @@ import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 
 /** The limit in the interface (§4.4, §8). */
-export const MAX_KEY_LENGTH = 255;
+const MAX_KEY_LENGTH = 255;
 const AMOUNT = 10;
 
 export function createKeyLengthProperty(h: HarnessContext): ContractProperty {

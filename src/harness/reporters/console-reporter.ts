@@ -62,7 +62,7 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
 }
 
 /** Where the time went: each phase's wall time (phases overlap: settling happens inside the search). */
-export function formatTimings(report: ContractReport): string[] {
+function formatTimings(report: ContractReport): string[] {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const phases = Object.entries(report.timings).sort(([, a], [, b]) => b - a);
   return [
