@@ -12,7 +12,7 @@ import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
 import { createLedger } from "./audit/ledger.ts";
 import { createTimings } from "./audit/timings.ts";
-import { DEFAULT_BODY_MAPPING } from "./body-mapping.ts";
+import { type BodyMapping, DEFAULT_BODY_MAPPING, readMoneyCents } from "./body-mapping.ts";
 import { checkProperty } from "./check-property.ts";
 import { describeCoverage } from "./coverage.ts";
 import { createBudget } from "./budget.ts";
@@ -84,7 +84,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
   if (options.target === undefined) refuseMagicAccounts(recipients);
   const seed = options.seed ?? randomInt(2 ** 31);
   const runs = replay === undefined ? (options.runs ?? DEFAULT_RUNS) : 1;
-  const budget = createBudget(options.budget === undefined ? undefined : Math.round(options.budget * 100));
+  let budget = createBudget(options.budget === undefined ? undefined : Math.round(options.budget * 100));
   const timingMs = options.timingMs ?? DEFAULT_TIMING_MS;
 
   const spec: TargetSpec =
@@ -130,6 +130,12 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     const proxy = await startFaultProxy({ target: prism?.url ?? target.url });
     closers.push(proxy.close);
     const timeout = options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs };
+    if (options.budget === undefined && target.kind === "remote" && target.admin === undefined) {
+      // One account, no admin powers to fund another: never ask for more than it holds at the start, so
+      // the run cannot drain it and leave later properties facing a 402 they did not cause.
+      const start = await startingBalanceCents(target.url, options.token as string, options.mapping, timeout);
+      if (start !== undefined) budget = createBudget(start);
+    }
     const nonce = randomBytes(3).toString("hex");
     let prefixes = 0;
     const h: HarnessContext = {
@@ -383,4 +389,20 @@ function describeTarget(options: ContractOptions, target: ResolvedTarget | undef
   }
   const powers = target?.admin === undefined ? "no admin powers" : `admin powers, ${target.clockMode} clock`;
   return `${options.target} (${powers})`;
+}
+
+/** The default wallet's balance in cents, read once before a run; undefined when it cannot be read. */
+async function startingBalanceCents(
+  url: string,
+  token: string,
+  mapping: BodyMapping | undefined,
+  timeout: { readonly timeoutMs?: number },
+): Promise<number | undefined> {
+  const outcome = await createHttpClient(url, timeout).send({
+    method: "GET",
+    path: "/v1/balance",
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+  });
+  if (outcome.kind !== "response" || outcome.status !== 200) return undefined;
+  return readMoneyCents(outcome.json, (mapping ?? DEFAULT_BODY_MAPPING).balance);
 }

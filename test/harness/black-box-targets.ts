@@ -58,7 +58,11 @@ const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 1
 /** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
 const FLIP_AFTER_MS = 30;
 
-export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Promise<BlackBoxTarget> {
+export async function startBlackBoxTarget(
+  defect: BlackBoxDefect,
+  seed = 1,
+  balanceKes = 1_000_000,
+): Promise<BlackBoxTarget> {
   const token = `black-box-${randomBytes(6).toString("hex")}`;
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
   const receiverPort = await freePort();
@@ -87,7 +91,7 @@ export async function startBlackBoxTarget(defect: BlackBoxDefect, seed = 1): Pro
       {
         id: "black-box",
         token,
-        balance: 1_000_000,
+        balance: balanceKes,
         // A wallet one order can exceed: a 402 without admin powers.
         wallets: [{ shortcode: "600100", balance: 50 }],
         webhook: { url: `${webhookProxy.url}/webhooks`, secrets: [secret] },

@@ -46,3 +46,13 @@ test("a correct black-box deployment passes every check with every status class 
     await target.close();
   }
 }, 240_000);
+
+test("without --budget, a run against one account without admin powers never drains it into 402s it caused", async () => {
+  // KES 5,000 is one order at the default largest amount: the harness must budget within what the wallet holds.
+  const target = await startBlackBoxTarget("none", 21, 5_000);
+  open.push(target);
+  const report = await runContract({ ...target.options, seed: 21, runs: 8 });
+  expect(report.checks.filter((check) => check.status === "failed")).toEqual([]);
+  expect(report.spent).toBeLessThanOrEqual(5_000);
+  await target.close();
+}, 240_000);
