@@ -4,6 +4,7 @@
  * the simulator, so its retries follow the handler.
  */
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
+import { untilStopSignal } from "./stop-signal.ts";
 
 /** One line per attempt: time, webhook-id, reference, status, message, then what the handler did. */
 function formatForwarded(attempt: ForwardedAttempt, target: string): string {
@@ -59,10 +60,7 @@ export async function forwardWebhooks(config: ForwardConfig, target: string): Pr
     return 2;
   }
   console.log(`listening on ${url}, forwarding every attempt to ${target}; Ctrl-C to stop`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
+  const signal = await untilStopSignal();
   await forwarder.close();
   const attempts = forwarder.attempts();
   const failed = attempts.filter((attempt) => attempt.answered < 200 || attempt.answered >= 300).length;

@@ -9,6 +9,7 @@ import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
 import { forwardWebhooks } from "./listen-forward.ts";
+import { untilStopSignal } from "./stop-signal.ts";
 
 const USAGE = `usage: airtime-harness listen --secret whsec_... [options]
 
@@ -159,10 +160,7 @@ export async function listen(args: string[]): Promise<number> {
   }
   const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;
   console.log(`listening on ${url} (verifying with ${secretCount}, answering ${config.status}); Ctrl-C to stop`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-  });
+  const signal = await untilStopSignal();
   await inbox.close();
   const deliveries = seen === 1 ? "1 delivery" : `${seen} deliveries`;
   const duplicates = inbox.duplicates() === 1 ? "1 duplicate" : `${inbox.duplicates()} duplicates`;
