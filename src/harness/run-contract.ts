@@ -29,7 +29,7 @@ import {
 } from "./contract-options.ts";
 import { startFaultProxy } from "./fault-proxy.ts";
 import type { HarnessContext } from "./harness-context.ts";
-import { createHttpClient } from "./http-client.ts";
+import { createHttpClient, type HttpClient } from "./http-client.ts";
 import { type PrismProxy, startPrism } from "./prism.ts";
 import { createAuthProperty } from "./properties/auth.ts";
 import { createIsolationProperty } from "./properties/isolation.ts";
@@ -130,10 +130,11 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     const proxy = await startFaultProxy({ target: prism?.url ?? target.url });
     closers.push(proxy.close);
     const timeout = options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs };
+    const directClient = createHttpClient(target.url, timeout);
     if (options.budget === undefined && target.kind === "remote" && target.admin === undefined) {
       // One account, no admin powers to fund another: never ask for more than it holds at the start, so
       // the run cannot drain it and leave later properties facing a 402 they did not cause.
-      const start = await startingBalanceCents(target.url, options.token as string, options.mapping, timeout);
+      const start = await startingBalanceCents(directClient, options.token as string, options.mapping);
       if (start !== undefined) budget = createBudget(start);
     }
     const nonce = randomBytes(3).toString("hex");
@@ -141,7 +142,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     const h: HarnessContext = {
       target,
       faultClient: createHttpClient(proxy.url, timeout),
-      directClient: createHttpClient(target.url, timeout),
+      directClient,
       observe: (id) => proxy.observation(id),
       prism: prism !== undefined,
       budget,
@@ -393,12 +394,11 @@ function describeTarget(options: ContractOptions, target: ResolvedTarget | undef
 
 /** The default wallet's balance in cents, read once before a run; undefined when it cannot be read. */
 async function startingBalanceCents(
-  url: string,
+  client: HttpClient,
   token: string,
   mapping: BodyMapping | undefined,
-  timeout: { readonly timeoutMs?: number },
 ): Promise<number | undefined> {
-  const outcome = await createHttpClient(url, timeout).send({
+  const outcome = await client.send({
     method: "GET",
     path: "/v1/balance",
     headers: { authorization: `Bearer ${token}`, accept: "application/json" },
