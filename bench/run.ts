@@ -1,49 +1,52 @@
 /**
  * `npm run bench`: the project's speed bars, measured in one run.
  *
- * HTTP, each server in its own process, after a warm-up:
- *   - p99 at a fixed 1,000 req/s, the simulator and bare express in
- *     alternating rounds (first, while the servers hold little state);
- *   - throughput under the same load, in alternating rounds, of
- *     1. the simulator's `POST /v1/airtime` (auth, validation, a fresh
- *        idempotency key and reference per request, debit, scheduling),
- *     2. a bare express 5 route that only parses JSON and answers,
- *     3. `prism mock spec/openapi.yaml`.
+ * HTTP, each server in its own process, the load from another one (`wrk`
+ * when it is on PATH, else autocannon in a child process; `bench/load.ts`):
+ *   - p99 at fixed rates of 1,000 and 5,000 req/s on `POST /v1/airtime`,
+ *     the simulator and bare node:http in alternating rounds (first, while
+ *     the servers hold little state). Paced by autocannon's `overallRate` in
+ *     a child process: wrk cannot pace, and wrk2 is not packaged by Debian;
+ *   - throughput of four servers — the simulator, bare express 5, bare
+ *     node:http (the limit) and `prism mock spec/openapi.yaml` — on
+ *     `POST /v1/airtime` (a fresh idempotency key and reference per request),
+ *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds.
  *
  * On a small shared machine one measurement of each target means little: a
  * neighbour's burst lands on one target and not the other. So every round
  * measures every target back to back, each round gives its own ratios, and
  * the median ratio over the rounds is reported. Alongside throughput, the
  * servers' own CPU time per request (Linux: /proc/<pid>/stat) gives the cost
- * ratio whatever limited the run, and the CPU share a server used shows
- * whether it was saturated (≈ 100 % of a core or more: the server was the
- * bottleneck, not the load generator).
+ * ratio whatever limited the run. The medians go into docs/performance.md
+ * (a table) and docs/performance-http.svg (a plot).
  *
  * Then the pending-orders bars (`bench/pending-orders.ts`), in a child
  * process with `--expose-gc`.
  *
  * Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per target
- * per round (4), BENCH_CONNECTIONS (50), BENCH_PIPELINING (1), BENCH_ORDERS
- * (100000), BENCH_ONLY=http|pending.
+ * per round (4), BENCH_CONNECTIONS (32), BENCH_ORDERS (100000),
+ * BENCH_ONLY=http|pending, BENCH_LOAD=wrk|autocannon (default: wrk when
+ * installed), BENCH_WRITE_DOCS=0 to leave the docs as they are.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import autocannon, { type Result } from "autocannon";
 import { freePort, startProcess } from "../src/harness/child-process.ts";
+import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
+import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
+import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const TOKEN = "bench-token-0001";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
 const WARMUP_S = 2;
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const PIPELINING = Number(process.env.BENCH_PIPELINING ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const ONLY = process.env.BENCH_ONLY;
-const FIXED_RATE = 1_000;
-const FIXED_CONNECTIONS = 10;
+const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== "0";
+const FIXED_RATES = [1_000, 5_000] as const;
+const PRISM_ENTRY = resolve(ROOT, "node_modules/@stoplight/prism-cli/dist/index.js");
 
 interface Target {
   readonly name: string;
@@ -73,24 +76,29 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-async function startNodeServer(kind: "simulator" | "express"): Promise<Target> {
+const SERVER_NAMES = { simulator: "simulator", express: "bare express 5", node: "bare node:http" } as const;
+
+async function startNodeServer(kind: keyof typeof SERVER_NAMES): Promise<Target> {
   const server = startProcess(process.execPath, ["--import", "tsx", resolve(ROOT, "bench/servers.ts"), kind], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });
   const ready = await server.waitFor(/READY (\S+)/, 60_000);
   if (ready.kind !== "matched" || ready.match[1] === undefined) throw new Error(`${kind} server: ${ready.kind}`);
-  const name = kind === "simulator" ? "simulator" : "bare express 5";
-  return { name, url: ready.match[1], pid: server.child.pid, stop: () => server.stop() };
+  return { name: SERVER_NAMES[kind], url: ready.match[1], pid: server.child.pid, stop: () => server.stop() };
 }
 
-async function startPrismMock(): Promise<Target> {
+async function startPrismMock(): Promise<Target | undefined> {
+  if (!existsSync(PRISM_ENTRY)) {
+    console.log("prism mock: skipped, @stoplight/prism-cli is not installed (npm install it to compare)");
+    return undefined;
+  }
   const port = await freePort();
   // Run prism's entry with this node directly, so the pid measured is the server's own.
   const prism = startProcess(
     process.execPath,
     [
-      resolve(ROOT, "node_modules/@stoplight/prism-cli/dist/index.js"),
+      PRISM_ENTRY,
       "mock",
       resolve(ROOT, "spec/openapi.yaml"),
       "-p",
@@ -106,7 +114,7 @@ async function startPrismMock(): Promise<Target> {
   const url = `http://127.0.0.1:${port}`;
   for (let tries = 0; ; tries++) {
     try {
-      await fetch(`${url}/v1/balance`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      await fetch(`${url}/v1/balance`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
       break;
     } catch {
       if (tries > 300 || prism.child.exitCode !== null) throw new Error("prism mock did not start");
@@ -116,67 +124,42 @@ async function startPrismMock(): Promise<Target> {
   return { name: "prism mock", url, pid: prism.child.pid, stop: () => prism.stop() };
 }
 
-let sequence = 0;
-const runId = Date.now().toString(36);
-
-function load(
-  url: string,
-  options: { durationS: number; overallRate?: number; connections?: number },
-): Promise<Result> {
-  return autocannon({
-    url: `${url}/v1/airtime`,
-    connections: options.connections ?? CONNECTIONS,
-    pipelining: options.overallRate === undefined ? PIPELINING : 1,
-    duration: options.durationS,
-    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
-    requests: [
-      {
-        method: "POST",
-        setupRequest(request) {
-          // A new order every time: fresh idempotency key and reference.
-          const key = `bench-${runId}-${++sequence}`;
-          request.headers = {
-            ...request.headers,
-            "content-type": "application/json",
-            authorization: `Bearer ${TOKEN}`,
-            "idempotency-key": key,
-          };
-          request.body = JSON.stringify({ account: "0712345678", amount: 10, currency: "KES", reference: key });
-          return request;
-        },
-      },
-    ],
-  });
-}
-
-interface Measurement {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly problems: number;
+interface Measurement extends LoadResult {
   /** Server CPU µs per answered request. */
   readonly cpuPerRequestUs: number | undefined;
   /** Server CPU seconds per wall second (1 = one core busy). */
   readonly cpuShare: number | undefined;
 }
 
+const runId = Date.now().toString(36);
+let sequence = 0;
+
 async function measure(
   target: Target,
-  options: { durationS: number; overallRate?: number; connections?: number },
+  endpoint: Endpoint,
+  options: { durationS: number; overallRate?: number; generator: "wrk" | "autocannon" },
 ): Promise<Measurement> {
+  const load: LoadOptions = {
+    url: target.url,
+    endpoint,
+    durationS: options.durationS,
+    connections: CONNECTIONS,
+    prefix: `bench-${runId}-${++sequence}`,
+  };
   const cpuBefore = cpuSeconds(target.pid);
   const started = performance.now();
-  const result = await load(target.url, options);
+  const result =
+    options.generator === "wrk" && options.overallRate === undefined
+      ? await loadWithWrk(load)
+      : await loadWithAutocannon(
+          options.overallRate === undefined ? load : { ...load, overallRate: options.overallRate },
+        );
   const wallS = (performance.now() - started) / 1000;
   const cpuAfter = cpuSeconds(target.pid);
   const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-  const answered = result.requests.total;
   return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    problems: result.non2xx + result.errors + result.timeouts,
-    cpuPerRequestUs: cpu === undefined || answered === 0 ? undefined : (cpu / answered) * 1e6,
+    ...result,
+    cpuPerRequestUs: cpu === undefined || result.requests === 0 ? undefined : (cpu / result.requests) * 1e6,
     cpuShare: cpu === undefined ? undefined : cpu / wallS,
   };
 }
@@ -190,98 +173,128 @@ function median(values: readonly number[]): number {
 }
 
 const fmt = (value: number | undefined, digits = 0): string => (value === undefined ? "n/a" : value.toFixed(digits));
-const verdict = (ok: boolean) => (ok ? "meets the target" : "BELOW the target");
+const verdict = (ok: boolean) => (ok ? "meets the goal" : "BELOW the goal");
 
-function printRound(round: number, rows: readonly [string, Measurement][]): void {
-  for (const [name, m] of rows) {
-    console.log(
-      `  ${String(round).padStart(5)}  ${name.padEnd(16)} ${fmt(m.rps).padStart(7)} ${fmt(m.p50, 1).padStart(7)} ${fmt(m.p99, 1).padStart(7)} ` +
-        `${fmt(m.cpuPerRequestUs).padStart(10)} ${(m.cpuShare === undefined ? "n/a" : `${Math.round(m.cpuShare * 100)}%`).padStart(6)}` +
-        (m.problems > 0 ? `  (${m.problems} non-2xx/errors)` : ""),
-    );
-  }
+function printRow(label: string, name: string, m: Measurement): void {
+  console.log(
+    `  ${label.padEnd(22)} ${name.padEnd(15)} ${fmt(m.rps).padStart(7)} ${fmt(m.p50Ms, 2).padStart(7)} ${fmt(m.p99Ms, 2).padStart(7)} ` +
+      `${fmt(m.cpuPerRequestUs).padStart(10)} ${(m.cpuShare === undefined ? "n/a" : `${Math.round(m.cpuShare * 100)}%`).padStart(6)}` +
+      (m.problems > 0 ? `  (${m.problems} non-2xx/errors)` : ""),
+  );
 }
 
-const HEADER = `  ${"round".padStart(5)}  ${"target".padEnd(16)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"cpu µs/req".padStart(10)} ${"cpu".padStart(6)}`;
+const HEADER = `  ${"round / request".padEnd(22)} ${"target".padEnd(15)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"cpu µs/req".padStart(10)} ${"cpu".padStart(6)}`;
+
+function ratioLine(label: string, ratios: readonly number[], goal?: number): string {
+  const m = median(ratios);
+  const rounds = ratios.map((r) => r.toFixed(2)).join(", ");
+  return `  ${label}: ${m.toFixed(2)}× (rounds: ${rounds})${goal === undefined ? "" : `; goal ≥ ${goal}× — ${verdict(m >= goal)}`}`;
+}
 
 async function runHttp(): Promise<void> {
+  const generator = process.env.BENCH_LOAD === "autocannon" || !(await hasWrk()) ? "autocannon" : "wrk";
   console.log(
-    `HTTP: POST /v1/airtime, new key and reference per request; ${CONNECTIONS} connections, pipelining ${PIPELINING}; ` +
-      `${ROUNDS} rounds × ${DURATION_S} s per target, targets alternating within each round`,
+    `HTTP: load from ${generator === "wrk" ? "wrk -t1" : "autocannon in a child process"}, ${CONNECTIONS} connections; ` +
+      `${ROUNDS} rounds × ${DURATION_S} s per target and request, targets alternating within each round`,
   );
-  const targets = await Promise.all([startNodeServer("simulator"), startNodeServer("express"), startPrismMock()]);
-  const [sim, bare, prism] = targets as [Target, Target, Target];
+  const [sim, bareExpress, bareNode] = await Promise.all([
+    startNodeServer("simulator"),
+    startNodeServer("express"),
+    startNodeServer("node"),
+  ]);
+  const prism = await startPrismMock();
+  const targets = [sim, bareExpress, bareNode, ...(prism === undefined ? [] : [prism])];
   try {
-    for (const target of targets) await load(target.url, { durationS: WARMUP_S }); // JIT, pools
+    for (const target of targets) {
+      for (const endpoint of ENDPOINTS) await measure(target, endpoint, { durationS: WARMUP_S, generator }); // JIT, pools
+    }
 
-    // First, while the servers hold only the warm-up's state (see docs/performance.md, "The HTTP comparison").
-    console.log(`\np99 at a fixed ${FIXED_RATE} req/s (${FIXED_CONNECTIONS} connections)\n${HEADER}`);
-    const fixedSim: number[] = [];
-    const fixedBare: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const pair: [Target, Target] = round % 2 === 1 ? [sim, bare] : [bare, sim];
-      const rows: [string, Measurement][] = [];
-      for (const target of pair) {
-        const m = await measure(target, {
-          durationS: DURATION_S,
-          overallRate: FIXED_RATE,
-          connections: FIXED_CONNECTIONS,
-        });
-        rows.push([target.name, m]);
-        (target === sim ? fixedSim : fixedBare).push(m.p99);
+    // First, while the servers hold only the warm-up's state.
+    const fixedP99 = new Map<number, { sim: number[]; node: number[] }>();
+    for (const rate of FIXED_RATES) {
+      console.log(`\nPOST /v1/airtime at a fixed ${rate} req/s (autocannon overallRate, child process)\n${HEADER}`);
+      const p99s = { sim: [] as number[], node: [] as number[] };
+      for (let round = 1; round <= ROUNDS; round++) {
+        const pair = round % 2 === 1 ? [sim, bareNode] : [bareNode, sim];
+        for (const target of pair) {
+          const m = await measure(target, "post", { durationS: DURATION_S, overallRate: rate, generator });
+          printRow(`${round}`, target.name, m);
+          (target === sim ? p99s.sim : p99s.node).push(m.p99Ms);
+        }
       }
-      printRound(round, rows);
+      fixedP99.set(rate, p99s);
     }
 
     console.log(`\nthroughput\n${HEADER}`);
-    const vsExpress: number[] = [];
-    const vsPrism: number[] = [];
-    const bareVsPrism: number[] = [];
-    const costVsExpress: number[] = [];
+    const results = new Map<Target, Map<Endpoint, Measurement[]>>(
+      targets.map((t) => [t, new Map(ENDPOINTS.map((e) => [e, [] as Measurement[]]))]),
+    );
+    const ratios = new Map<string, number[]>();
+    const addRatio = (key: string, value: number) => ratios.set(key, [...(ratios.get(key) ?? []), value]);
     for (let round = 1; round <= ROUNDS; round++) {
-      // Rotate the order, so no target always runs first (or right after the heaviest one).
-      const order = [0, 1, 2].map((i) => targets[(i + round - 1) % 3] as Target);
-      const results = new Map<Target, Measurement>();
-      for (const target of order) results.set(target, await measure(target, { durationS: DURATION_S }));
-      const s = results.get(sim) as Measurement;
-      const b = results.get(bare) as Measurement;
-      const p = results.get(prism) as Measurement;
-      printRound(round, [
-        [sim.name, s],
-        [bare.name, b],
-        [prism.name, p],
-      ]);
-      vsExpress.push(s.rps / b.rps);
-      vsPrism.push(s.rps / p.rps);
-      bareVsPrism.push(b.rps / p.rps);
-      if (s.cpuPerRequestUs !== undefined && b.cpuPerRequestUs !== undefined) {
-        costVsExpress.push(b.cpuPerRequestUs / s.cpuPerRequestUs);
+      for (const endpoint of ENDPOINTS) {
+        // Rotate the order, so no target always runs first (or right after the heaviest one).
+        const order = targets.map((_, i) => targets[(i + round - 1) % targets.length] as Target);
+        const round_ = new Map<Target, Measurement>();
+        for (const target of order) {
+          const m = await measure(target, endpoint, { durationS: DURATION_S, generator });
+          round_.set(target, m);
+          results.get(target)?.get(endpoint)?.push(m);
+        }
+        for (const target of targets)
+          printRow(`${round} ${ENDPOINT_LABELS[endpoint]}`, target.name, round_.get(target) as Measurement);
+        const s = (round_.get(sim) as Measurement).rps;
+        addRatio(`${endpoint}/express`, s / (round_.get(bareExpress) as Measurement).rps);
+        addRatio(`${endpoint}/node`, s / (round_.get(bareNode) as Measurement).rps);
+        if (prism !== undefined) addRatio(`${endpoint}/prism`, s / (round_.get(prism) as Measurement).rps);
       }
     }
 
-    const ratioExpress = median(vsExpress);
-    const ratioPrism = median(vsPrism);
-    const p99 = median(fixedSim);
-    console.log("\nmedians over the rounds");
-    console.log(
-      `  simulator / bare express throughput: ${ratioExpress.toFixed(3)}× (rounds: ${vsExpress.map((r) => r.toFixed(2)).join(", ")}; target ≥ 0.8×) — ${verdict(ratioExpress >= 0.8)}`,
-    );
-    if (costVsExpress.length > 0) {
+    console.log("\nmedians over the rounds (simulator ÷ other server, throughput)");
+    for (const endpoint of ENDPOINTS) {
+      const label = ENDPOINT_LABELS[endpoint];
+      const post = endpoint === "post";
       console.log(
-        `  simulator / bare express by server CPU per request: ${median(costVsExpress).toFixed(3)}× (rounds: ${costVsExpress.map((r) => r.toFixed(2)).join(", ")})`,
+        ratioLine(`${label} vs bare express 5`, ratios.get(`${endpoint}/express`) ?? [], post ? 2 : undefined),
+      );
+      console.log(ratioLine(`${label} vs bare node:http`, ratios.get(`${endpoint}/node`) ?? [], post ? 0.4 : 0.5));
+      if (prism !== undefined)
+        console.log(ratioLine(`${label} vs prism mock`, ratios.get(`${endpoint}/prism`) ?? [], 8));
+    }
+    for (const rate of FIXED_RATES) {
+      const p99s = fixedP99.get(rate) as { sim: number[]; node: number[] };
+      const simP99 = median(p99s.sim);
+      console.log(
+        `  p99 at ${rate} req/s: simulator ${simP99.toFixed(2)} ms (rounds: ${p99s.sim.map((p) => p.toFixed(1)).join(", ")})` +
+          `${rate === 5_000 ? `; goal ≤ 5 ms — ${verdict(simP99 <= 5)}` : ""}; bare node:http ${median(p99s.node).toFixed(2)} ms`,
       );
     }
-    console.log(
-      `  simulator / prism mock throughput:   ${ratioPrism.toFixed(3)}× (rounds: ${vsPrism.map((r) => r.toFixed(2)).join(", ")}; target ≥ 3×) — ${verdict(ratioPrism >= 3)}`,
-    );
-    // What any server built on express could reach against Prism here: the bare route's own ratio.
-    console.log(
-      `  bare express / prism mock throughput: ${median(bareVsPrism).toFixed(3)}× (the ceiling for an express server on this machine)`,
-    );
-    console.log(
-      `  p99 at ${FIXED_RATE} req/s: simulator ${p99.toFixed(1)} ms (target ≤ 10 ms) — ${verdict(p99 <= 10)}; ` +
-        `bare express ${median(fixedBare).toFixed(1)} ms on the same machine`,
-    );
+
+    const summaries: ServerSummary[] = targets.map((target) => {
+      const byEndpoint = results.get(target) as Map<Endpoint, Measurement[]>;
+      const pick = (f: (m: Measurement) => number | undefined) =>
+        Object.fromEntries(
+          ENDPOINTS.map((e) => {
+            const values = (byEndpoint.get(e) ?? []).map(f).filter((v): v is number => v !== undefined);
+            return [e, values.length === 0 ? undefined : median(values)];
+          }),
+        );
+      return {
+        name: target.name,
+        rps: pick((m) => m.rps),
+        p99Ms: pick((m) => m.p99Ms),
+        cpuUs: pick((m) => m.cpuPerRequestUs),
+      };
+    });
+    if (WRITE_DOCS) {
+      const when = new Date().toISOString().slice(0, 10);
+      writeFileSync(
+        resolve(ROOT, "docs/performance-http.svg"),
+        renderSvg(summaries, `req/s by server and request (${generator}, ${CONNECTIONS} connections, ${when})`),
+      );
+      writeBetweenMarkers(resolve(ROOT, "docs/performance.md"), renderTable(summaries));
+      console.log("\nwrote docs/performance-http.svg and the table in docs/performance.md");
+    }
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
   }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { hasAtMostTwoDecimals } from "./money.ts";
 import { StatusCodeSchema, TransactionStatusResponseSchema } from "./public-schemas.ts";
 import { WebhookUrlSchema } from "./webhook-url.ts";
+import { wellFormed } from "./well-formed.ts";
 
 const CustomerIdSchema = z
   .string()
@@ -33,7 +34,7 @@ export const TokenSchema = z
   .regex(/^[\x21-\x7E]+$/, TOKEN_RULE)
   .meta({ description: "A static bearer token for the public API." });
 
-const ShortcodeSchema = z.string().min(1).max(32).meta({ description: "The customer's paybill or till." });
+const ShortcodeSchema = wellFormed(z.string().min(1).max(32)).meta({ description: "The customer's paybill or till." });
 
 const WebhookSecretSchema = z
   .string()
@@ -52,11 +53,11 @@ const AdminWebhookInputSchema = z
 export const AdminCreateCustomerRequestSchema = z
   .object({
     id: CustomerIdSchema.optional().meta({ description: "Generated when omitted." }),
-    name: z.string().min(1).max(100).optional(),
+    name: wellFormed(z.string().min(1).max(100)).optional(),
     token: TokenSchema.optional().meta({ description: "Static bearer token; generated when omitted." }),
     apiKey: TokenSchema.optional().meta({ description: "Secret for POST /v1/auth/token; generated when omitted." }),
     balance: KesBalanceSchema.optional().meta({ description: "Default wallet balance in KES (default 10,000)." }),
-    currency: z.string().length(3).optional().meta({ description: "Wallet currency (default KES)." }),
+    currency: wellFormed(z.string().length(3)).optional().meta({ description: "Wallet currency (default KES)." }),
     wallets: z
       .array(z.object({ shortcode: ShortcodeSchema, balance: KesBalanceSchema }))
       .max(20)
@@ -70,7 +71,7 @@ export type AdminCreateCustomerRequest = z.infer<typeof AdminCreateCustomerReque
 
 export const AdminUpdateCustomerRequestSchema = z
   .object({
-    name: z.string().min(1).max(100).optional(),
+    name: wellFormed(z.string().min(1).max(100)).optional(),
     tokens: z.array(TokenSchema).max(20).optional().meta({ description: "Replaces the static tokens." }),
     wallets: z
       .array(z.object({ shortcode: ShortcodeSchema.nullable(), balance: KesBalanceSchema }))
@@ -124,7 +125,7 @@ export type TransitionAction = (typeof TRANSITION_ACTIONS)[number];
 export const AdminTransitionRequestSchema = z
   .union([
     z.object({ action: z.enum(TRANSITION_ACTIONS) }).strict(),
-    z.object({ status: StatusCodeSchema, message: z.string().min(1).max(200).optional() }).strict(),
+    z.object({ status: StatusCodeSchema, message: wellFormed(z.string().min(1).max(200)).optional() }).strict(),
   ])
   .meta({
     id: "AdminTransitionRequest",

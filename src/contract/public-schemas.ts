@@ -8,6 +8,7 @@ import { ERROR_CODES } from "./error-codes.ts";
 import { hasAtMostTwoDecimals } from "./money.ts";
 import { ACCOUNT_PATTERN, SERVICES } from "./operators.ts";
 import { DEFAULT_STATUS_DEFINITIONS, REVERSED_STATUS, SUCCESS_STATUS } from "./status-codes.ts";
+import { wellFormed } from "./well-formed.ts";
 
 export const ServiceSchema = z.enum(SERVICES).meta({
   id: "Service",
@@ -26,12 +27,9 @@ export const IdempotencyKeySchema = z
 export const REFERENCE_MAX_LENGTH = 100;
 /** No control characters, so every reference round-trips through a URL path. */
 export const REFERENCE_PATTERN = /^[^\p{Cc}]+$/u;
-export const ReferenceSchema = z
-  .string()
-  .min(1)
-  .max(REFERENCE_MAX_LENGTH)
-  .regex(REFERENCE_PATTERN, "must not contain control characters")
-  .meta({ id: "Reference", examples: ["ORDER-2026-0001"] });
+export const ReferenceSchema = wellFormed(
+  z.string().min(1).max(REFERENCE_MAX_LENGTH).regex(REFERENCE_PATTERN, "must not contain control characters"),
+).meta({ id: "Reference", examples: ["ORDER-2026-0001"] });
 
 /** A recipient as the simulator reports it: always E.164. */
 export const E164_ACCOUNT_PATTERN = /^\+254[17]\d{8}$/;
@@ -49,16 +47,12 @@ export interface OrderLimits {
   readonly currencies: readonly [string, ...string[]];
 }
 
-export const ShortcodeSchema = z
-  .string()
-  .min(1)
-  .max(32)
-  .meta({
-    id: "Shortcode",
-    description:
-      "The caller's own paybill or till number, selecting which of its wallets funds the order. Omitted: the default wallet. Never selects the operator.",
-    examples: ["600100"],
-  });
+export const ShortcodeSchema = wellFormed(z.string().min(1).max(32)).meta({
+  id: "Shortcode",
+  description:
+    "The caller's own paybill or till number, selecting which of its wallets funds the order. Omitted: the default wallet. Never selects the operator.",
+  examples: ["600100"],
+});
 
 export const DEFAULT_ORDER_LIMITS: OrderLimits = {
   minAmount: 10,
@@ -91,8 +85,10 @@ export function createSendAirtimeRequestSchema(limits: OrderLimits = DEFAULT_ORD
       idempotencyKey: IdempotencyKeySchema.optional().meta({
         description: "Body alternative to the Idempotency-Key header. When both are sent they must be equal.",
       }),
-      name: z.string().max(100).optional().meta({ description: "Customer first name." }),
-      phone: z.string().max(32).optional().meta({ description: "The customer's own phone number, not the recipient." }),
+      name: wellFormed(z.string().max(100)).optional().meta({ description: "Customer first name." }),
+      phone: wellFormed(z.string().max(32))
+        .optional()
+        .meta({ description: "The customer's own phone number, not the recipient." }),
       shortcode: ShortcodeSchema.optional(),
     })
     .meta({ id: "SendAirtimeRequest", title: "Send airtime request" });

@@ -27,7 +27,7 @@ import { createAdminAuth } from "./auth.ts";
 import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
 import type { Journal } from "./journal.ts";
 import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";
-import { methodNotAllowed } from "./public-routes.ts";
+import { methodNotAllowed } from "./method-not-allowed.ts";
 import { validate } from "./validation.ts";
 
 export type CreateCustomerResult =

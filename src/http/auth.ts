@@ -4,15 +4,16 @@
  * never logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Request, RequestHandler, Response } from "express";
+import type { IncomingMessage } from "node:http";
+import type { RequestHandler } from "express";
 import type { Customer } from "../domain/model.ts";
 import { HttpProblem } from "./http-problem.ts";
-import { requestState } from "./request-context.ts";
+import type { RequestState } from "./request-context.ts";
 
 const BEARER = /^Bearer[ ]+([\x21-\x7E]+)[ ]*$/i;
 
 /** The bearer token, or a problem saying why there is none. */
-function bearerToken(req: Request): string {
+function bearerToken(req: IncomingMessage): string {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") {
     throw new HttpProblem("missing_token", "Send Authorization: Bearer <token>.", {
@@ -34,32 +35,20 @@ function invalidToken(): HttpProblem {
   });
 }
 
-export function customerOf(res: { locals: Record<string, unknown> }): Customer {
-  return res.locals.customer as Customer;
-}
-
 /**
- * Authenticates a request: the customer its bearer token belongs to, kept on
- * the response for the handlers after it; throws the 401 problem otherwise.
+ * Authenticates a public request: the customer its bearer token belongs to,
+ * kept on the request's state for the steps after it; throws the 401
+ * problem otherwise.
  */
-export function createRequestAuthenticator(
+export async function authenticateRequest(
+  state: RequestState,
   authenticate: (token: string) => Promise<Customer | undefined>,
-): (req: Request, res: Response) => Promise<Customer> {
-  return async (req, res) => {
-    const customer = await authenticate(bearerToken(req));
-    if (customer === undefined) throw invalidToken();
-    res.locals.customer = customer;
-    requestState(res).customerId = customer.id;
-    return customer;
-  };
-}
-
-export function createCustomerAuth(authenticate: (token: string) => Promise<Customer | undefined>): RequestHandler {
-  const authenticateRequest = createRequestAuthenticator(authenticate);
-  return async (req, res, next) => {
-    await authenticateRequest(req, res);
-    next();
-  };
+): Promise<Customer> {
+  const customer = await authenticate(bearerToken(state.req));
+  if (customer === undefined) throw invalidToken();
+  state.customer = customer;
+  state.customerId = customer.id;
+  return customer;
 }
 
 function digest(value: string): Buffer {

@@ -1,39 +1,218 @@
 /**
- * Body limits and parsing: 415 for a body that is not JSON, 413 above
- * 64 KiB, 400 for malformed JSON, and a structural check of the parsed value.
+ * The body step of every request: 415 for a body that is not JSON or not
+ * UTF-8, 413 above 64 KiB, 400 for malformed JSON, and a structural check of
+ * the parsed value. Public and admin requests take the same step.
  *
- * express 5's json parser (body-parser 2) runs in strict mode by default
- * (only objects and arrays at the top level) and uses plain `JSON.parse`,
- * which turns a `"__proto__"` key into an own property rather than polluting
- * a prototype — but such keys still reach any code that copies the object, so
- * they are refused here, as is nesting no airtime body ever needs.
+ * An uncompressed body (nearly all of them) is read here and parsed once with
+ * `JSON.parse`, as express 5's json parser (body-parser 2) would: strict
+ * (only an object or an array at the top level), a leading BOM dropped, an
+ * empty body read as `{}`. A compressed one goes to body-parser itself, which
+ * inflates it. `JSON.parse` turns a `"__proto__"` key into an own property
+ * rather than polluting a prototype, but such keys still reach any code that
+ * copies the object, so they are refused here, as is nesting no airtime body
+ * ever needs.
  */
-import express, { type Request, type RequestHandler } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MIMEType } from "node:util";
+import express, { type Request, type Response } from "express";
+import typeIs from "type-is";
 import { HttpProblem } from "./http-problem.ts";
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 const MAX_BODY_DEPTH = 16;
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+const JSON_TYPES = ["application/json", "application/*+json"];
+const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
 
-function hasBody(req: Request): boolean {
+/** Told once the body is read: the parsed value (undefined without a body), or the problem. */
+export type BodyCallback = (req: IncomingMessage, res: ServerResponse, body: unknown, problem: unknown) => void;
+
+/** Whether a body follows, as body-parser decides it (`Content-Length: 0` counts: it reads as `{}`). */
+function hasBodyToRead(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined || !Number.isNaN(Number(req.headers["content-length"]));
+}
+
+/** Whether a non-empty body follows: only then does a wrong type deserve a 415. */
+function hasNonEmptyBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
-function isJsonContentType(req: Request): boolean {
-  return req.is(["application/json", "application/*+json"]) !== false;
+/** A scenario file uploaded as YAML to the admin API; the scenarios route reads it. */
+function isYamlScenarioUpload(req: IncomingMessage, path: string): boolean {
+  return req.method === "POST" && path === "/_sim/scenarios" && typeIs(req, YAML_TYPES) !== false;
 }
 
-/** A scenario file uploaded as YAML to the admin API; the scenarios route parses it. */
-function isYamlScenarioUpload(req: Request): boolean {
-  const yaml = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
-  return req.method === "POST" && req.path === "/_sim/scenarios" && req.is(yaml) !== false;
+/**
+ * One charset rule for every JSON body: UTF-8 (in any case) or none. JSON is
+ * UTF-8 on the wire (RFC 8259 §8.1); body-parser alone would also decode
+ * UTF-16 and UTF-32, which no client of this API sends on purpose.
+ */
+function charsetProblem(type: string): HttpProblem | undefined {
+  let charset: string | null;
+  try {
+    charset = new MIMEType(type).params.get("charset");
+  } catch {
+    return undefined; // type-is already judged it JSON; its parser is the one that counts
+  }
+  if (charset === null || charset.toLowerCase() === "utf-8") return undefined;
+  return new HttpProblem(
+    "unsupported_media_type",
+    `JSON bodies must be UTF-8: charset=${JSON.stringify(charset.slice(0, 40))} is not accepted; send no charset or charset=utf-8.`,
+  );
 }
 
-export const parseJsonBody: RequestHandler = express.json({
-  limit: BODY_LIMIT_BYTES,
-  strict: true,
-  type: ["application/json", "application/*+json"],
-});
+/** The 415 problem for a request whose body is not UTF-8 JSON; undefined when it may pass. */
+function contentTypeProblem(req: IncomingMessage, path: string): HttpProblem | undefined {
+  const type = req.headers["content-type"];
+  // The form nearly every client sends, known to be JSON without parsing it.
+  if (type === "application/json") return undefined;
+  if (!hasNonEmptyBody(req)) return undefined;
+  if (type !== undefined && typeIs(req, JSON_TYPES) !== false) return charsetProblem(type);
+  if (isYamlScenarioUpload(req, path)) return undefined;
+  return new HttpProblem(
+    "unsupported_media_type",
+    type === undefined
+      ? "A request body needs Content-Type: application/json."
+      : `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted; send application/json.`,
+  );
+}
+
+const parseEncodedBody = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: JSON_TYPES });
+
+const FIRST_NON_WHITESPACE = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d]|$)/;
+
+/** body-parser's strict JSON parse of a decoded body. */
+function parseJsonText(text: string): unknown {
+  if (text.length === 0) return {};
+  const first = text[0] === "{" || text[0] === "[" ? text[0] : FIRST_NON_WHITESPACE.exec(text)?.[1];
+  if (first !== "{" && first !== "[") throw malformedJson();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw malformedJson();
+  }
+}
+
+function malformedJson(): HttpProblem {
+  return new HttpProblem("malformed_json", "The request body is not valid JSON (a JSON object is expected).");
+}
+
+function tooLarge(): HttpProblem {
+  return new HttpProblem("payload_too_large", "The request body is larger than 64 KiB.");
+}
+
+/**
+ * A body being read. Its listeners are module-level functions that find it
+ * on the request, so reading costs no closure per request.
+ */
+class BodyRead {
+  chunks: Buffer[] = [];
+  length = 0;
+  constructor(
+    readonly res: ServerResponse,
+    readonly done: BodyCallback,
+  ) {}
+}
+
+const READ = Symbol("airtime.body");
+
+interface ReadingRequest extends IncomingMessage {
+  [READ]?: BodyRead | undefined;
+}
+
+function stopReading(req: ReadingRequest): BodyRead {
+  const read = req[READ] as BodyRead;
+  req[READ] = undefined;
+  req.off("data", onData);
+  req.off("end", onEnd);
+  req.off("error", onError);
+  req.off("aborted", onError);
+  return read;
+}
+
+function onData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[READ] as BodyRead;
+  read.length += chunk.length;
+  if (read.length > BODY_LIMIT_BYTES) {
+    stopReading(this);
+    this.pause();
+    read.done(this, read.res, undefined, tooLarge());
+    return;
+  }
+  read.chunks.push(chunk);
+}
+
+function onEnd(this: ReadingRequest): void {
+  const read = stopReading(this);
+  const bytes = read.chunks.length === 1 ? (read.chunks[0] as Buffer) : Buffer.concat(read.chunks, read.length);
+  let text = bytes.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let body: unknown;
+  try {
+    body = parseJsonText(text);
+  } catch (problem) {
+    read.done(this, read.res, undefined, problem);
+    return;
+  }
+  read.done(this, read.res, body, structureProblem(body));
+}
+
+function onError(this: ReadingRequest): void {
+  const read = stopReading(this);
+  read.done(
+    this,
+    read.res,
+    undefined,
+    new HttpProblem("malformed_json", "The request body could not be read completely."),
+  );
+}
+
+interface ParsedRequest extends IncomingMessage {
+  body?: unknown;
+}
+
+/**
+ * Reads and parses the body of any request, then calls `done` with it (or
+ * with the problem). `path` is the URL's path, for the one upload that is not
+ * JSON (a YAML scenario file, which the admin route reads itself).
+ */
+export function readBody(req: IncomingMessage, res: ServerResponse, path: string, done: BodyCallback): void {
+  const typeProblem = contentTypeProblem(req, path);
+  if (typeProblem !== undefined) {
+    done(req, res, undefined, typeProblem);
+    return;
+  }
+  // Already read by a parser of the app this pipeline is mounted in: take what it parsed.
+  if (req.readableEnded) {
+    const body = (req as ParsedRequest).body;
+    done(req, res, body, structureProblem(body));
+    return;
+  }
+  if (
+    !hasBodyToRead(req) ||
+    (req.headers["content-type"] !== "application/json" && typeIs(req, JSON_TYPES) === false)
+  ) {
+    done(req, res, undefined, undefined);
+    return;
+  }
+  const encoding = req.headers["content-encoding"];
+  if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+    parseEncodedBody(req as Request, res as Response, (error?: unknown) => {
+      const body = (req as ParsedRequest).body;
+      done(req, res, body, error ?? structureProblem(body));
+    });
+    return;
+  }
+  if (Number(req.headers["content-length"] ?? 0) > BODY_LIMIT_BYTES) {
+    done(req, res, undefined, tooLarge());
+    return;
+  }
+  (req as ReadingRequest)[READ] = new BodyRead(res, done);
+  req.on("data", onData);
+  req.on("end", onEnd);
+  req.on("error", onError);
+  req.on("aborted", onError);
+}
 
 function escapePointerToken(key: string): string {
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
@@ -85,23 +264,9 @@ function findStructuralIssue(body: unknown): { pointer: string; detail: string }
 }
 
 /** The problem with a parsed body's structure, if any. */
-export function structureProblem(body: unknown): HttpProblem | undefined {
+function structureProblem(body: unknown): HttpProblem | undefined {
   const issue = hasStructuralIssue(body, 0) ? findStructuralIssue(body) : undefined;
   return issue === undefined
     ? undefined
     : new HttpProblem("validation_failed", "The request body has an unsafe structure.", { errors: [issue] });
-}
-
-/** The 415 problem for a request whose body is not JSON; undefined when it may pass. */
-export function contentTypeProblem(req: Request): HttpProblem | undefined {
-  const type = req.headers["content-type"];
-  // The form nearly every client sends, known to be JSON without parsing it.
-  if (type === "application/json") return undefined;
-  if (!hasBody(req) || isJsonContentType(req) || isYamlScenarioUpload(req)) return undefined;
-  return new HttpProblem(
-    "unsupported_media_type",
-    type === undefined
-      ? "A request body needs Content-Type: application/json."
-      : `Content-Type ${JSON.stringify(type.slice(0, 100))} is not accepted; send application/json.`,
-  );
 }

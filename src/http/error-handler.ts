@@ -1,11 +1,16 @@
 /**
- * The one error handler: every failure leaves the simulator as RFC 9457
- * `application/problem+json`. Errors raised by express' own parts (the JSON
- * parser, parameter decoding) are mapped to catalogue codes; anything else is
- * a bug, answered 500 `internal_error` without a stack trace and reported.
+ * The one error path: every failure leaves the simulator as RFC 9457
+ * `application/problem+json`. Errors raised by library parts (the JSON body
+ * parser for compressed bodies, express' parameter decoding on the admin
+ * side) are mapped to catalogue codes; anything else is a bug, answered 500
+ * `internal_error` without a stack trace and reported. The public pipeline
+ * calls `answerError` directly; the admin app reaches it through
+ * `createErrorHandler`.
  */
-import type { ErrorRequestHandler, Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ErrorRequestHandler } from "express";
 import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
+import { sendText } from "./json-response.ts";
 import { problemInstance } from "./request-context.ts";
 
 interface ExpressError {
@@ -38,50 +43,66 @@ function fromFrameworkError(error: unknown): HttpProblem | undefined {
   }
 }
 
-export function sendProblem(res: Response, problem: HttpProblem): void {
+export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
-  res
-    .status(problem.status)
-    .type("application/problem+json")
-    .send(JSON.stringify(toProblemBody(problem, problemInstance(res))));
+  const headers = problem.headers;
+  for (const name in headers) res.setHeader(name, headers[name] as string);
+  sendText(
+    res,
+    problem.status,
+    "application/problem+json; charset=utf-8",
+    JSON.stringify(toProblemBody(problem, problemInstance(res))),
+  );
 }
 
 /** Largest unread body discarded so that a 413 reaches a client that is still sending. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
 
+function countDrained(this: IncomingMessage & { drained?: number }, chunk: Buffer): void {
+  this.drained = (this.drained ?? 0) + chunk.length;
+  if (this.drained > MAX_DRAIN_BYTES) this.socket.destroy();
+}
+
+function destroySocket(this: IncomingMessage): void {
+  this.socket.destroy();
+}
+
 /**
- * The JSON parser stops reading at the limit; answering then would reset the
+ * The body reader stops at the limit; answering then would reset the
  * connection under a client still writing, which sees ECONNRESET instead of
  * the 413. Reading (and discarding) the rest, up to a cap, lets it see the 413.
  */
-function afterUnreadBody(req: Request, then: () => void): void {
+function afterUnreadBody(req: IncomingMessage, then: () => void): void {
   if (req.complete || req.readableEnded) {
     then();
     return;
   }
-  let seen = 0;
-  req.on("data", (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > MAX_DRAIN_BYTES) req.socket.destroy();
-  });
+  req.on("data", countDrained);
   req.once("end", then);
-  req.once("error", () => req.socket.destroy());
+  req.once("error", destroySocket);
   req.resume();
 }
 
+/** Answers any error: a problem as itself, a library error as its catalogue problem, a bug as a reported 500. */
+export function answerError(
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  report: (error: unknown) => void,
+): void {
+  const problem = isHttpProblem(error) ? error : fromFrameworkError(error);
+  if (problem !== undefined) {
+    if (problem.code === "payload_too_large") afterUnreadBody(req, () => sendProblem(res, problem));
+    else sendProblem(res, problem);
+    return;
+  }
+  report(error);
+  sendProblem(res, new HttpProblem("internal_error", "The simulator failed unexpectedly; see its log."));
+}
+
 export function createErrorHandler(report: (error: unknown) => void): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const problem = isHttpProblem(error) ? error : fromFrameworkError(error);
-    if (problem !== undefined) {
-      if (problem.code === "payload_too_large") afterUnreadBody(req, () => sendProblem(res, problem));
-      else sendProblem(res, problem);
-      return;
-    }
-    report(error);
-    sendProblem(res, new HttpProblem("internal_error", "The simulator failed unexpectedly; see its log."));
-  };
+  return (error: unknown, req, res, _next) => answerError(error, req, res, report);
 }

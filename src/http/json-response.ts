@@ -1,19 +1,23 @@
 /**
- * A JSON answer written straight to the response: the same status, headers
- * (`Content-Type: application/json; charset=utf-8`, `Content-Length`) and
- * bytes as express' `res.status(n).json(body)` with this app's settings (no
- * ETag, no JSON replacer, spaces or escaping), without its generic send path
- * (content-type parsing, charset rewriting, freshness checks that never
- * apply to a POST). Used by the `POST /v1/airtime` outcomes, the hot path.
+ * JSON answers written straight to the node:http response: the same status,
+ * headers (`Content-Type: …; charset=utf-8`, `Content-Length`) and bytes as
+ * express' `res.json(body)` / `res.type(t).send(text)` with this app's
+ * settings (no ETag, no JSON replacer, spaces or escaping), without express'
+ * generic send path. The body is serialised once, here.
  */
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 
-export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
   res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Type", contentType);
   res.setHeader("Content-Length", Buffer.byteLength(text, "utf8"));
-  // A HEAD request gets the headers only, as express does; POST /v1/airtime never sees one.
+  // A HEAD request gets the headers only, as express does.
   if (res.req.method === "HEAD") res.end();
   else res.end(text, "utf8");
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON_TYPE, JSON.stringify(body));
 }

@@ -4,19 +4,18 @@
  * failures happen either before anything is committed or after the order
  * exists, which is exactly the case idempotency keys exist for.
  */
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { detectService, parseKenyanMobile } from "../contract/operators.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import type { Order } from "../domain/model.ts";
 import type { AirtimeService, PlaceOrderCommand, PlaceOrderOutcome } from "../domain/service-types.ts";
 import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngine } from "../domain/scenario-engine.ts";
-import { customerOf } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
 import type { IdempotencyOutcome } from "./journal.ts";
 import { resolveIdempotencyKey } from "./idempotency-key.ts";
 import { sendJson } from "./json-response.ts";
 import { presentInsufficient, presentOrder } from "./presenters.ts";
-import { requestState } from "./request-context.ts";
+import type { RequestState } from "./request-context.ts";
 import { evaluateAll, realDelay, writeFailure } from "./scenario-effects.ts";
 import { createSendAirtimeParser, type SendAirtimeInput } from "./send-airtime-request.ts";
 
@@ -28,10 +27,12 @@ export interface PlaceOrderDeps {
   readonly beforeResponse: (order: Order) => Promise<void>;
 }
 
-function headerFacts(req: Request): Record<string, string | undefined> {
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function headerFacts(req: IncomingMessage): Record<string, string | undefined> {
   const headers: Record<string, string | undefined> = {};
   const incoming = req.headers;
-  // Own keys only, without building an [name, value] array per header (this runs on every order).
+  // Own keys only, without building an [name, value] array per header.
   for (const name of Object.keys(incoming)) {
     if (name === "authorization" || name === "cookie") continue;
     const value = incoming[name];
@@ -41,7 +42,7 @@ function headerFacts(req: Request): Record<string, string | undefined> {
 }
 
 function requestFacts(
-  req: Request,
+  req: IncomingMessage,
   customerId: string,
   input: SendAirtimeInput,
   key: string | undefined,
@@ -49,43 +50,45 @@ function requestFacts(
   const parsed = parseKenyanMobile(input.account);
   const service = input.service ?? (parsed === undefined ? undefined : detectService(parsed.nsn));
   const scenario = req.headers["x-sim-scenario"];
-  return {
+  const facts: Mutable<RequestFacts> = {
     customerId,
     account: parsed?.e164 ?? input.account,
-    ...(service === undefined ? {} : { service }),
     amountCents: input.amountCents,
     reference: input.reference,
-    ...(key === undefined ? {} : { idempotencyKey: key }),
     headers: headerFacts(req),
-    ...(typeof scenario === "string" ? { requestedScenario: scenario } : {}),
   };
+  if (service !== undefined) facts.service = service;
+  if (key !== undefined) facts.idempotencyKey = key;
+  if (typeof scenario === "string") facts.requestedScenario = scenario;
+  return facts;
 }
 
+/** Built field by field rather than by spreads: this runs for every order. */
 function toCommand(
   customerId: string,
   input: SendAirtimeInput,
   key: string | undefined,
   effects: ResolvedEffects,
 ): PlaceOrderCommand {
-  return {
-    customerId,
-    request: {
-      ...(input.service === undefined ? {} : { service: input.service }),
-      account: input.account,
-      amountCents: input.amountCents,
-      currency: input.currency,
-      reference: input.reference,
-      ...(input.shortcode === undefined ? {} : { shortcode: input.shortcode }),
-      ...(key === undefined ? {} : { idempotencyKey: key }),
-    },
-    ...(effects.plan === undefined ? {} : { plan: effects.plan }),
-    ...(effects.forceInsufficient === undefined ? {} : { forceInsufficient: effects.forceInsufficient }),
-    ...(effects.webhookFaults === undefined ? {} : { webhookFaults: effects.webhookFaults }),
+  const request: Mutable<PlaceOrderCommand["request"]> = {
+    account: input.account,
+    amountCents: input.amountCents,
+    currency: input.currency,
+    reference: input.reference,
   };
+  if (input.service !== undefined) request.service = input.service;
+  if (input.shortcode !== undefined) request.shortcode = input.shortcode;
+  if (key !== undefined) request.idempotencyKey = key;
+  if (effects === NO_EFFECTS) return { customerId, request };
+  const command: Mutable<PlaceOrderCommand> = { customerId, request };
+  if (effects.plan !== undefined) command.plan = effects.plan;
+  if (effects.forceInsufficient !== undefined) command.forceInsufficient = effects.forceInsufficient;
+  if (effects.webhookFaults !== undefined) command.webhookFaults = effects.webhookFaults;
+  return command;
 }
 
 /** Every outcome of the domain, as HTTP. Exhaustive: a new outcome kind does not compile until mapped. */
-function writeOutcome(res: Response, outcome: PlaceOrderOutcome): void {
+function writeOutcome(res: ServerResponse, outcome: PlaceOrderOutcome): void {
   switch (outcome.kind) {
     case "placed":
       sendJson(res, 200, presentOrder(outcome.order));
@@ -143,18 +146,21 @@ function orderOf(outcome: PlaceOrderOutcome): Order | undefined {
   return outcome.kind === "placed" || outcome.kind === "replayed" ? outcome.order : undefined;
 }
 
-export function createPlaceOrderHandler(deps: PlaceOrderDeps) {
+/** `POST /v1/airtime` once authenticated: the parsed body is on the request's state. */
+export function createPlaceOrderHandler(
+  deps: PlaceOrderDeps,
+): (state: RequestState, res: ServerResponse) => Promise<void> {
   const parse = createSendAirtimeParser(deps.limits);
-  return async (req: Request, res: Response): Promise<void> => {
-    const customer = customerOf(res);
-    const input = parse(req.body);
-    const header = req.headers["idempotency-key"];
+  return async (state, res) => {
+    const customer = state.customer as NonNullable<RequestState["customer"]>;
+    const input = parse(state.body);
+    const header = state.req.headers["idempotency-key"];
     const key = resolveIdempotencyKey(typeof header === "string" ? header : undefined, input.bodyKey);
     const effects =
       deps.scenarioEngines.length === 0
         ? NO_EFFECTS
-        : await evaluateAll(deps.scenarioEngines, requestFacts(req, customer.id, input, key));
-    requestState(res).fired = effects.fired;
+        : await evaluateAll(deps.scenarioEngines, requestFacts(state.req, customer.id, input, key));
+    state.fired = effects.fired;
     if (effects.rejection !== undefined) throw new HttpProblem(effects.rejection.code, effects.rejection.detail);
 
     if (effects.beforeCommit !== undefined) {
@@ -163,7 +169,7 @@ export function createPlaceOrderHandler(deps: PlaceOrderDeps) {
       return;
     }
     const outcome = await deps.service.placeOrder(toCommand(customer.id, input, key, effects));
-    if (key !== undefined) requestState(res).idempotency = idempotencyOf(outcome);
+    if (key !== undefined) state.idempotency = idempotencyOf(outcome);
     const order = orderOf(outcome);
     if (outcome.kind === "placed" && outcome.order.webhookFaults?.beforeResponse === true) {
       await deps.beforeResponse(outcome.order);

@@ -1,71 +1,111 @@
 /**
  * Per-request state shared along the pipeline (request id, authenticated
- * customer, idempotency outcome, scenario rules that fired) and the first
- * two pipeline steps: assign a request id, and journal the request when its
- * response ends. The journal entry is also what the request log prints:
+ * customer, parsed body, idempotency outcome, scenario rules that fired) and
+ * the first pipeline step: assign a request id, and journal the request when
+ * its response ends. The journal entry is also what the request log prints:
  * its facts are gathered once, at the end, whoever reads them.
+ *
+ * The state lives on the response under a symbol rather than in a closure:
+ * the close listener is one module-level function for every request, and
+ * express (the admin side) sees the same object, since its response is the
+ * node:http one.
  */
 import { randomUUID } from "node:crypto";
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Customer } from "../domain/model.ts";
 import type { Clock } from "../domain/ports.ts";
 import type { IdempotencyOutcome, Journal, JournalRecord } from "./journal.ts";
 import { redactUrl } from "./redact-url.ts";
 
-export interface RequestState {
-  readonly requestId: string;
-  customerId: string | null;
-  fired: readonly string[];
-  idempotency: IdempotencyOutcome | undefined;
-}
-
 /** Told of every request once its response has ended (or its connection dropped). */
 export type RequestListener = (request: JournalRecord) => void;
 
-export function requestState(res: Response): RequestState {
-  return res.locals.sim as RequestState;
+/** Where finished requests are told: the journal and the request log. */
+export interface RequestRecorder {
+  readonly clock: Clock;
+  readonly journal: Journal;
+  readonly onRequest: RequestListener | undefined;
+}
+
+const NOTHING_FIRED: readonly string[] = [];
+
+export class RequestState {
+  readonly requestId: string = randomUUID();
+  customerId: string | null = null;
+  /** Set by authentication; the handlers after it read it. */
+  customer: Customer | undefined = undefined;
+  fired: readonly string[] = NOTHING_FIRED;
+  idempotency: IdempotencyOutcome | undefined = undefined;
+  /** The parsed JSON body; undefined for a request without one. */
+  body: unknown = undefined;
+  readonly at: number;
+  readonly wallMs: number = Date.now();
+  readonly started: number = performance.now();
+
+  constructor(
+    readonly req: IncomingMessage,
+    /** The URL as the request arrived, before any router rewrote `req.url`. */
+    readonly url: string,
+    readonly recorder: RequestRecorder,
+  ) {
+    this.at = recorder.clock.now();
+  }
+}
+
+const STATE = Symbol("airtime.request");
+
+interface StatefulResponse extends ServerResponse {
+  [STATE]?: RequestState;
+}
+
+export function requestState(res: ServerResponse): RequestState {
+  return (res as StatefulResponse)[STATE] as RequestState;
 }
 
 /** `urn:uuid:…` identifies this occurrence in a problem's `instance`. */
-export function problemInstance(res: Response): string {
-  const state = res.locals.sim as RequestState | undefined;
-  return `urn:uuid:${state?.requestId ?? randomUUID()}`;
+export function problemInstance(res: ServerResponse): string {
+  return `urn:uuid:${(res as StatefulResponse)[STATE]?.requestId ?? randomUUID()}`;
 }
 
 /**
- * Starts a request: assigns its id, and journals it when its response ends.
- * The first step of the entry pipeline (`entry-pipeline.ts`).
+ * One listener for every request: "close" follows "finish" for an answered
+ * request, and comes alone for a dropped one. `on` rather than `once`:
+ * "close" is emitted once, and `once` would wrap the listener in a closure.
  */
-export function startRequest(
-  clock: Clock,
-  journal: Journal,
-  onRequest?: RequestListener,
-): (req: Request, res: Response) => void {
-  return (req, res) => {
-    const state: RequestState = { requestId: randomUUID(), customerId: null, fired: [], idempotency: undefined };
-    res.locals.sim = state;
-    res.setHeader("X-Request-Id", state.requestId);
-    const at = clock.now();
-    const wallStart = Date.now();
-    const started = performance.now();
-    // One listener: "close" follows "finish" for an answered request, and comes alone for a dropped one.
-    // `on` rather than `once`: "close" is emitted once, and `once` would wrap the listener in another closure.
-    res.on("close", () => {
-      const record: JournalRecord = {
-        requestId: state.requestId,
-        at,
-        wallMs: wallStart,
-        method: req.method,
-        path: redactUrl(req.originalUrl),
-        // Ended means answered, however the response is carried (a socket, or an in-process injection);
-        // a dropped one is destroyed without ending.
-        status: res.writableEnded ? res.statusCode : 0,
-        customerId: state.customerId,
-        fired: state.fired,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        ...(state.idempotency === undefined ? {} : { idempotency: state.idempotency }),
-      };
-      journal.record(record);
-      onRequest?.(record);
-    });
+function recordRequest(this: StatefulResponse): void {
+  const state = this[STATE] as RequestState;
+  const durationMs = Math.round((performance.now() - state.started) * 1000) / 1000;
+  // Ended means answered, however the response is carried (a socket, or an in-process injection);
+  // a dropped one is destroyed without ending.
+  const status = this.writableEnded ? this.statusCode : 0;
+  const path = redactUrl(state.url);
+  const record: { -readonly [K in keyof JournalRecord]: JournalRecord[K] } = {
+    requestId: state.requestId,
+    at: state.at,
+    wallMs: state.wallMs,
+    method: state.req.method ?? "GET",
+    path,
+    status,
+    customerId: state.customerId,
+    fired: state.fired,
+    durationMs,
   };
+  // Present only when known, so a record never carries an `idempotency: undefined` key.
+  if (state.idempotency !== undefined) record.idempotency = state.idempotency;
+  state.recorder.journal.record(record);
+  state.recorder.onRequest?.(record);
+}
+
+/** Starts a request: assigns its id, and journals it when its response ends. */
+export function startRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  recorder: RequestRecorder,
+): RequestState {
+  const state = new RequestState(req, url, recorder);
+  (res as StatefulResponse)[STATE] = state;
+  res.setHeader("X-Request-Id", state.requestId);
+  res.on("close", recordRequest);
+  return state;
 }

@@ -3,7 +3,7 @@
  * an `HttpFailure` into what the client sees (a problem with its status, or a
  * dropped connection).
  */
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import {
   type HttpFailure,
@@ -45,7 +45,7 @@ const FAILURE_CODES: Record<429 | 500 | 502 | 503, ErrorCode> = {
 };
 
 /** Answers with an injected failure. `committed` says whether the order exists regardless. */
-export function writeFailure(res: Response, failure: HttpFailure, committed: boolean): void {
+export function writeFailure(res: ServerResponse, failure: HttpFailure, committed: boolean): void {
   switch (failure.kind) {
     case "drop":
       res.socket?.destroy();

@@ -12,7 +12,7 @@ import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
-import { createApp } from "../http/create-app.ts";
+import { createHttpListeners, type PublicHandler } from "../http/create-listener.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
@@ -59,6 +59,14 @@ export interface Simulator {
    * in-process, without a socket (e.g. through an injection library), whatever framework serves it.
    */
   readonly requestListener: RequestListener;
+  /**
+   * The public API (`/v1/...`) as middleware for your own express or connect app: it answers the
+   * public routes, journalled like any request, and passes any other request on to `next`.
+   *
+   * @example
+   * app.use(sim.publicHandler); // POST /v1/airtime, GET /v1/airtime/{reference}, GET /v1/balance, POST /v1/auth/token
+   */
+  readonly publicHandler: PublicHandler;
   readonly plugins: readonly SimulatorPlugin[];
   /** Waits until background work started so far (webhook attempts) has settled. */
   settle(): Promise<void>;
@@ -190,7 +198,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const adminToken = options.adminToken ?? generateToken("adm");
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
-  const app = createApp({
+  const http = createHttpListeners({
     clock: time.clock,
     journal,
     reportError: onError,
@@ -214,7 +222,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   });
 
-  const server = createHttpServer(app);
+  const server = createHttpServer(http.requestListener);
   let closed = false;
   return {
     listen: (port = 0, host = "127.0.0.1") => server.listen(port, host),
@@ -229,7 +237,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     store,
     journal,
-    requestListener: app,
+    requestListener: http.requestListener,
+    publicHandler: http.publicHandler,
     plugins,
     settle,
     async close() {

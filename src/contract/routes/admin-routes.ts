@@ -20,6 +20,7 @@ import {
 import { type ProblemCase, problemResponses } from "./problems.ts";
 import { SUCCESS_STATUS_BODY } from "./public-examples.ts";
 import type { HttpMethod, NamedExample, NamedExamples, RouteDeclaration } from "./route.ts";
+import { wellFormed } from "../well-formed.ts";
 
 const NOW = 1_767_225_600_000;
 const ISO = new Date(NOW).toISOString();
@@ -143,7 +144,7 @@ function adminRoute<B extends z.ZodType, Q extends z.ZodObject>(spec: AdminRoute
 }
 
 const idPath = (description: string, example: string) =>
-  z.object({ id: z.string().min(1).meta({ param: { description, example } }) });
+  z.object({ id: wellFormed(z.string().min(1)).meta({ param: { description, example } }) });
 const CUSTOMER_ID_PATH = idPath("The customer's id.", "acme");
 const ORDER_ID_PATH = idPath("The order's id (not its reference).", ORDER.id);
 
@@ -158,7 +159,7 @@ const RESET_ROUTE = adminRoute({
   description:
     "Without `customer`: every order, idempotency key and journal entry goes, and every customer returns to its " +
     "configured state (balances included). With `customer`: the same for that customer only.",
-  query: z.object({ customer: queryParam(z.string().min(1), "Reset only this customer.", "acme") }),
+  query: z.object({ customer: queryParam(wellFormed(z.string().min(1)), "Reset only this customer.", "acme") }),
   ok: {
     description: "What was reset.",
     schema: AdminResetResponseSchema,
@@ -252,8 +253,8 @@ export const LIST_ORDERS_ROUTE = adminRoute({
   operationId: "listOrders",
   summary: "List orders",
   query: z.object({
-    customer: queryParam(z.string(), "Only this customer's orders.", "acme"),
-    reference: queryParam(z.string(), "Only orders with this reference.", ORDER.reference),
+    customer: queryParam(wellFormed(z.string()), "Only this customer's orders.", "acme"),
+    reference: queryParam(wellFormed(z.string()), "Only orders with this reference.", ORDER.reference),
     status: queryParam(z.coerce.number().int().min(0), "Only orders with this status.", 0),
   }),
   ok: {
@@ -325,7 +326,7 @@ export const GET_JOURNAL_ROUTE = adminRoute({
   summary: "Read the request journal",
   description: "One entry per request, newest last. Never records tokens or bodies.",
   query: z.object({
-    customer: queryParam(z.string(), "Only this customer's requests.", "acme"),
+    customer: queryParam(wellFormed(z.string()), "Only this customer's requests.", "acme"),
     limit: queryParam(z.coerce.number().int().min(1).max(10_000), "The newest N entries.", 50),
   }),
   ok: {
