@@ -184,6 +184,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "lowest level logged: trace, debug, info (default), warn (4xx, 5xx), error (5xx), silent",
   },
   {
+    name: "shutdown-timeout",
+    env: "AIRTIME_SIM_SHUTDOWN_TIMEOUT",
+    value: "DURATION",
+    path: ["shutdownTimeout"],
+    help: "on SIGTERM/SIGINT, how long work in flight may finish before it is cut off (default 10s)",
+  },
+  {
     name: "quiet",
     path: ["log", "quiet"],
     help: "no request log",

@@ -111,6 +111,10 @@ export const SimulatorConfigSchema = z
     failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
     adminToken: TokenSchema.optional(),
     log: LogConfigSchema.optional(),
+    shutdownTimeout: DurationSchema.optional().meta({
+      description:
+        "How long `serve` lets requests and webhook attempts in flight finish after SIGTERM or SIGINT, e.g. 10s (default), or ms.",
+    }),
     cors: z
       .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
       .optional()
