@@ -24,6 +24,15 @@ import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 import { watchStopSignals } from "./stop-signal.ts";
 
+/** Loopback names and addresses: a simulator bound there is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
+}
+
 /** What `serve` starts with. */
 export interface ServeSettings {
   readonly port: number;
@@ -90,6 +99,14 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       format: log.format ?? "pretty",
       level: log.quiet === true ? "silent" : (log.level ?? "info"),
     };
+    if (!isLoopback(host) && parsed.config.adminToken === undefined && parsed.config.admin !== false) {
+      return {
+        kind: "error",
+        message:
+          `--host ${host} is reachable from the network, and so would be the admin API: ` +
+          "give it a token of your own (--admin-token, 16+ characters) or switch it off (--no-admin)",
+      };
+    }
     const options = await configToOptions(parsed.config, file);
     return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs } };
   } catch (error) {
@@ -102,9 +119,14 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-export function startBanner(sim: Simulator): string {
+export function startBanner(sim: Simulator, settings: { readonly host: string; readonly admin: boolean }): string {
   const lines = [`airtime simulator listening on ${sim.url} (clock: ${sim.clock.mode})`];
-  lines.push(`  admin token: ${sim.adminToken}`);
+  if (!isLoopback(settings.host)) {
+    lines.push(
+      `  warning: bound to ${settings.host}, reachable from the network (admin API ${settings.admin ? "on" : "off"})`,
+    );
+  }
+  lines.push(settings.admin ? `  admin token: ${sim.adminToken}` : "  admin API: off (--no-admin)");
   if (sim.demo === undefined) {
     lines.push("  no demo customer (see GET /_sim/customers)");
     return lines.join("\n");
@@ -172,7 +194,7 @@ export async function serve(args: string[]): Promise<number> {
     await sim.close();
     return 2;
   }
-  say(startBanner(sim));
+  say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }));
   const signal = await stopping.first;
   const seconds = settings.shutdownTimeoutMs / 1000;
   say(`\n${signal}: closing (finishing work in flight for up to ${seconds}s; ${signal} again exits at once)…`);

@@ -21,7 +21,8 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly journal: Journal;
   readonly publicApi: PublicApiDeps;
-  readonly adminApi: AdminApiDeps;
+  /** Absent: no admin API, `/_sim/…` is 404 like any unknown path. */
+  readonly adminApi?: AdminApiDeps | undefined;
   /** Where unexpected errors (bugs) are reported; defaults to stderr. */
   readonly reportError?: (error: unknown) => void;
   /** Origins a browser app may call from (`*`: any); CORS is off when absent or empty. */
@@ -49,7 +50,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(publicRoutes.router);
-  app.use("/_sim", createAdminRouter(deps.adminApi));
+  if (deps.adminApi !== undefined) app.use("/_sim", createAdminRouter(deps.adminApi));
 
   app.use((req) => {
     throw new HttpProblem("not_found", `Nothing at ${req.method} ${req.path.slice(0, 200)}.`);

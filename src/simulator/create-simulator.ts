@@ -16,6 +16,7 @@ import { createApp } from "../http/create-app.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
+import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
@@ -145,6 +146,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const limits = resolveLimits(options.limits);
   const tokenTtlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!(Number.isInteger(tokenTtlSeconds) && tokenTtlSeconds > 0)) throw new RangeError("tokenTtlSeconds must be > 0");
+  if (options.adminToken !== undefined) {
+    const checked = AdminTokenSchema.safeParse(options.adminToken);
+    if (!checked.success) throw new RangeError(`adminToken ${checked.error.issues[0]?.message ?? "is not valid"}`);
+  }
   const failureRate = options.failureRate ?? 0;
   if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
 
@@ -240,13 +245,16 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       },
       issueToken,
     },
-    adminApi: {
-      adminToken,
-      authenticateCustomer: (token) => service.authenticate(token),
-      // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
-      controls,
-      extensions,
-    },
+    adminApi:
+      options.admin === false
+        ? undefined
+        : {
+            adminToken,
+            authenticateCustomer: (token: string) => service.authenticate(token),
+            // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
+            controls,
+            extensions,
+          },
   });
 
   const server = createHttpServer(app);
