@@ -23,6 +23,8 @@ export interface Flag {
   readonly multiple?: boolean;
   /** Another flag that must be set too (by its flag, its environment twin or a config file). */
   readonly requires?: string;
+  /** What a switch (no `value`) sets at `path`; default true (`--no-admin` sets `admin: false`). */
+  readonly sets?: unknown;
   /** Text → config value, only where the command line's form is not the config's. Throws the problem. */
   readonly parse?: (text: string) => unknown;
 }
@@ -109,7 +111,7 @@ export function readFlags(
     const source: FlagSource = { flag, from: given === undefined ? "env" : "flag" };
     const list = given === undefined ? (envValue === undefined || envValue === "" ? [] : [envValue]) : [given].flat();
     for (const text of list) {
-      let value: unknown = text;
+      let value: unknown = typeof text === "boolean" && flag.sets !== undefined ? flag.sets : text;
       if (flag.parse !== undefined && typeof text === "string") {
         try {
           value = flag.parse(text);

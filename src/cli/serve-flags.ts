@@ -56,7 +56,7 @@ export const SERVE_FLAGS: readonly Flag[] = [
     env: "AIRTIME_SIM_HOST",
     value: "HOST",
     path: ["host"],
-    help: "interface to bind (default 127.0.0.1; 0.0.0.0 exposes it to the network)",
+    help: "interface to bind (default 127.0.0.1; 0.0.0.0 exposes it: then --admin-token or --no-admin is required)",
   },
   {
     name: "clock",
@@ -99,7 +99,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     env: "AIRTIME_SIM_ADMIN_TOKEN",
     value: "TOKEN",
     path: ["adminToken"],
-    help: "bearer token of the /_sim admin API (default: generated)",
+    help: "bearer token of the /_sim admin API, 16+ characters (default: generated)",
+  },
+  {
+    name: "no-admin",
+    path: ["admin"],
+    sets: false,
+    help: "no admin API: /_sim/… answers 404 like any unknown path",
   },
   {
     name: "demo-token",
@@ -182,6 +188,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     value: "LEVEL",
     path: ["log", "level"],
     help: "lowest level logged: trace, debug, info (default), warn (4xx, 5xx), error (5xx), silent",
+  },
+  {
+    name: "shutdown-timeout",
+    env: "AIRTIME_SIM_SHUTDOWN_TIMEOUT",
+    value: "DURATION",
+    path: ["shutdownTimeout"],
+    help: "on SIGTERM/SIGINT, how long work in flight may finish before it is cut off (default 10s)",
   },
   {
     name: "quiet",

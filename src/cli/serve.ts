@@ -11,12 +11,27 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
-import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
+import {
+  createSimulator,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  type ShutdownReport,
+  type Simulator,
+} from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
 import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
+import { watchStopSignals } from "./stop-signal.ts";
+
+/** Loopback names and addresses: a simulator bound there is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
+}
 
 /** What `serve` starts with. */
 export interface ServeSettings {
@@ -24,6 +39,8 @@ export interface ServeSettings {
   readonly host: string;
   readonly options: SimulatorOptions;
   readonly log: RequestLogSettings;
+  /** How long work in flight may finish after the stop signal, ms. */
+  readonly shutdownTimeoutMs: number;
 }
 
 export function serveUsage(): string {
@@ -72,13 +89,26 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       const lines = describeConfigIssues(parsed.issues);
       return { kind: "error", message: file === undefined ? lines.join("\n") : new ConfigError(file, lines).message };
     }
-    const { port = 4010, host = "127.0.0.1", log = {} } = parsed.config;
+    const {
+      port = 4010,
+      host = "127.0.0.1",
+      log = {},
+      shutdownTimeout: shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    } = parsed.config;
     const logSettings: RequestLogSettings = {
       format: log.format ?? "pretty",
       level: log.quiet === true ? "silent" : (log.level ?? "info"),
     };
+    if (!isLoopback(host) && parsed.config.adminToken === undefined && parsed.config.admin !== false) {
+      return {
+        kind: "error",
+        message:
+          `--host ${host} is reachable from the network, and so would be the admin API: ` +
+          "give it a token of your own (--admin-token, 16+ characters) or switch it off (--no-admin)",
+      };
+    }
     const options = await configToOptions(parsed.config, file);
-    return { kind: "settings", settings: { port, host, options, log: logSettings } };
+    return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs } };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
@@ -89,9 +119,14 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-export function startBanner(sim: Simulator): string {
+export function startBanner(sim: Simulator, settings: { readonly host: string; readonly admin: boolean }): string {
   const lines = [`airtime simulator listening on ${sim.url} (clock: ${sim.clock.mode})`];
-  lines.push(`  admin token: ${sim.adminToken}`);
+  if (!isLoopback(settings.host)) {
+    lines.push(
+      `  warning: bound to ${settings.host}, reachable from the network (admin API ${settings.admin ? "on" : "off"})`,
+    );
+  }
+  lines.push(settings.admin ? `  admin token: ${sim.adminToken}` : "  admin API: off (--no-admin)");
   if (sim.demo === undefined) {
     lines.push("  no demo customer (see GET /_sim/customers)");
     return lines.join("\n");
@@ -109,17 +144,14 @@ export function startBanner(sim: Simulator): string {
   return lines.join("\n");
 }
 
-/** Resolves when the process is told to stop. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
-      resolve(signal);
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
+/** The closing line: what shutdown cut off and what it left undone, every count shown so none passes unseen. */
+export function shutdownSummary(report: ShutdownReport): string {
+  const counts = [
+    `${report.requestsCutOff} requests cut off`,
+    `${report.pendingOrders} pending orders`,
+    ...Object.entries(report.left).map(([what, count]) => `${count} ${what}`),
+  ];
+  return `closed; left: ${counts.join(", ")}`;
 }
 
 export async function serve(args: string[]): Promise<number> {
@@ -151,20 +183,23 @@ export async function serve(args: string[]): Promise<number> {
     console.error(`airtime-harness serve: ${(error as Error).message}`);
     return 2;
   }
-  const stopping = stopSignal();
+  const stopping = watchStopSignals(say);
   try {
     await sim.listen(settings.port, settings.host);
   } catch (error) {
     console.error(
       `airtime-harness serve: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
     );
+    stopping.dispose();
     await sim.close();
     return 2;
   }
-  say(startBanner(sim));
-  const signal = await stopping;
-  say(`\n${signal}: closing (finishing requests in flight)…`);
-  await sim.close();
-  say("closed");
+  say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }));
+  const signal = await stopping.first;
+  const seconds = settings.shutdownTimeoutMs / 1000;
+  say(`\n${signal}: closing (finishing work in flight for up to ${seconds}s; ${signal} again exits at once)…`);
+  const report = await sim.shutdown({ timeoutMs: settings.shutdownTimeoutMs });
+  stopping.dispose();
+  say(shutdownSummary(report));
   return 0;
 }

@@ -24,15 +24,18 @@ const KesBalanceSchema = z
   .refine(hasAtMostTwoDecimals, "must have at most 2 decimals")
   .meta({ description: "Balance in KES.", examples: [10_000] });
 
-const TOKEN_RULE = "must be 8–256 visible ASCII characters";
+/** A static token of `minLength`–256 visible ASCII characters, with one message for every way it fails. */
+export function staticTokenSchema(minLength: number) {
+  const rule = `must be ${minLength}–256 visible ASCII characters`;
+  return z
+    .string({ error: rule })
+    .min(minLength, rule)
+    .max(256, rule)
+    .regex(/^[\x21-\x7E]+$/, rule);
+}
 
-/** The one rule for every static token: bearer tokens, API keys, the admin token. */
-export const TokenSchema = z
-  .string({ error: TOKEN_RULE })
-  .min(8, TOKEN_RULE)
-  .max(256, TOKEN_RULE)
-  .regex(/^[\x21-\x7E]+$/, TOKEN_RULE)
-  .meta({ description: "A static bearer token for the public API." });
+/** The one rule for every static token: bearer tokens, API keys (the admin token asks for more). */
+export const TokenSchema = staticTokenSchema(8).meta({ description: "A static bearer token for the public API." });
 
 const ShortcodeSchema = wellFormed(z.string().min(1).max(32)).meta({ description: "The customer's paybill or till." });
 

@@ -30,6 +30,7 @@ export const ERROR_CATALOGUE = {
   clock_not_virtual: { status: 409, title: "The simulator clock is not virtual" },
   unknown_scenario: { status: 400, title: "Unknown scenario" },
   rate_limited: { status: 429, title: "Too many requests" },
+  too_many_attempts: { status: 429, title: "Too many failed authentication attempts" },
   upstream_error: { status: 502, title: "Upstream operator error" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   internal_error: { status: 500, title: "Internal error" },

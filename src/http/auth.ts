@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
 import type { Customer } from "../domain/model.ts";
+import { type AdminThrottle, createAdminThrottle } from "./admin-throttle.ts";
 import { HttpProblem } from "./http-problem.ts";
 import type { RequestState } from "./request-context.ts";
 
@@ -61,13 +62,26 @@ function constantTimeEquals(a: string, b: string): boolean {
 
 /**
  * The admin token guards `/_sim`. A valid customer token there is a 403
- * (authenticated, but not allowed), anything else a 401.
+ * (authenticated, but not allowed), anything else a 401, counted against
+ * the client's address: too many, and the address gets 429 for a while
+ * (see `admin-throttle.ts`).
  */
 export function createAdminAuth(
   adminToken: string,
   authenticate: (token: string) => Promise<Customer | undefined>,
+  throttle: AdminThrottle = createAdminThrottle(),
 ): RequestHandler {
   return async (req, _res, next) => {
+    // The socket's address, never a forwarded-for header a client could vary at will.
+    const address = req.socket.remoteAddress ?? "unknown";
+    const waitSeconds = throttle.retryAfterSeconds(address);
+    if (waitSeconds > 0) {
+      throw new HttpProblem(
+        "too_many_attempts",
+        `Too many failed admin authentications from this address; retry after ${waitSeconds} s.`,
+        { headers: { "Retry-After": String(waitSeconds) } },
+      );
+    }
     const token = bearerToken(req);
     if (constantTimeEquals(token, adminToken)) {
       next();
@@ -76,6 +90,7 @@ export function createAdminAuth(
     if ((await authenticate(token)) !== undefined) {
       throw new HttpProblem("forbidden", "A customer token cannot use the admin API; use the admin token.");
     }
+    throttle.recordFailure(address);
     throw invalidToken();
   };
 }

@@ -25,7 +25,8 @@ export interface HttpDeps {
   readonly clock: Clock;
   readonly journal: Journal;
   readonly publicApi: PublicApiDeps;
-  readonly adminApi: AdminApiDeps;
+  /** Absent: no admin API, `/_sim/…` is 404 like any unknown path. */
+  readonly adminApi?: AdminApiDeps | undefined;
   /** Where unexpected errors (bugs) are reported; defaults to stderr. */
   readonly reportError?: (error: unknown) => void;
   /** Origins a browser app may call from (`*`: any); CORS is off when absent or empty. */
@@ -62,7 +63,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
   const report = deps.reportError ?? ((error) => console.error("airtime simulator: unexpected error", error));
   const recorder: RequestRecorder = { clock: deps.clock, journal: deps.journal, onRequest: deps.onRequest };
   const publicPipeline = createPublicPipeline(deps.publicApi, report);
-  const adminApp = createAdminHandler(deps.adminApi, report);
+  const adminApp = deps.adminApi === undefined ? undefined : createAdminHandler(deps.adminApi, report);
   const cors =
     deps.corsOrigins === undefined || deps.corsOrigins.length === 0 ? undefined : createCors(deps.corsOrigins);
 
@@ -74,7 +75,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
     }
     // `url` rather than the state's: mounted in another app, the mount prefix is not part of the route.
     const path = pathOf(req.url ?? "/");
-    if (isAdminPath(path)) {
+    if (adminApp !== undefined && isAdminPath(path)) {
       (req as AdminRequest).body = body;
       adminApp(req, res);
       return;

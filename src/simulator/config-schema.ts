@@ -6,7 +6,7 @@
  * never silently falls back to a default.
  */
 import { z } from "zod";
-import { TokenSchema } from "../contract/admin-schemas.ts";
+import { staticTokenSchema, TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
 import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
 import { DURATION_TEXT_PATTERN, parseDuration, TimingInputSchema } from "../domain/timing.ts";
@@ -30,6 +30,10 @@ function numberRule(message: string) {
 const KES_RULE = "must be an amount >= 0 with at most 2 decimals";
 const Kes = numeric(numberRule(KES_RULE).min(0, KES_RULE).refine(hasAtMostTwoDecimals, KES_RULE));
 const PORT_RULE = "must be an integer 0–65535";
+/** The one rule for admin tokens, wherever they come from (flag, environment, config, `createSimulator`). */
+export const AdminTokenSchema = staticTokenSchema(16).meta({
+  description: "Bearer token of the admin API, 16–256 visible ASCII characters (default: generated).",
+});
 const RATE_RULE = "must be a number from 0 to 1";
 
 const DurationSchema = z.union([
@@ -109,8 +113,16 @@ export const SimulatorConfigSchema = z
     seed: numeric(z.int({ error: "must be an integer" })).optional(),
     timing: TimingInputSchema.optional(),
     failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
-    adminToken: TokenSchema.optional(),
+    adminToken: AdminTokenSchema.optional(),
+    admin: z
+      .boolean({ error: "must be true or false" })
+      .optional()
+      .meta({ description: "false: no admin API; `/_sim/…` answers 404 (default true)." }),
     log: LogConfigSchema.optional(),
+    shutdownTimeout: DurationSchema.optional().meta({
+      description:
+        "How long `serve` lets requests and webhook attempts in flight finish after SIGTERM or SIGINT, e.g. 10s (default), or ms.",
+    }),
     cors: z
       .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
       .optional()

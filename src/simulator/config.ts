@@ -95,6 +95,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     port: _port,
     host: _host,
     log: _log,
+    shutdownTimeout: _shutdownTimeout,
     idempotencyRetention,
     statusProfile: _profile,
     limits,

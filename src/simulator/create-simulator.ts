@@ -7,7 +7,7 @@
 import { randomInt } from "node:crypto";
 import type { RequestListener } from "node:http";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
-import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
+import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
@@ -16,11 +16,18 @@ import { createHttpListeners, type PublicHandler } from "../http/create-listener
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
+import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
-import type { AdminExtension, SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
+import type {
+  AdminExtension,
+  LeftPending,
+  SimulatorContext,
+  SimulatorPlugin,
+  SimulatorPluginFactory,
+} from "./plugin.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -38,6 +45,29 @@ export interface SimulatorClock {
    * background work to settle.
    */
   advance(ms: number): Promise<void>;
+}
+
+/** How long `close()` lets work in flight finish when not told: requests only (see `CloseOptions`). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface CloseOptions {
+  /**
+   * How long requests and webhook attempts in flight may take to finish, ms;
+   * then connections still open are destroyed and attempts still out are
+   * recorded as failed (`shutdown`). Without it, requests get 10 s and webhook
+   * attempts are aborted at once, so a test never waits on its receivers.
+   */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** What a closed simulator left undone. */
+export interface ShutdownReport {
+  /** Requests still unanswered at the deadline: their connections were destroyed. */
+  readonly requestsCutOff: number;
+  /** Orders still pending: their next lifecycle step will not run. */
+  readonly pendingOrders: number;
+  /** What the plugins left, e.g. `{ "undelivered webhooks": 2, "webhook attempts cut off": 1 }`. */
+  readonly left: LeftPending;
 }
 
 export interface Simulator {
@@ -70,8 +100,14 @@ export interface Simulator {
   readonly plugins: readonly SimulatorPlugin[];
   /** Waits until background work started so far (webhook attempts) has settled. */
   settle(): Promise<void>;
-  /** Stops timers, closes the plugins, stops accepting and finishes in-flight requests. */
-  close(): Promise<void>;
+  /**
+   * Stops timers and accepting, finishes in-flight requests and then the
+   * plugins' work (webhook attempts) within `timeoutMs`, and reports what was
+   * left. Later calls return the first call's result.
+   */
+  shutdown(options?: CloseOptions): Promise<ShutdownReport>;
+  /** `shutdown()` without its report. */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 function resolveTiming(timing: string | Timing | undefined): Timing {
@@ -118,6 +154,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const limits = resolveLimits(options.limits);
   const tokenTtlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!(Number.isInteger(tokenTtlSeconds) && tokenTtlSeconds > 0)) throw new RangeError("tokenTtlSeconds must be > 0");
+  if (options.adminToken !== undefined) {
+    const checked = AdminTokenSchema.safeParse(options.adminToken);
+    if (!checked.success) throw new RangeError(`adminToken ${checked.error.issues[0]?.message ?? "is not valid"}`);
+  }
   const failureRate = options.failureRate ?? 0;
   if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
 
@@ -213,17 +253,40 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       },
       issueToken,
     },
-    adminApi: {
-      adminToken,
-      authenticateCustomer: (token) => service.authenticate(token),
-      // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
-      controls,
-      extensions,
-    },
+    adminApi:
+      options.admin === false
+        ? undefined
+        : {
+            adminToken,
+            authenticateCustomer: (token: string) => service.authenticate(token),
+            // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
+            controls,
+            extensions,
+          },
   });
 
   const server = createHttpServer(http.requestListener);
-  let closed = false;
+  let closed: Promise<ShutdownReport> | undefined;
+  const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+      throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
+    }
+    time.stop();
+    const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+    const { requestsCutOff } = await server.close(deadline);
+    const left: Record<string, number> = {};
+    for (const plugin of plugins) {
+      const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
+      for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
+    }
+    const orders = await store.listOrders();
+    const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
+    return { requestsCutOff, pendingOrders, left };
+  };
+  const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
+    closed ??= shutDown(closeOptions.timeoutMs);
+    return closed;
+  };
   return {
     listen: (port = 0, host = "127.0.0.1") => server.listen(port, host),
     get url() {
@@ -241,12 +304,9 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     publicHandler: http.publicHandler,
     plugins,
     settle,
-    async close() {
-      if (closed) return;
-      closed = true;
-      time.stop();
-      await server.close();
-      for (const plugin of plugins) await plugin.close?.();
+    shutdown,
+    async close(closeOptions) {
+      await shutdown(closeOptions);
     },
   };
 }

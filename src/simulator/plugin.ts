@@ -85,7 +85,14 @@ export interface SimulatorPlugin {
   reset?(customerId?: string): Promise<void>;
   /** Awaited until background work started so far (webhook attempts) has settled. */
   settle?(): Promise<void>;
-  close?(): Promise<void>;
+  /**
+   * Shutdown: finish background work until `deadline` aborts (stop at once
+   * without one), then say what was left undone.
+   */
+  close?(deadline?: AbortSignal): Promise<LeftPending | void>;
 }
+
+/** What a plugin left undone at shutdown, counted by what it is: `{ "undelivered webhooks": 2 }`. */
+export type LeftPending = Readonly<Record<string, number>>;
 
 export type SimulatorPluginFactory = (context: SimulatorContext) => SimulatorPlugin | Promise<SimulatorPlugin>;

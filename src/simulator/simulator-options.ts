@@ -32,8 +32,10 @@ export interface SimulatorOptions {
   readonly seed?: number | undefined;
   /** Share of orders that fail (0..1), drawn from the seeded random. Default 0. */
   readonly failureRate?: number | undefined;
-  /** Bearer token of the admin API; generated when omitted. */
+  /** Bearer token of the admin API, 16–256 visible ASCII characters; generated (36 characters) when omitted. */
   readonly adminToken?: string | undefined;
+  /** `false`: no admin API at all, `/_sim/…` answers 404 like any unknown path. Default true. */
+  readonly admin?: boolean | undefined;
   /** The `demo` customer seeded by default; `false` for none. */
   readonly demo?: DemoCustomerOptions | false | undefined;
   /** Further customers, as in the config file. */

@@ -4,6 +4,7 @@
  * Importable without a running simulator.
  */
 import { z } from "zod";
+import { ADMIN_RETRY_AFTER, ADMIN_THROTTLED } from "../contract/routes/admin-routes.ts";
 import { type ProblemCase, problemResponses } from "../contract/routes/problems.ts";
 import { SUCCESS_WEBHOOK } from "../contract/routes/public-examples.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
@@ -78,6 +79,7 @@ const AUTH_CASES: ProblemCase[] = [
   { code: "missing_token", when: "No admin bearer token.", detail: "Send the admin token as a bearer token." },
   { code: "invalid_token", when: "The token is not the admin token.", detail: "The bearer token is not valid." },
   { code: "forbidden", when: "A customer's token was used.", detail: "This token cannot use the admin API." },
+  ADMIN_THROTTLED,
 ];
 
 const ID_PATH = z.object({
@@ -133,7 +135,7 @@ const LIST_DELIVERIES_ROUTE = {
           },
           ...AUTH_CASES,
         ],
-        { instance: "/_sim/deliveries" },
+        { instance: "/_sim/deliveries", headers: ADMIN_RETRY_AFTER },
       ),
     },
   },
@@ -160,7 +162,10 @@ const GET_DELIVERY_ROUTE = {
           },
         },
       },
-      ...problemResponses([NOT_FOUND, ...AUTH_CASES], { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}` }),
+      ...problemResponses([NOT_FOUND, ...AUTH_CASES], {
+        instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}`,
+        headers: ADMIN_RETRY_AFTER,
+      }),
     },
   },
 } satisfies RouteDeclaration;
@@ -224,7 +229,7 @@ export const REDELIVER_ROUTE = {
           },
           ...AUTH_CASES,
         ],
-        { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}/redeliver` },
+        { instance: `/_sim/deliveries/${EXAMPLE_DELIVERY.id}/redeliver`, headers: ADMIN_RETRY_AFTER },
       ),
     },
   },

@@ -92,8 +92,22 @@ export interface WebhookDispatcher {
   settle(): Promise<void>;
   /** Forgets one customer's deliveries (or all) and cancels their scheduled attempts. */
   reset(customerId?: string): Promise<void>;
-  /** Aborts requests in flight and starts no more. */
+  /**
+   * Starts no more attempts and waits for those in flight until `deadline`
+   * aborts (at once without one), then aborts them: each is recorded as a
+   * failed attempt with the error `shutdown`. Resolves to what was left.
+   */
+  shutdown(deadline?: AbortSignal): Promise<WebhookCloseReport>;
+  /** `shutdown()` without a deadline: aborts requests in flight and starts no more. */
   close(): Promise<void>;
+}
+
+/** What a closing dispatcher left undone. */
+export interface WebhookCloseReport {
+  /** Attempts whose request was still out at the deadline, recorded as failed (`shutdown`). */
+  readonly attemptsCutOff: number;
+  /** Deliveries still pending: their next attempt was not made. */
+  readonly undelivered: number;
 }
 
 /**
@@ -126,6 +140,9 @@ export function createWebhookDispatcher(
   const random = createSeededRandom(Math.floor(deps.random.next() * 2 ** 32));
   const ids: Ids = createIds(random);
   const inFlight = new Set<Promise<unknown>>();
+  // Closing starts no attempt; at the deadline the `closing` signal aborts the requests still out.
+  let stopping = false;
+  let posting = 0;
   const closing = new AbortController();
   // Every attempt in flight listens on this one signal; hundreds at once are normal, not a leak.
   setMaxListeners(0, closing.signal);
@@ -204,7 +221,7 @@ export function createWebhookDispatcher(
 
   async function runJob(job: Job): Promise<void> {
     if (!isAttemptJobPayload(job.payload)) throw new Error(`malformed ${WEBHOOK_ATTEMPT_JOB} payload`);
-    if (closing.signal.aborted) return;
+    if (stopping) return;
     const { deliveryId, scheduleIndex } = job.payload;
     const delivery = await deliveries.get(deliveryId);
     // Delivered meanwhile, reset away, or superseded (redelivery, webhook before response).
@@ -258,7 +275,7 @@ export function createWebhookDispatcher(
     context: AttemptContext,
   ): Promise<DeliveryAttempt | undefined> {
     const slot = await limiter.run(endpointKey(delivery.customerId, endpoint.url), async () => {
-      if (closing.signal.aborted) return undefined;
+      if (stopping) return undefined;
       // Read again: a 410 or an admin change may have come while this attempt waited.
       const current = (await store.getCustomer(delivery.customerId))?.webhook;
       if (current === undefined || current.disabled === true) {
@@ -295,14 +312,19 @@ export function createWebhookDispatcher(
         secrets,
       }),
     };
-    const result = await postWebhook({
+    posting += 1;
+    const posted = await postWebhook({
       url: endpoint.url,
       headers: requestHeaders,
       body: delivery.body,
       timeoutMs,
       signal: closing.signal,
       wallNow,
+    }).finally(() => {
+      posting -= 1;
     });
+    const cutOff = posted.kind === "error" && posted.error === "aborted" && closing.signal.aborted;
+    const result: PostResult = cutOff ? { ...posted, error: "shutdown" } : posted;
     return record(delivery, endpoint, context, result, sentAt, sentAtWall, requestHeaders);
   }
 
@@ -350,7 +372,7 @@ export function createWebhookDispatcher(
     await deliveries.addAttempt(attemptRecord);
     const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
     // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
-    if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !closing.signal.aborted) {
+    if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !stopping) {
       const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
       await scheduler.schedule({
         id: updated.nextJobId,
@@ -427,6 +449,19 @@ export function createWebhookDispatcher(
 
   scheduler.handle(WEBHOOK_ATTEMPT_JOB, runJob);
 
+  async function shutdown(deadline?: AbortSignal): Promise<WebhookCloseReport> {
+    stopping = true;
+    const given = untilAborted(deadline);
+    while (inFlight.size > 0 && !(deadline?.aborted ?? true)) {
+      await Promise.race([Promise.allSettled([...inFlight]), given]);
+    }
+    const attemptsCutOff = posting;
+    closing.abort();
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    const undelivered = (await deliveries.list({ state: "pending" })).length;
+    return { attemptsCutOff, undelivered };
+  }
+
   return {
     events: { statusChanged },
     deliveries,
@@ -450,7 +485,7 @@ export function createWebhookDispatcher(
       await Promise.all(runs);
     },
     async redeliver(deliveryId, redeliverOptions = {}) {
-      if (closing.signal.aborted) return { kind: "closed" };
+      if (stopping) return { kind: "closed" };
       const delivery = await deliveries.get(deliveryId);
       if (delivery === undefined) return { kind: "not_found" };
       let endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
@@ -469,7 +504,7 @@ export function createWebhookDispatcher(
       const updated = await deliveries.get(deliveryId);
       if (updated === undefined) return { kind: "not_found" };
       // Not made: the dispatcher closed, or a 410 disabled the endpoint while the attempt waited.
-      if (made === undefined) return closing.signal.aborted ? { kind: "closed" } : { kind: "endpoint_disabled" };
+      if (made === undefined) return stopping ? { kind: "closed" } : { kind: "endpoint_disabled" };
       return { kind: "attempted", delivery: updated, attempt: made };
     },
     async settle() {
@@ -482,9 +517,9 @@ export function createWebhookDispatcher(
       }
       await deliveries.reset(customerId);
     },
+    shutdown,
     async close() {
-      closing.abort();
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await shutdown();
     },
   };
 }
@@ -492,6 +527,14 @@ export function createWebhookDispatcher(
 /** One queue per customer endpoint: customers sharing a host never share a queue or its cap. */
 function endpointKey(customerId: string, url: string): string {
   return `${customerId} ${url}`;
+}
+
+/** Resolves when `signal` aborts; never without one. */
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) resolve();
+    else signal?.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 function unusableReason(endpoint: WebhookEndpoint | undefined): string {

@@ -41,7 +41,10 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
       },
       settle: () => dispatcher.settle(),
       reset: (customerId) => dispatcher.reset(customerId),
-      close: () => dispatcher.close(),
+      async close(deadline) {
+        const left = await dispatcher.shutdown(deadline);
+        return { "undelivered webhooks": left.undelivered, "webhook attempts cut off": left.attemptsCutOff };
+      },
     };
   };
 }

@@ -35,7 +35,10 @@ describe("every flag sets a path its schema knows", () => {
 describe("serve: file, then environment, then flags, parsed once", () => {
   const dir = mkdtempSync(join(tmpdir(), "flag-tables-"));
   const file = join(dir, "sim.yaml");
-  writeFileSync(file, "port: 5000\nhost: 0.0.0.0\nscenarios:\n  active: [flaky-gateway]\ndemo: false\n");
+  writeFileSync(
+    file,
+    "port: 5000\nhost: 0.0.0.0\nadminToken: admin-token-flag-tables\nscenarios:\n  active: [flaky-gateway]\ndemo: false\n",
+  );
 
   test("lists add up, single values are replaced, a flag's demo field revives the demo customer", async () => {
     const parsed = await parseServeArgs(

@@ -42,14 +42,14 @@ function start(args: string[], env: Record<string, string> = {}) {
 
 describe("airtime-harness serve (child process)", () => {
   test("starts, prints URL, tokens and a working curl line, answers, and closes on SIGTERM finishing a request in flight", async () => {
-    const server = start(["--port", "0", "--clock", "virtual", "--admin-token", "admin-token-cli"], {
+    const server = start(["--port", "0", "--clock", "virtual", "--admin-token", "admin-token-cli-0001"], {
       AIRTIME_SIM_DEMO_TOKEN: "demo-token-from-env",
     });
     const url = await server.started();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const out = server.out();
     expect(out).toContain("demo-token-from-env");
-    expect(out).toContain("admin-token-cli");
+    expect(out).toContain("admin-token-cli-0001");
     expect(out).toContain(`curl -sS -X POST ${url}/v1/airtime`);
 
     // The printed curl line's body and headers really place an order.
@@ -64,9 +64,9 @@ describe("airtime-harness serve (child process)", () => {
       body,
     });
     expect(placed.status).toBe(200);
-    expect((await fetch(`${url}/_sim/clock`, { headers: { authorization: "Bearer admin-token-cli" } })).status).toBe(
-      200,
-    );
+    expect(
+      (await fetch(`${url}/_sim/clock`, { headers: { authorization: "Bearer admin-token-cli-0001" } })).status,
+    ).toBe(200);
 
     // A request in flight: headers sent, body not finished when SIGTERM arrives.
     const payload = JSON.stringify({ account: "0712345678", amount: 10, currency: "KES", reference: "in-flight" });

@@ -28,6 +28,8 @@ export interface SendInit {
   readonly body?: unknown;
   /** Sent as it is; bytes are sent without a content type, a string as text/plain unless `headers` name one. */
   readonly raw?: string | Uint8Array | undefined;
+  /** The client's address, as the server sees it; in-process only (a socket's is the real one). */
+  readonly from?: string | undefined;
 }
 
 /** A simulator, or the base URL of any server (always reached over a socket). */
@@ -63,9 +65,10 @@ export async function send(target: Target, pathOrInit: string | SendInit = {}, i
     headers["content-type"] ??= "application/json";
   }
   const request = { method: options.method ?? (body === undefined ? "GET" : "POST"), headers, body };
+  const base = typeof target === "string" ? target : listeningUrl(target);
+  if (options.from !== undefined && base !== undefined) throw new Error("`from` needs an in-process simulator");
   if (typeof target === "string") return overSocket(`${target}${path}`, request);
-  const base = listeningUrl(target);
-  if (base === undefined) return inProcess(target.requestListener, path, request);
+  if (base === undefined) return inProcess(target.requestListener, path, { ...request, from: options.from });
   if (injected) throw new Error("this test file injects requests, so its simulators cannot serve a socket too");
   return overSocket(`${base}${path}`, request);
 }
@@ -88,7 +91,11 @@ async function overSocket(url: string, { method, headers, body }: PlainRequest):
   return reply(res.status, res.headers, await res.text());
 }
 
-async function inProcess(listener: RequestListener, path: string, { method, headers, body }: PlainRequest) {
+async function inProcess(
+  listener: RequestListener,
+  path: string,
+  { method, headers, body, from }: PlainRequest & { readonly from: string | undefined },
+) {
   // Built as fetch builds it, so both ways send the same request: the same refusals (methods, header
   // values), the URL normalised the same way, and a string body without a type sent as text/plain.
   const request = new Request(new URL(path, "http://localhost"), { method, headers, body: body ?? null });
@@ -98,6 +105,7 @@ async function inProcess(listener: RequestListener, path: string, { method, head
     method: request.method as NonNullable<inject.InjectOptions["method"]>,
     url: url.pathname + url.search,
     headers: Object.fromEntries(request.headers),
+    ...(from === undefined ? {} : { remoteAddress: from }),
     // A Buffer, so that an empty body is still sent, with its content-length of 0, as fetch sends it.
     ...(body === undefined ? {} : { payload: Buffer.from(body) }),
   });

@@ -230,6 +230,6 @@ it("close() aborts an attempt in flight at once and starts no more", async () =>
   // With a 60 s attempt timeout, the attempt can only have ended this way because close() aborted it.
   await dispatcher.close();
   const [delivery] = await dispatcher.deliveries.list();
-  expect((await dispatcher.deliveries.attempts(delivery?.id ?? ""))[0]?.error).toBe("aborted");
+  expect((await dispatcher.deliveries.attempts(delivery?.id ?? ""))[0]?.error).toBe("shutdown");
   expect(await dispatcher.redeliver(delivery?.id ?? "")).toEqual({ kind: "closed" });
 });

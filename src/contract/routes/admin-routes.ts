@@ -52,6 +52,23 @@ const CLOCK = { mode: "virtual", now: NOW, iso: ISO };
 const one = (summary: string, value: unknown): NamedExamples => ({ example: { summary, value } });
 const json = (schema: z.ZodType, examples: NamedExamples) => ({ "application/json": { schema, examples } });
 
+/** Every admin operation: too many failed authentications from the client's address. */
+export const ADMIN_THROTTLED: ProblemCase = {
+  code: "too_many_attempts",
+  when: "Too many failed admin authentications from this address (10 a minute); `Retry-After` says when to retry.",
+  detail: "Too many failed admin authentications from this address; retry after 42 s.",
+};
+
+/** The header of the admin API's 429, for `problemResponses`' `headers`. */
+export const ADMIN_RETRY_AFTER = {
+  429: z.object({
+    "Retry-After": z
+      .string()
+      .regex(/^\d+$/)
+      .meta({ description: "Seconds until this address may try again.", example: "42" }),
+  }),
+};
+
 const AUTH_PROBLEMS: ProblemCase[] = [
   { code: "missing_token", when: "No Authorization header.", detail: "Send Authorization: Bearer <token>." },
   {
@@ -64,6 +81,7 @@ const AUTH_PROBLEMS: ProblemCase[] = [
     when: "A customer's token: the admin API needs the admin token.",
     detail: "A customer token cannot use the admin API; use the admin token.",
   },
+  ADMIN_THROTTLED,
 ];
 
 const BODY_PROBLEMS: ProblemCase[] = [
@@ -137,7 +155,7 @@ function adminRoute<B extends z.ZodType, Q extends z.ZodObject>(spec: AdminRoute
           description: ok.description,
           content: json(ok.schema, { example: { summary: ok.summary, value: ok.value } }),
         },
-        ...problemResponses(cases, { instance: spec.instance }),
+        ...problemResponses(cases, { instance: spec.instance, headers: ADMIN_RETRY_AFTER }),
       },
     },
   } satisfies RouteDeclaration;
