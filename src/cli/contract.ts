@@ -217,6 +217,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
     flags: [
       { name: "junit", value: "FILE", path: ["report", "junit"], help: "write JUnit XML" },
       { name: "json", value: "FILE", path: ["report", "json"], help: "write the report as JSON" },
+      {
+        name: "html",
+        value: "FILE",
+        path: ["report", "html"],
+        help: "write one self-contained HTML page: verdicts, failures with steps, diff and curl",
+      },
       { name: "quiet", path: ["report", "quiet"], help: "no progress line" },
       {
         name: "verbose",
@@ -253,6 +259,7 @@ exit code: 0 all checks passed, skipped or not exercised, 1 a check failed (or w
 interface ReportOptions {
   readonly junit?: string;
   readonly json?: string;
+  readonly html?: string;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
   readonly listChecks?: boolean;
@@ -289,12 +296,14 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
 }
 
 async function loadReporters() {
-  const [{ formatConsoleReport }, { formatJsonReport }, { formatJUnitReport }] = await Promise.all([
-    import("../harness/reporters/console-reporter.ts"),
-    import("../harness/reporters/json-reporter.ts"),
-    import("../harness/reporters/junit-reporter.ts"),
-  ]);
-  return { formatConsoleReport, formatJsonReport, formatJUnitReport };
+  const [{ formatConsoleReport }, { formatJsonReport }, { formatJUnitReport }, { formatHtmlReport }] =
+    await Promise.all([
+      import("../harness/reporters/console-reporter.ts"),
+      import("../harness/reporters/json-reporter.ts"),
+      import("../harness/reporters/junit-reporter.ts"),
+      import("../harness/reporters/html-reporter.ts"),
+    ]);
+  return { formatConsoleReport, formatJsonReport, formatJUnitReport, formatHtmlReport };
 }
 
 /**
@@ -342,6 +351,7 @@ export async function contract(args: string[]): Promise<number> {
   console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true }));
   if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
   if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
+  if (files.html !== undefined) await writeFile(files.html, reporters.formatHtmlReport(report));
   if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

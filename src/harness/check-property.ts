@@ -14,8 +14,9 @@ import type { HarnessContext } from "./harness-context.ts";
 import type { ContractProperty, RunRecorder } from "./property.ts";
 import { formatReplayPath } from "./replay.ts";
 import { buildReplayCommand } from "./replay-command.ts";
+import type { FailureDiff } from "./failure-evidence.ts";
 import type { CheckFailureReport, PropertyReport } from "./report.ts";
-import { createTranscript, type Transcript, toCurl } from "./transcript.ts";
+import { createTranscript, type Transcript, toCurl, toExchangeRecord } from "./transcript.ts";
 
 export interface CheckPropertyInput {
   readonly property: ContractProperty;
@@ -38,6 +39,7 @@ interface Found {
   readonly message: string;
   readonly path: string;
   readonly replayPath: string | undefined;
+  readonly diff: FailureDiff | undefined;
 }
 
 /** Checks one property until it passes with every check that has not failed yet. */
@@ -103,6 +105,7 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
       message: error.message,
       path: result.counterexamplePath ?? "",
       replayPath: input.replay?.replayPath ?? property.replayPathOf?.((result.counterexample ?? []) as unknown[]),
+      diff: error.diff,
     };
     const observed = recorder.lastFailed();
     input.onFailure(await pinDown(input, first, observed, { enabled, recorder }));
@@ -125,7 +128,7 @@ async function pinDown(
   const replay = await confirm(input, first, observed);
   input.onPhase("replay", Date.now() - replayStarted);
   if (!replay.reproduced || input.replay !== undefined) {
-    return report(input, first, replay.reproduced ? replay.transcript : observed, {
+    return report(input, { ...first, message: replay.message, diff: replay.diff }, replay.transcript, {
       reproduced: replay.reproduced,
       observed: !replay.reproduced,
       shrinkMs: 0,
@@ -146,6 +149,7 @@ async function pinDown(
           message: error.message,
           path: shrunk.counterexamplePath,
           replayPath: input.property.replayPathOf?.((shrunk.counterexample ?? []) as unknown[]),
+          diff: error.diff,
         }
       : first;
   replayStarted = Date.now();
@@ -153,7 +157,8 @@ async function pinDown(
   input.onPhase("replay", Date.now() - replayStarted);
   // A shrunk case that did not reproduce: the first failure, which did, is the report.
   const chosen = confirmed.reproduced ? best : first;
-  return report(input, chosen, confirmed.reproduced ? confirmed.transcript : replay.transcript, {
+  const evidence = confirmed.reproduced ? confirmed : replay;
+  return report(input, { ...chosen, message: evidence.message, diff: evidence.diff }, evidence.transcript, {
     reproduced: true,
     observed: false,
     shrinkMs: spent,
@@ -179,11 +184,13 @@ function report(
       curl: step.exchanges.map((exchange) =>
         toCurl(exchange.request, { baseUrl: h.target.displayUrl, secrets: h.target.secrets }),
       ),
+      exchanges: step.exchanges.map((exchange) => toExchangeRecord(exchange, { secrets: h.target.secrets })),
     })),
     replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: input.seed, path }),
     reproduced: how.reproduced,
     observed: how.observed,
     shrinkMs: how.shrinkMs,
+    ...(found.diff === undefined ? {} : { diff: found.diff }),
   };
 }
 
@@ -192,15 +199,19 @@ async function confirm(
   input: CheckPropertyInput,
   found: Found,
   fallback: Transcript,
-): Promise<{ reproduced: boolean; transcript: Transcript }> {
+): Promise<{ reproduced: boolean; transcript: Transcript; message: string; diff: FailureDiff | undefined }> {
   const checker: Checker = createChecker(new Set([found.check]));
   const recorder = createRecorder(input.h, () => {});
   try {
     const result = await runFrom(input, found, checker, recorder, { endOnFailure: true });
-    const same = result.failed && isCheckFailure(result.errorInstance) && result.errorInstance.check === found.check;
-    return { reproduced: same, transcript: same ? recorder.lastFailed() : fallback };
+    const error = result.errorInstance;
+    const same = result.failed && isCheckFailure(error) && error.check === found.check;
+    // Message and diff go with the transcript they came from (references differ from run to run).
+    return same
+      ? { reproduced: true, transcript: recorder.lastFailed(), message: error.message, diff: error.diff }
+      : { reproduced: false, transcript: fallback, message: found.message, diff: found.diff };
   } catch {
-    return { reproduced: false, transcript: fallback };
+    return { reproduced: false, transcript: fallback, message: found.message, diff: found.diff };
   }
 }
 

@@ -6,6 +6,7 @@
  * looks for further failures after finding one.
  */
 import type { CheckName } from "./checks.ts";
+import type { FailureDiff } from "./failure-evidence.ts";
 
 export class CheckFailure extends Error {
   override readonly name = "CheckFailure";
@@ -13,6 +14,8 @@ export class CheckFailure extends Error {
   constructor(
     readonly check: CheckName,
     message: string,
+    /** The two bodies that disagreed, for reports that show a diff. */
+    readonly diff?: FailureDiff,
   ) {
     super(`[${check}] ${message}`);
   }
@@ -29,8 +32,11 @@ export class HarnessError extends Error {
 
 export interface Checker {
   isEnabled(check: CheckName): boolean;
-  /** Asserts `condition` for `check`; throws a CheckFailure when it is false and the check is enabled. */
-  that(check: CheckName, condition: boolean, message: string | (() => string)): void;
+  /**
+   * Asserts `condition` for `check`; throws a CheckFailure when it is false and the check is enabled.
+   * `diff` names the two bodies compared, when there are two.
+   */
+  that(check: CheckName, condition: boolean, message: string | (() => string), diff?: () => FailureDiff): void;
   /** Records that `check` was exercised without asserting (e.g. a webhook wait that succeeded). */
   touch(check: CheckName): void;
   /** Counts one relevant case of `check` under `label` (e.g. a webhook judged for a Success), for coverage. */
@@ -49,11 +55,11 @@ export function createChecker(enabled: ReadonlySet<CheckName>): Checker {
   const asserted = new Map<CheckName, number>();
   return {
     isEnabled: (check) => enabled.has(check),
-    that(check, condition, message) {
+    that(check, condition, message, diff) {
       if (!enabled.has(check)) return;
       seen.add(check);
       asserted.set(check, (asserted.get(check) ?? 0) + 1);
-      if (!condition) throw new CheckFailure(check, typeof message === "string" ? message : message());
+      if (!condition) throw new CheckFailure(check, typeof message === "string" ? message : message(), diff?.());
     },
     touch(check) {
       if (enabled.has(check)) seen.add(check);

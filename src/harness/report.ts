@@ -6,12 +6,16 @@
  */
 import type { CheckName } from "./checks.ts";
 import type { Coverage } from "./coverage.ts";
+import type { ExchangeRecord, FailureDiff } from "./failure-evidence.ts";
+import type { Profile } from "./profiles.ts";
 import type { PropertyName } from "./property.ts";
 
 export interface FailureStep {
   readonly label: string;
   /** One curl command per request the step made (tokens as shell variables). */
   readonly curl: readonly string[];
+  /** The same requests with their responses, in the same order as `curl`. */
+  readonly exchanges: readonly ExchangeRecord[];
 }
 
 export interface CheckFailureReport {
@@ -34,6 +38,8 @@ export interface CheckFailureReport {
   readonly observed: boolean;
   /** Wall time spent shrinking, ms (never more than the shrink cap, plus the run in flight). */
   readonly shrinkMs: number;
+  /** Expected against actual, when the check compared two bodies. */
+  readonly diff?: FailureDiff;
 }
 
 export type CheckVerdict =
@@ -73,6 +79,8 @@ export interface ContractReport {
   readonly ok: boolean;
   readonly seed: number;
   readonly target: string;
+  /** Which checks were judged: `strict` (our spec) or `interface` (only what the interface states). */
+  readonly profile: Profile;
   readonly runsPerProperty: number;
   /** Runs of the model property (fewer by default against a real clock: each waits for its orders' finals). */
   readonly modelRuns: number;

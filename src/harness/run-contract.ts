@@ -325,6 +325,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     ok: isRunOk(checks, errors, requireCoverage),
     seed,
     target: describeTarget(options, target),
+    profile,
     runsPerProperty: runs,
     modelRuns,
     durationMs: Date.now() - started,

@@ -5,6 +5,7 @@
  */
 import { describeFault, REQUEST_ID_HEADER } from "./faults.ts";
 import type { Exchange, HttpRequestSpec } from "./http-client.ts";
+import type { ExchangeRecord } from "./failure-evidence.ts";
 
 export interface TranscriptStep {
   readonly label: string;
@@ -49,11 +50,7 @@ export interface CurlOptions {
  * // curl -sS -i -X GET "$AIRTIME_URL/v1/balance" -H "authorization: Bearer $AIRTIME_TOKEN"
  */
 export function toCurl(request: HttpRequestSpec, options: CurlOptions): string {
-  const redact = (text: string): string => {
-    let out = text;
-    for (const [secret, variable] of options.secrets) if (secret !== "") out = out.split(secret).join(variable);
-    return out;
-  };
+  const redact = redactor(options.secrets);
   const parts = ["curl -sS -i", `-X ${request.method}`, doubleQuote(`${options.baseUrl}${request.path}`)];
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     // The request id only tells the harness's own proxy which request it is.
@@ -65,12 +62,58 @@ export function toCurl(request: HttpRequestSpec, options: CurlOptions): string {
   return `${parts.join(" ")}${fault}`;
 }
 
+/** The longest body a report keeps; the rest is cut, its length said. */
+const MAX_BODY_CHARS = 2000;
+
+/**
+ * One exchange as a report shows it: request and response with secrets as
+ * shell variables (a response may echo a token), bodies cut short.
+ */
+export function toExchangeRecord(exchange: Exchange, options: Pick<CurlOptions, "secrets">): ExchangeRecord {
+  const redact = redactor(options.secrets);
+  const { request, outcome } = exchange;
+  const headers = Object.fromEntries(
+    Object.entries(request.headers ?? {})
+      .filter(([name]) => name !== REQUEST_ID_HEADER)
+      .map(([name, value]) => [name, redact(value)]),
+  );
+  return {
+    request: {
+      method: request.method,
+      path: redact(request.path),
+      headers,
+      ...(request.body === undefined ? {} : { body: cut(redact(request.body)) }),
+      ...(request.fault === undefined ? {} : { fault: describeFault(request.fault) }),
+    },
+    response:
+      outcome.kind === "response"
+        ? {
+            kind: "response",
+            status: outcome.status,
+            headers: Object.fromEntries(Object.entries(outcome.headers).map(([name, value]) => [name, redact(value)])),
+            body: cut(redact(outcome.text)),
+          }
+        : { kind: "network_error", code: outcome.code, message: outcome.message },
+  };
+}
+
+function redactor(secrets: ReadonlyMap<string, string>): (text: string) => string {
+  return (text) => {
+    let out = text;
+    for (const [secret, variable] of secrets) if (secret !== "") out = out.split(secret).join(variable);
+    return out;
+  };
+}
+
+function cut(text: string): string {
+  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…(${text.length} bytes)` : text;
+}
+
 /** Double quotes keep `$VARIABLES` expandable; other specials are escaped. */
 function doubleQuote(text: string): string {
   return `"${text.replace(/(["\\`])/g, "\\$1")}"`;
 }
 
 function singleQuote(text: string): string {
-  const shown = text.length > 2000 ? `${text.slice(0, 2000)}…(${text.length} bytes)` : text;
-  return `'${shown.replace(/'/g, `'\\''`)}'`;
+  return `'${cut(text).replace(/'/g, `'\\''`)}'`;
 }

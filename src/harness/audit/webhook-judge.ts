@@ -61,44 +61,51 @@ export async function judgeFinalWebhook(
     parsed.success,
     () => `${reference}: the webhook body does not match the webhook schema: ${delivery.body.slice(0, 200)}`,
   );
-  const mismatches = strict
-    ? sharedFieldMismatches(delivery.payload as Record<string, unknown>, final.body)
-    : mappedMismatches(readOrder(delivery.payload, r.mapping.webhook), readOrder(final.body, r.mapping.lookup));
+  const webhook = strict
+    ? (delivery.payload as Record<string, unknown>)
+    : readOrder(delivery.payload, r.mapping.webhook);
+  const lookup = strict ? (final.body as object as Record<string, unknown>) : readOrder(final.body, r.mapping.lookup);
+  const compared = strict ? sharedFieldNames(webhook, lookup) : (["id", "reference", "status"] as const);
+  const mismatches = fieldMismatches(compared, webhook, lookup);
   r.checker.that(
     "webhook_matches_lookup",
     mismatches.length === 0,
     () => `${reference}: the webhook disagrees with GET /v1/airtime/${reference}: ${mismatches.join(", ")}`,
+    // Only the fields compared: the rest legitimately differs and would bury the mismatch.
+    () => ({
+      expectedLabel: `GET /v1/airtime/${reference}`,
+      actualLabel: `webhook ${delivery.webhookId}`,
+      expected: pick(lookup, compared),
+      actual: pick(webhook, compared),
+    }),
   );
   r.checker.tally("webhook_matches_lookup", statusName);
   return true;
 }
 
-/** Every field both bodies carry, compared (money in cents); the status is compared even when one side lacks it. */
-function sharedFieldMismatches(webhook: Readonly<Record<string, unknown>>, lookup: object): string[] {
-  const other = lookup as Readonly<Record<string, unknown>>;
+/** Every field both bodies carry, and the id, reference and status even when one side lacks them. */
+function sharedFieldNames(webhook: Readonly<Record<string, unknown>>, lookup: object): string[] {
   const names = new Set(["id", "reference", "status"]);
-  for (const name of Object.keys(webhook)) if (Object.hasOwn(other, name)) names.add(name);
-  const out: string[] = [];
-  for (const name of names) {
-    if (NOT_COMPARED.has(name)) continue;
-    const a = webhook[name];
-    const b = other[name];
-    const same =
-      typeof a === "number" && typeof b === "number" && name === "amount"
-        ? toCents(a) === toCents(b)
-        : JSON.stringify(a) === JSON.stringify(b);
-    if (!same) out.push(`${name} ${JSON.stringify(a)} ≠ ${JSON.stringify(b)}`);
-  }
-  return out;
+  for (const name of Object.keys(webhook)) if (Object.hasOwn(lookup, name)) names.add(name);
+  return [...names].filter((name) => !NOT_COMPARED.has(name));
 }
 
-/** Under the interface profile: id, reference and status, where the mapping finds them on both sides. */
-function mappedMismatches(webhook: ReturnType<typeof readOrder>, lookup: ReturnType<typeof readOrder>): string[] {
-  return (["id", "reference", "status"] as const).flatMap((name) =>
-    webhook[name] === lookup[name]
-      ? []
-      : [`${name} ${JSON.stringify(webhook[name])} ≠ ${JSON.stringify(lookup[name])}`],
-  );
+/** Each field that differs (money in cents), as `name webhook ≠ lookup`. */
+function fieldMismatches(names: readonly string[], webhook: object, lookup: object): string[] {
+  const a = webhook as Readonly<Record<string, unknown>>;
+  const b = lookup as Readonly<Record<string, unknown>>;
+  return names.flatMap((name) => {
+    const same =
+      typeof a[name] === "number" && typeof b[name] === "number" && name === "amount"
+        ? toCents(a[name]) === toCents(b[name])
+        : JSON.stringify(a[name]) === JSON.stringify(b[name]);
+    return same ? [] : [`${name} ${JSON.stringify(a[name])} ≠ ${JSON.stringify(b[name])}`];
+  });
+}
+
+function pick(body: object, names: readonly string[]): Record<string, unknown> {
+  const from = body as Readonly<Record<string, unknown>>;
+  return Object.fromEntries(names.filter((name) => Object.hasOwn(from, name)).map((name) => [name, from[name]]));
 }
 
 function pickSignatureHeaders(headers: Readonly<Record<string, string>>): Record<string, string | undefined> {

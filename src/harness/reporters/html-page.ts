@@ -1,0 +1,130 @@
+/**
+ * The HTML report's shell: inline style and script (the page opens from disk,
+ * with no server and no network), and a Content-Security-Policy that lets
+ * only that one script run — a second line of defence should text from the
+ * target ever slip past escaping.
+ */
+import { createHash } from "node:crypto";
+import { Html, markup } from "./html-template.ts";
+
+const STYLE = `
+:root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; --panel: #f6f8fa;
+  --pass: #1a7f37; --fail: #b3261e; --skip: #59636e; --warn: #8a4600; --link: #0a58ca; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header, main, footer { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem; }
+header { border-bottom: 1px solid var(--line); }
+h1 { font-size: 1.6rem; margin: 0.2rem 0 0.6rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 0.6rem; padding-bottom: 0.3rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1.1rem; margin: 1.4rem 0 0.4rem; }
+h4 { font-size: 0.95rem; margin: 0.8rem 0 0.3rem; }
+h5 { font-size: 0.85rem; margin: 0.6rem 0 0.2rem; color: var(--muted); }
+a { color: var(--link); }
+code, pre { font: 13px/1.45 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+pre { margin: 0.3rem 0; padding: 0.6rem 0.8rem; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.15rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; vertical-align: top; padding: 0.35rem 0.6rem; border-bottom: 1px solid var(--line); }
+th { background: var(--panel); font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.verdict { display: inline-block; min-width: 6.5rem; font-weight: 600; }
+.verdict.passed { color: var(--pass); }
+.verdict.failed { color: var(--fail); }
+.verdict.skipped { color: var(--skip); }
+.verdict.not_exercised { color: var(--warn); }
+.badge { display: inline-block; padding: 0.1rem 0.6rem; border-radius: 1rem; color: #fff; font-weight: 600; }
+.badge.passed { background: var(--pass); }
+.badge.failed { background: var(--fail); }
+.failure { border: 1px solid var(--line); border-left: 4px solid var(--fail); border-radius: 6px; padding: 0.2rem 1rem 0.8rem; margin: 1rem 0; }
+.message { font-weight: 600; }
+details { border: 1px solid var(--line); border-radius: 6px; margin: 0.4rem 0; background: var(--bg); }
+details > summary { cursor: pointer; padding: 0.4rem 0.8rem; font-weight: 600; }
+details[open] > summary { border-bottom: 1px solid var(--line); }
+details > .body { padding: 0.2rem 0.8rem 0.6rem; }
+.exchange { margin: 0.6rem 0 1rem; }
+.status-line { font-weight: 600; }
+.fault { color: var(--warn); }
+.copyable { position: relative; }
+.copyable pre { padding-right: 4.5rem; }
+button { font: inherit; font-size: 0.85rem; padding: 0.15rem 0.6rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); cursor: pointer; }
+button:hover { background: var(--panel); }
+button:focus-visible, summary:focus-visible, pre:focus-visible { outline: 2px solid var(--link); outline-offset: 2px; }
+.copyable button { position: absolute; top: 0.35rem; right: 0.4rem; }
+.toolbar { display: flex; gap: 0.5rem; margin: 0.4rem 0; }
+.diff figcaption { display: flex; gap: 1.5rem; font-size: 0.9rem; }
+.diff figure, figure.diff { margin: 0.4rem 0; }
+.diff-line { display: block; text-decoration: none; }
+del.diff-line { background: #ffebe9; color: #82071e; }
+ins.diff-line { background: #dafbe1; color: #116329; }
+.legend-remove { color: #82071e; }
+.legend-add { color: #116329; }
+.diff-mark { display: inline-block; width: 1.2em; user-select: none; }
+footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); }
+`;
+
+// Buttons that need script (copy, expand all) are added by it, so without script the page shows none that do nothing.
+const SCRIPT = `
+(() => {
+  const select = (code) => {
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  };
+  for (const block of document.querySelectorAll(".copyable")) {
+    const code = block.querySelector("code");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "Copy";
+    button.title = "Copy " + (block.dataset.what || "this command");
+    button.addEventListener("click", () => {
+      const copied = () => {
+        button.textContent = "Copied";
+        setTimeout(() => { button.textContent = "Copy"; }, 1500);
+      };
+      if (navigator.clipboard === undefined) return select(code);
+      navigator.clipboard.writeText(code.textContent).then(copied, () => select(code));
+    });
+    block.append(button);
+  }
+  for (const section of document.querySelectorAll("[data-steps]")) {
+    const bar = document.createElement("div");
+    bar.className = "toolbar";
+    for (const [label, open] of [["Expand all steps", true], ["Collapse all steps", false]]) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = label;
+      button.addEventListener("click", () => {
+        for (const details of section.querySelectorAll("details")) details.open = open;
+      });
+      bar.append(button);
+    }
+    section.prepend(bar);
+  }
+})();
+`;
+
+const SCRIPT_HASH = createHash("sha256").update(SCRIPT).digest("base64");
+const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${SCRIPT_HASH}'`;
+
+export function renderPage(title: string, body: Html): string {
+  return markup`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="icon" href="data:,">
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+${body}
+<script>${new Html(SCRIPT)}</script>
+</body>
+</html>
+`.markup;
+}

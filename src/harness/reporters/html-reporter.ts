@@ -1,0 +1,225 @@
+/**
+ * The report as one self-contained HTML page: every check with its verdict
+ * and coverage; for each failure its shrunk steps (request, response and a
+ * curl line each), the diff between the two bodies that disagreed, and the
+ * replay command; the run's target, profile, seed and timing. Everything the
+ * target said is escaped (see html-template.ts).
+ */
+import type { ExchangeRecord } from "../failure-evidence.ts";
+import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
+import { renderJsonDiff } from "./html-diff.ts";
+import { renderPage } from "./html-page.ts";
+import { type Html, markup } from "./html-template.ts";
+
+type FailedVerdict = Extract<CheckVerdict, { status: "failed" }>;
+
+const VERDICT_TEXT = {
+  passed: "passed",
+  failed: "FAILED",
+  skipped: "skipped",
+  not_exercised: "not exercised",
+} as const;
+
+/**
+ * @example
+ * // what `airtime-harness contract --html report.html` writes
+ * await writeFile("report.html", formatHtmlReport(await runContract({ runs: 50 })));
+ */
+export function formatHtmlReport(report: ContractReport): string {
+  const failures = report.checks.filter((check): check is FailedVerdict => check.status === "failed");
+  const verdict = report.ok ? "passed" : "failed";
+  const body = markup`<header>
+<p><span class="badge ${verdict}">${report.ok ? "Passed" : "Failed"}</span></p>
+<h1>Contract report</h1>
+${renderFacts(report)}
+</header>
+<main>
+${renderSummary(report)}
+${renderChecks(report)}
+${failures.length === 0 ? "" : markup`<section aria-labelledby="failures"><h2 id="failures">Failures</h2>${failures.map(renderFailure)}</section>`}
+${renderErrors(report)}
+${renderTiming(report)}
+</main>
+<footer><p>airtime-harness contract · seed ${report.seed} · ${report.runsPerProperty} runs per property</p></footer>`;
+  return renderPage(`Contract report: ${verdict} — ${report.target}`, body);
+}
+
+function renderFacts(report: ContractReport): Html {
+  const runs =
+    report.modelRuns === report.runsPerProperty
+      ? `${report.runsPerProperty} per property`
+      : `${report.runsPerProperty} per property, ${report.modelRuns} model runs`;
+  return markup`<dl class="facts">
+<dt>Target</dt><dd>${report.target}</dd>
+<dt>Profile</dt><dd>${report.profile}</dd>
+<dt>Seed</dt><dd>${report.seed}</dd>
+<dt>Runs</dt><dd>${runs}</dd>
+<dt>Duration</dt><dd>${seconds(report.durationMs)}</dd>
+${report.budget === undefined ? "" : markup`<dt>Spent</dt><dd>KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}</dd>`}
+</dl>`;
+}
+
+function renderSummary(report: ContractReport): Html {
+  const counts = countVerdicts(report);
+  const parts = [`${counts.passed} passed`, `${counts.failed} failed`, `${counts.skipped} skipped`];
+  if (counts.notExercised > 0) {
+    parts.push(
+      `${counts.notExercised} not exercised${report.requireCoverage ? " (a failure under --require-coverage)" : ""}`,
+    );
+  }
+  if (report.errors.length > 0) parts.push(`${report.errors.length} harness error(s)`);
+  return markup`<section aria-labelledby="summary"><h2 id="summary">Summary</h2>
+<p>${report.checks.length} checks: ${parts.join(", ")}.</p>
+</section>`;
+}
+
+function renderChecks(report: ContractReport): Html {
+  const rows = report.checks.map((check) => {
+    const name =
+      check.status === "failed"
+        ? markup`<a href="#failure-${check.name}"><code>${check.name}</code></a>`
+        : markup`<code>${check.name}</code>`;
+    return markup`<tr><td>${name}</td><td><span class="verdict ${check.status}">${VERDICT_TEXT[check.status]}</span></td><td>${detailOf(check)}</td><td>${check.description}</td></tr>
+`;
+  });
+  return markup`<section aria-labelledby="checks"><h2 id="checks">Checks</h2>
+<table>
+<thead><tr><th scope="col">Check</th><th scope="col">Verdict</th><th scope="col">Coverage or reason</th><th scope="col">What it promises</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>
+</section>`;
+}
+
+function detailOf(check: CheckVerdict): string {
+  switch (check.status) {
+    case "passed":
+      return check.coverage.summary;
+    case "failed":
+      return check.failure.message;
+    case "skipped":
+    case "not_exercised":
+      return check.reason;
+    default:
+      return assertNever(check);
+  }
+}
+
+function renderFailure(check: FailedVerdict): Html {
+  const { failure } = check;
+  const count = `${failure.steps.length} step${failure.steps.length === 1 ? "" : "s"}`;
+  const how = failure.observed
+    ? `Observed, not reproduced: the replay passed (a random outcome?), so these are the ${count} as they happened, not shrunk.`
+    : `Shrunk to ${count} in ${seconds(failure.shrinkMs)}; ${failure.reproduced ? "replay confirmed." : "the replay did NOT reproduce it (flaky target?)."}`;
+  const id = `failure-${check.name}`;
+  return markup`<article class="failure" id="${id}" aria-labelledby="${id}-title">
+<h3 id="${id}-title"><code>${check.name}</code> failed</h3>
+<p>${check.description}</p>
+<p class="message">${failure.message}</p>
+<p>Property <code>${failure.property}</code>. ${how}</p>
+${
+  failure.diff === undefined
+    ? ""
+    : markup`<h4>Expected against actual</h4>
+${renderJsonDiff(failure.diff)}`
+}
+<h4 id="${id}-steps">Steps</h4>
+<div data-steps>
+${failure.steps.map(renderStep)}</div>
+<h4>Replay</h4>
+${copyable(failure.replay, "the replay command")}
+</article>
+`;
+}
+
+function renderStep(step: FailureStep, index: number): Html {
+  // A report assembled by hand may carry curl lines without their exchanges.
+  const requests =
+    step.exchanges.length === 0
+      ? step.curl.map((curl) => ({ curl, exchange: undefined }))
+      : step.exchanges.map((exchange, i) => ({ curl: step.curl[i], exchange }));
+  const body =
+    requests.length === 0
+      ? markup`<p>No request.</p>`
+      : requests.map(
+          ({ curl, exchange }) => markup`<div class="exchange">
+${exchange === undefined ? "" : renderExchange(exchange)}
+${curl === undefined ? "" : copyable(curl, "this curl command")}
+</div>`,
+        );
+  return markup`<details open>
+<summary>${index + 1}. ${step.label}</summary>
+<div class="body">${body}</div>
+</details>
+`;
+}
+
+function renderExchange(exchange: ExchangeRecord): Html {
+  const { request, response } = exchange;
+  const requestText = [
+    `${request.method} ${request.path}`,
+    ...headerLines(request.headers),
+    ...(request.body === undefined ? [] : ["", request.body]),
+  ].join("\n");
+  const responseText =
+    response.kind === "response"
+      ? [
+          `HTTP ${response.status}`,
+          ...headerLines(response.headers),
+          ...(response.body === "" ? [] : ["", response.body]),
+        ].join("\n")
+      : `no response: ${response.code} ${response.message}`;
+  const outcome = response.kind === "response" ? response.status : response.code;
+  const fault = request.fault === undefined ? "" : markup` <span class="fault">(fault: ${request.fault})</span>`;
+  return markup`<p class="status-line">${request.method} ${request.path} → ${outcome}${fault}</p>
+<details><summary>Request and response</summary><div class="body">
+<h5>Request</h5><pre tabindex="0">${requestText}</pre>
+<h5>Response</h5><pre tabindex="0">${responseText}</pre>
+</div></details>`;
+}
+
+function headerLines(headers: Readonly<Record<string, string>>): string[] {
+  return Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+}
+
+function copyable(command: string, what: string): Html {
+  return markup`<div class="copyable" data-what="${what}"><pre tabindex="0"><code>${command}</code></pre></div>`;
+}
+
+function renderErrors(report: ContractReport): Html | string {
+  if (report.errors.length === 0) return "";
+  return markup`<section aria-labelledby="errors"><h2 id="errors">Harness errors</h2>
+<p>Problems of the harness or the connection, not verdicts on the contract.</p>
+<ul>${report.errors.map((error) => markup`<li><code>${error}</code></li>`)}</ul>
+</section>`;
+}
+
+function renderTiming(report: ContractReport): Html {
+  const phases = Object.entries(report.timings).sort(([, a], [, b]) => b - a);
+  const properties = report.properties.map(
+    (p) =>
+      markup`<tr><td><code>${p.name}</code></td><td class="num">${p.runs}</td><td>${p.status}${p.reason === undefined ? "" : `: ${p.reason}`}</td><td>${p.summary}</td></tr>
+`,
+  );
+  return markup`<section aria-labelledby="timing"><h2 id="timing">Timing</h2>
+<p>${seconds(report.durationMs)} in all; phases overlap (settling happens inside the search).</p>
+<table>
+<thead><tr><th scope="col">Phase</th><th scope="col">Wall time</th></tr></thead>
+<tbody>${phases.map(([phase, ms]) => markup`<tr><td>${phase}</td><td class="num">${seconds(ms)}</td></tr>`)}</tbody>
+</table>
+<h3>Properties</h3>
+<table>
+<thead><tr><th scope="col">Property</th><th scope="col">Runs</th><th scope="col">Outcome</th><th scope="col">What it does</th></tr></thead>
+<tbody>
+${properties}</tbody>
+</table>
+</section>`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected verdict ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,131 @@
+/**
+ * `formatHtmlReport`: one self-contained page with every verdict and, for a
+ * failure, its steps (request, response, curl), the diff and the replay —
+ * and nothing the target said can become markup.
+ */
+import { createHash } from "node:crypto";
+import { afterAll, describe, expect, test } from "vitest";
+import type { CheckFailureReport } from "../../src/harness/report.ts";
+import { formatHtmlReport } from "../../src/harness/reporters/html-reporter.ts";
+import { escapeHtml } from "../../src/harness/reporters/html-template.ts";
+import { runContract } from "../../src/harness/run-contract.ts";
+import { toExchangeRecord } from "../../src/harness/transcript.ts";
+import { type BrokenTarget, startBrokenTarget } from "./broken-targets.ts";
+import { HOSTILE, HOSTILE_REPORT } from "./html-report-fixture.ts";
+
+const open: BrokenTarget[] = [];
+
+afterAll(async () => {
+  for (const target of open.splice(0)) await target.close();
+});
+
+const page = formatHtmlReport(HOSTILE_REPORT);
+const failure = (HOSTILE_REPORT.checks.find((c) => c.status === "failed") as { failure: CheckFailureReport }).failure;
+
+describe("the HTML report of a failed run", () => {
+  test("shows every check with its verdict, and links the failed one to its failure", () => {
+    for (const check of HOSTILE_REPORT.checks) expect(page).toContain(`<code>${check.name}</code>`);
+    expect(page).toContain('<a href="#failure-webhook_matches_lookup"><code>webhook_matches_lookup</code></a>');
+    expect(page).toMatch(/<span class="verdict failed">FAILED<\/span>/);
+    expect(page).toContain("12 assertions");
+    expect(page).toContain("15 checks: 13 passed, 1 failed, 1 skipped");
+  });
+
+  test("shows the failure's steps in details, each request with its response and its curl line", () => {
+    expect(page).toContain(`<summary>1. ${escapeHtml(failure.steps[0]?.label ?? "")}</summary>`);
+    expect(page).toContain("<summary>2. wait for the webhook</summary>");
+    for (const curl of failure.steps.flatMap((step) => step.curl)) expect(page).toContain(escapeHtml(curl));
+    expect(page).toContain("POST /v1/airtime → 200");
+    expect(page).toContain(escapeHtml(`x-evil: ${HOSTILE}`));
+    expect(page).toContain("GET /v1/airtime/ref-1 → ECONNRESET");
+    expect(page).toContain("(fault: response lost after the target answered)");
+  });
+
+  test("shows the diff between the lookup and the webhook, line by line", () => {
+    expect(page).toContain("− expected: GET /v1/airtime/ref-1");
+    expect(page).toMatch(/<del class="diff-line">.*&quot;status&quot;: 20<\/del>/);
+    expect(page).toMatch(/<ins class="diff-line">.*&quot;status&quot;: 2<\/ins>/);
+    expect(page).toMatch(/<del class="diff-line">.*&quot;message&quot;: &quot;Success&quot;,<\/del>/);
+    // Fields that agree are shown once, as context.
+    expect(page.match(/&quot;reference&quot;: &quot;ref-1&quot;/g)).toHaveLength(1);
+  });
+
+  test("shows the replay command, the run's target, profile, seed and timing", () => {
+    expect(page).toContain(`<code>${failure.replay}</code>`);
+    expect(page).toContain("<dt>Profile</dt><dd>strict</dd>");
+    expect(page).toContain("<dt>Seed</dt><dd>42</dd>");
+    expect(page).toContain("<dt>Duration</dt><dd>5.4 s</dd>");
+    expect(page).toMatch(/<td>search<\/td><td class="num">4\.0 s<\/td>/);
+  });
+
+  test("escapes everything the target said: the only script is the page's own, allowed by its hash", () => {
+    expect(page.match(/<script/gi)).toHaveLength(1);
+    expect(page).not.toMatch(/<img/i);
+    expect(page).not.toContain(HOSTILE);
+    expect(page).not.toMatch(/onerror="/);
+    expect(page).toContain(escapeHtml(HOSTILE));
+    const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1] ?? "";
+    const hash = createHash("sha256").update(script).digest("base64");
+    expect(page).toContain(escapeHtml(`script-src 'sha256-${hash}'`));
+    expect(page).toContain(escapeHtml("default-src 'none'"));
+  });
+
+  test("is self-contained: no asset or link leaves the page", () => {
+    // An attribute, not the escaped text of the hostile markup.
+    expect(page).not.toMatch(/<[a-z][^>]*\ssrc=/i);
+    const hrefs = [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1] ?? "");
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const href of hrefs) expect(href).toMatch(/^(#|data:)/);
+  });
+});
+
+describe("what a failure records for the report", () => {
+  test("an exchange keeps request and response with secrets as shell variables and long bodies cut", () => {
+    const record = toExchangeRecord(
+      {
+        request: {
+          method: "POST",
+          path: "/v1/airtime",
+          headers: { authorization: "Bearer s3cret", "x-harness-request": "7" },
+          body: `{"token":"s3cret"}`,
+        },
+        outcome: {
+          kind: "response",
+          status: 201,
+          headers: { "x-echo": "s3cret" },
+          text: `{"echo":"s3cret","pad":"${"x".repeat(3000)}"}`,
+          json: undefined,
+        },
+      },
+      { secrets: new Map([["s3cret", "$AIRTIME_TOKEN"]]) },
+    );
+    expect(JSON.stringify(record)).not.toContain("s3cret");
+    expect(record.request.headers).toEqual({ authorization: "Bearer $AIRTIME_TOKEN" });
+    expect(record.request.body).toBe(`{"token":"$AIRTIME_TOKEN"}`);
+    expect(record.response.kind === "response" && record.response.body).toMatch(/…\(\d+ bytes\)$/);
+  });
+
+  test("a webhook that disagrees with the lookup fails with both bodies as the diff, and every step's responses", async () => {
+    const target = await startBrokenTarget("webhook_status_differs");
+    open.push(target);
+    const report = await runContract({
+      ...target.options,
+      runs: 40,
+      seed: 99,
+      maxFailures: 1,
+      properties: ["model"],
+    });
+    const verdict = report.checks.find((check) => check.name === "webhook_matches_lookup");
+    expect(verdict?.status).toBe("failed");
+    const found = (verdict as { failure: CheckFailureReport }).failure;
+    expect(found.diff?.expected).toMatchObject({ status: 20 });
+    expect(found.diff?.actual).toMatchObject({ status: 2 });
+    expect(found.diff?.expectedLabel).toMatch(/^GET \/v1\/airtime\//);
+    for (const step of found.steps) expect(step.exchanges).toHaveLength(step.curl.length);
+    expect(found.steps.flatMap((step) => step.exchanges).some((e) => e.response.kind === "response")).toBe(true);
+    expect(JSON.stringify(found.steps)).not.toMatch(/Bearer (?!\$)/);
+    const html = formatHtmlReport(report);
+    expect(html).toMatch(/<del class="diff-line">.*&quot;status&quot;: 20/);
+    expect(html).toMatch(/<ins class="diff-line">.*&quot;status&quot;: 2/);
+  });
+});
