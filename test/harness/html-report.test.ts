@@ -128,4 +128,16 @@ describe("what a failure records for the report", () => {
     expect(html).toMatch(/<del class="diff-line">.*&quot;status&quot;: 20/);
     expect(html).toMatch(/<ins class="diff-line">.*&quot;status&quot;: 2/);
   });
+
+  test("a lookup that disagrees with the order as placed fails with the order and the lookup as the diff", async () => {
+    const target = await startBrokenTarget("lookup_reports_other_amount");
+    open.push(target);
+    const report = await runContract({ ...target.options, runs: 40, seed: 99, maxFailures: 1, properties: ["model"] });
+    const verdict = report.checks.find((check) => check.name === "lookup_consistent");
+    expect(verdict?.status).toBe("failed");
+    const { diff } = (verdict as { failure: CheckFailureReport }).failure;
+    const placed = diff?.expected as { amount: number; reference: string };
+    expect(diff?.actual).toEqual({ ...placed, amount: placed.amount + 1 });
+    expect(diff?.actualLabel).toBe(`GET /v1/airtime/${placed.reference}`);
+  });
 });

@@ -289,6 +289,11 @@ export async function lookupOrder(
     "lookup_consistent",
     mismatches.length === 0,
     () => `${order.reference}: the lookup disagrees with the order as placed: ${mismatches.join(", ")}`,
+    () => ({
+      expectedLabel: `order ${order.reference} as placed`,
+      actualLabel: `GET /v1/airtime/${order.reference}`,
+      ...lookupComparison(order, strict ? body : found, strict),
+    }),
   );
   const expected = expectedStatus(model, order);
   r.checker.that(
@@ -310,6 +315,22 @@ function strictLookupMismatches(order: ModelOrder, body: TransactionStatusRespon
     body.service === order.recipient.service ? undefined : `service ${body.service} ≠ ${order.recipient.service}`,
     body.currency === order.payload.currency ? undefined : `currency ${body.currency}`,
   ].filter((m): m is string => m !== undefined);
+}
+
+/** The fields a lookup is judged on, as placed and as looked up: a failure's diff. */
+function lookupComparison(order: ModelOrder, lookup: object, strict: boolean): { expected: object; actual: object } {
+  const expected = strict
+    ? {
+        id: order.id,
+        reference: order.reference,
+        amount: order.amountCents / 100,
+        account: order.recipient.e164,
+        service: order.recipient.service,
+        currency: order.payload.currency,
+      }
+    : { id: order.id, reference: order.reference };
+  const looked = lookup as Readonly<Record<string, unknown>>;
+  return { expected, actual: Object.fromEntries(Object.keys(expected).map((name) => [name, looked[name]])) };
 }
 
 /** The interface shows no lookup fields (§2.4): the id and reference, where the mapping finds them, must match. */
