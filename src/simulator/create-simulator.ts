@@ -13,7 +13,7 @@ import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
 import { createApp } from "../http/create-app.ts";
-import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
+import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal, type JournalRecord } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { generateToken } from "./credentials.ts";
@@ -126,6 +126,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
   const { store, time, ids, random, statusTable, service } = domain;
 
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
     store,
     clock: time.clock,
@@ -134,6 +136,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     random,
     statusTable,
     service,
+    journal,
+    plugins,
   };
   const factories: SimulatorPluginFactory[] = [
     ...(options.defaultPlugins === false
@@ -141,7 +145,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
     ...(options.plugins ?? []),
   ];
-  const plugins: SimulatorPlugin[] = [];
   for (const factory of factories) plugins.push(await factory(context));
   for (const plugin of plugins) if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
 
@@ -157,7 +160,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   };
 
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const directory = domain.customers;
   const controls = createAdminControls({
     store,
@@ -195,7 +197,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     journal,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
-    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
+    ...requestListener(options.onRequest, plugins),
     publicApi: {
       service,
       limits,
@@ -236,8 +238,24 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       if (closed) return;
       closed = true;
       time.stop();
+      for (const plugin of plugins) plugin.closing?.();
       await server.close();
       for (const plugin of plugins) await plugin.close?.();
+    },
+  };
+}
+
+/** The request listeners, the option's and the plugins', as one (none when nobody listens). */
+function requestListener(
+  option: SimulatorOptions["onRequest"],
+  plugins: readonly SimulatorPlugin[],
+): { onRequest?: (request: JournalRecord) => void } {
+  const listeners = plugins.filter((p) => p.onRequest !== undefined);
+  if (listeners.length === 0) return option === undefined ? {} : { onRequest: option };
+  return {
+    onRequest(request) {
+      option?.(request);
+      for (const plugin of listeners) plugin.onRequest?.(request);
     },
   };
 }
