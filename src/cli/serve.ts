@@ -11,6 +11,7 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
+import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-link.ts";
 import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { coloursFor } from "./colours.ts";
@@ -92,6 +93,9 @@ function shellQuote(text: string): string {
 export function startBanner(sim: Simulator): string {
   const lines = [`airtime simulator listening on ${sim.url} (clock: ${sim.clock.mode})`];
   lines.push(`  admin token: ${sim.adminToken}`);
+  if (sim.plugins.some((p) => p.name === DASHBOARD_PLUGIN_NAME)) {
+    lines.push(`  dashboard: ${dashboardLink(sim.url, sim.adminToken)}`);
+  }
   if (sim.demo === undefined) {
     lines.push("  no demo customer (see GET /_sim/customers)");
     return lines.join("\n");

@@ -12,6 +12,7 @@ import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../s
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
+import { DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
 import { createEventStream } from "./event-stream.ts";
 import { createSimulatorMetrics, type SimulatorMetrics } from "./metrics.ts";
 import { routeLabeller } from "./route-label.ts";
@@ -76,7 +77,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
     const assets = loadStaticAssets(options.uiDir);
 
     return {
-      name: "dashboard",
+      name: DASHBOARD_PLUGIN_NAME,
       metrics,
       events: {
         async statusChanged(change) {

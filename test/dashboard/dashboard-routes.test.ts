@@ -4,6 +4,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { startBanner } from "../../src/cli/serve.ts";
+import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
 import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import {
@@ -44,6 +46,12 @@ describe("/_sim/ui", () => {
     expect((await send(sim, "/_sim/ui/dashboard-plugin.ts")).status).toBe(404);
     // The data stays behind the token.
     expectProblem(await send(sim, "/_sim/orders"), 401, "missing_token");
+  });
+
+  it("is linked from serve's banner with the admin token in the fragment", async () => {
+    sim = await startSimulatorOnPort({ adminToken: "adm_banner", plugins: [createDashboardPlugin()] });
+    expect(dashboardLink(sim.url, sim.adminToken)).toBe(`${sim.url}/_sim/ui#token=adm_banner`);
+    expect(startBanner(sim)).toContain(`  dashboard: ${sim.url}/_sim/ui#token=adm_banner\n`);
   });
 
   it("says how to build it when it is not built", async () => {
