@@ -49,6 +49,22 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
 }
 
+/**
+ * A screenshot for the docs. What changes from run to run (request counts,
+ * latencies, request ids: `data-volatile`) is masked, so an image changes only when the page does.
+ */
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({
+    path: join(IMAGES, name),
+    fullPage: true,
+    mask: [page.locator("[data-volatile]")],
+    maskColor: "#d4d4d8",
+    // One box size whatever the value, so a longer latency does not move the mask.
+    style: "[data-volatile] { display: inline-block; width: 6em; overflow: hidden; vertical-align: bottom; }",
+    animations: "disabled",
+  });
+}
+
 describe.skipIf(skip !== undefined)(
   `the dashboard in Chromium${skip === undefined ? "" : ` (skipped: ${skip})`}`,
   () => {
@@ -96,7 +112,7 @@ describe.skipIf(skip !== undefined)(
       await page.locator('tr[data-order="live-1"]').waitFor({ timeout: LIVE_MS });
       expect(await page.locator('tr[data-order="live-1"] .status').textContent()).toContain("0 Pending");
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: join(IMAGES, "dashboard-orders.png") });
+      await screenshot(page, "dashboard-orders.png");
     });
 
     it("forces a failure and shows the status, the history and the refunded balance", async () => {
@@ -118,7 +134,7 @@ describe.skipIf(skip !== undefined)(
       await attempts.nth(before).waitFor({ timeout: LIVE_MS });
       expect(await attempts.nth(before).textContent()).toContain("(redeliver)");
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: join(IMAGES, "dashboard-order.png"), fullPage: true });
+      await screenshot(page, "dashboard-order.png");
     });
 
     it("advances a virtual clock with a button and shows pending orders finalise", async () => {
@@ -127,7 +143,7 @@ describe.skipIf(skip !== undefined)(
       await page.getByTestId("pending-orders").filter({ hasText: "1" }).waitFor({ timeout: LIVE_MS });
       await page.getByRole("button", { name: "+1 s" }).click();
       await page.getByTestId("pending-orders").filter({ hasText: "0" }).waitFor({ timeout: LIVE_MS });
-      await page.screenshot({ path: join(IMAGES, "dashboard-clock.png") });
+      await screenshot(page, "dashboard-clock.png");
       await page.getByRole("button", { name: "Orders" }).click();
       await page.locator('tr[data-order="clock-1"] .status', { hasText: "20 Success" }).waitFor({ timeout: LIVE_MS });
     });
@@ -137,7 +153,7 @@ describe.skipIf(skip !== undefined)(
       await page.getByRole("button", { name: "Activate processing-path", exact: true }).click();
       await page.locator('tr[data-scenario="processing-path"]', { hasText: "everyone" }).waitFor({ timeout: LIVE_MS });
       expect(await seriousViolations(page)).toEqual([]);
-      await page.screenshot({ path: join(IMAGES, "dashboard-scenarios.png") });
+      await screenshot(page, "dashboard-scenarios.png");
       await page.getByRole("button", { name: "Orders" }).click();
       await placeOrder(sim, orderBody({ reference: "scenario-1" }));
       await page.getByRole("button", { name: "scenario-1" }).click({ timeout: LIVE_MS });

@@ -27,7 +27,8 @@ export function Headline(props: { tick: number }) {
       {numbers.map(([label, value]) => (
         <div key={label}>
           <dt>{label}</dt>
-          <dd>{value}</dd>
+          {/* Reloaded on live events, so what a given moment shows depends on timing. */}
+          <dd data-volatile>{value}</dd>
         </div>
       ))}
     </dl>

@@ -150,7 +150,10 @@ export function OrderView(props: { id: string; tick: number; back: () => void })
             <code>
               {placing.method} {placing.path}
             </code>{" "}
-            → {placing.status} in {placing.durationMs} ms (request {placing.requestId})
+            → {placing.status} in{" "}
+            <span data-volatile>
+              {placing.durationMs} ms (request {placing.requestId})
+            </span>
           </p>
           <h3>Scenario effects fired</h3>
           <p data-testid="fired">{placing.fired.length === 0 ? "None." : placing.fired.join(", ")}</p>
@@ -194,7 +197,7 @@ function DeliveryView(props: {
           <li key={a.number}>
             <p>
               Attempt {a.number} ({a.trigger}) at {time(a.sentAt)}: {a.outcome},{" "}
-              {a.responseStatus ?? a.error ?? "no answer"}, {a.latencyMs ?? "—"} ms
+              {a.responseStatus ?? a.error ?? "no answer"}, <span data-volatile>{a.latencyMs ?? "—"} ms</span>
             </p>
             <details>
               <summary>Headers and body</summary>
