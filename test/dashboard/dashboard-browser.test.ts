@@ -143,6 +143,9 @@ describe.skipIf(skip !== undefined)(
       await page.getByTestId("pending-orders").filter({ hasText: "1" }).waitFor({ timeout: LIVE_MS });
       await page.getByRole("button", { name: "+1 s" }).click();
       await page.getByTestId("pending-orders").filter({ hasText: "0" }).waitFor({ timeout: LIVE_MS });
+      // A live reload can land mid-advance; the screenshot waits for the advance's own.
+      await page.getByRole("status").filter({ hasText: "Advance 1000 ms: done" }).waitFor({ timeout: LIVE_MS });
+      await page.getByTestId("pending-events").filter({ hasText: /^0$/ }).waitFor({ timeout: LIVE_MS });
       await screenshot(page, "dashboard-clock.png");
       await page.getByRole("button", { name: "Orders" }).click();
       await page.locator('tr[data-order="clock-1"] .status', { hasText: "20 Success" }).waitFor({ timeout: LIVE_MS });

@@ -28,7 +28,7 @@ export function ClockView(props: { tick: number }) {
           <dt>Simulator time</dt>
           <dd data-testid="clock-now">{time(data.now)}</dd>
           <dt>Pending events</dt>
-          <dd>{data.pendingEvents}</dd>
+          <dd data-testid="pending-events">{data.pendingEvents}</dd>
           <dt>Pending orders</dt>
           <dd data-testid="pending-orders">{data.pendingOrders}</dd>
           <dt>Next order step</dt>
