@@ -57,6 +57,8 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  // The dashboard's front end runs in the browser, and reaches the simulator only over HTTP.
+  { files: ["ui/**"], languageOptions: { globals: { ...globals.browser } } },
   ...LAYERS.map(layerRule),
   {
     // Features reach the simulator and the HTTP layer only through the plugin port.

@@ -6,8 +6,17 @@
 import type { KnipConfig } from "knip";
 
 const config: KnipConfig = {
-  entry: ["src/index.ts", "src/cli/main.ts", "bin/*.js", "bench/*.ts", "scripts/*.ts", "test/**/*.test.ts"],
-  project: ["src/**/*.ts", "bin/**/*.js", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts"],
+  // ui/src/main.tsx: the dashboard's front end, built by vite.config.ts.
+  entry: [
+    "src/index.ts",
+    "src/cli/main.ts",
+    "bin/*.js",
+    "bench/*.ts",
+    "scripts/*.ts",
+    "test/**/*.test.ts",
+    "ui/src/main.tsx",
+  ],
+  project: ["src/**/*.ts", "bin/**/*.js", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "ui/src/**/*.{ts,tsx}"],
   // A type that names an exported function's parameter or result stays exported, so callers can name it too.
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.

@@ -11,6 +11,7 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
+import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-link.ts";
 import {
   createSimulator,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -127,6 +128,9 @@ export function startBanner(sim: Simulator, settings: { readonly host: string; r
     );
   }
   lines.push(settings.admin ? `  admin token: ${sim.adminToken}` : "  admin API: off (--no-admin)");
+  if (settings.admin && sim.plugins.some((p) => p.name === DASHBOARD_PLUGIN_NAME)) {
+    lines.push(`  dashboard: ${dashboardLink(sim.url, sim.adminToken)}`);
+  }
   if (sim.demo === undefined) {
     lines.push("  no demo customer (see GET /_sim/customers)");
     return lines.join("\n");

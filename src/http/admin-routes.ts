@@ -65,7 +65,11 @@ export interface AdminApiDeps {
   readonly authenticateCustomer: (token: string) => Promise<Customer | undefined>;
   readonly controls: AdminControls;
   /** The plugins' admin extensions (the simulator's `AdminExtension` port), registered after the core routes. */
-  readonly extensions: readonly { register(router: Router, kit: typeof EXTENSION_KIT): void }[];
+  readonly extensions: readonly {
+    register(router: Router, kit: typeof EXTENSION_KIT): void;
+    /** Routes that answer without the admin token (public pages). */
+    registerOpen?(router: Router, kit: typeof EXTENSION_KIT): void;
+  }[];
 }
 
 /** What an extension is lent (the `AdminRouteKit` of the simulator's plugin port). */
@@ -108,6 +112,7 @@ function clockBody(controls: AdminControls) {
 export function createAdminRouter(deps: AdminApiDeps): Router {
   const { controls } = deps;
   const router = Router({ caseSensitive: true });
+  for (const extension of deps.extensions) extension.registerOpen?.(router, EXTENSION_KIT);
   router.use(createAdminAuth(deps.adminToken, deps.authenticateCustomer));
 
   router.post("/reset", async (req, res) => {

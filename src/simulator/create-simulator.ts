@@ -13,7 +13,7 @@ import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
 import { createHttpListeners, type PublicHandler } from "../http/create-listener.ts";
-import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal } from "../http/journal.ts";
+import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal, type JournalRecord } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { AdminTokenSchema } from "./config-schema.ts";
@@ -174,6 +174,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
   const { store, time, ids, random, statusTable, service } = domain;
 
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
     store,
     clock: time.clock,
@@ -182,6 +184,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     random,
     statusTable,
     service,
+    journal,
+    plugins,
   };
   const factories: SimulatorPluginFactory[] = [
     ...(options.defaultPlugins === false
@@ -189,7 +193,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
     ...(options.plugins ?? []),
   ];
-  const plugins: SimulatorPlugin[] = [];
   for (const factory of factories) plugins.push(await factory(context));
   for (const plugin of plugins) if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
 
@@ -205,7 +208,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   };
 
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const directory = domain.customers;
   const controls = createAdminControls({
     store,
@@ -243,7 +245,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     journal,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
-    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
+    ...requestListener(options.onRequest, plugins),
     publicApi: {
       service,
       limits,
@@ -272,6 +274,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
     }
     time.stop();
+    for (const plugin of plugins) plugin.closing?.();
     const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { requestsCutOff } = await server.close(deadline);
     const left: Record<string, number> = {};
@@ -307,6 +310,21 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     shutdown,
     async close(closeOptions) {
       await shutdown(closeOptions);
+    },
+  };
+}
+
+/** The request listeners, the option's and the plugins', as one (none when nobody listens). */
+function requestListener(
+  option: SimulatorOptions["onRequest"],
+  plugins: readonly SimulatorPlugin[],
+): { onRequest?: (request: JournalRecord) => void } {
+  const listeners = plugins.filter((p) => p.onRequest !== undefined);
+  if (listeners.length === 0) return option === undefined ? {} : { onRequest: option };
+  return {
+    onRequest(request) {
+      option?.(request);
+      for (const plugin of listeners) plugin.onRequest?.(request);
     },
   };
 }

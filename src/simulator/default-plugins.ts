@@ -3,6 +3,8 @@
  * per built-in module (webhooks, scenarios). Each entry sees the simulator's
  * options and returns a plugin factory, or undefined to stay out.
  */
+import { DASHBOARD_ADMIN_SPEC } from "../dashboard/admin-spec.ts";
+import { createDashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import type { AdminExtensionSpec } from "./plugin.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
 import { createScenariosPlugin } from "../scenarios/scenarios-plugin.ts";
@@ -25,10 +27,16 @@ export const DEFAULT_PLUGINS: readonly DefaultPlugin[] = [
           ...(options.seed === undefined || options.scenarios?.seed !== undefined ? {} : { seed: options.seed }),
           ...(options.timing === undefined ? {} : { defaultOutcomeTiming: options.timing }),
         }),
+  // The dashboard at /_sim/ui, its event stream and /_sim/metrics: always on (a counter and a histogram per request).
+  () => createDashboardPlugin(),
 ];
 
 /**
  * The `adminSpec` of each default plugin, importable without a running
  * simulator: `spec/admin.openapi.yaml` is generated from these.
  */
-export const DEFAULT_ADMIN_SPECS: readonly AdminExtensionSpec[] = [DELIVERY_ADMIN_SPEC, SCENARIO_ADMIN_SPEC];
+export const DEFAULT_ADMIN_SPECS: readonly AdminExtensionSpec[] = [
+  DELIVERY_ADMIN_SPEC,
+  SCENARIO_ADMIN_SPEC,
+  DASHBOARD_ADMIN_SPEC,
+];

@@ -12,6 +12,7 @@ import type { Order } from "../domain/model.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
+import type { Journal, JournalRecord } from "../http/journal.ts";
 
 /**
  * An express handler or middleware. Its request and response are express's,
@@ -49,6 +50,12 @@ export interface AdminExtension {
   readonly name: string;
   /** Registers the routes on a router mounted at `/_sim` behind the admin token. */
   register(router: AdminRouter, kit: AdminRouteKit): void;
+  /**
+   * Registers routes under `/_sim` that answer without the admin token:
+   * public pages (the dashboard's HTML and assets) whose data calls still
+   * send it.
+   */
+  registerOpen?(router: AdminRouter, kit: AdminRouteKit): void;
 }
 
 /**
@@ -66,6 +73,14 @@ export interface SimulatorContext {
   readonly random: Random;
   readonly statusTable: StatusTable;
   readonly service: AirtimeService;
+  /** The request journal (what `GET /_sim/journal` lists). */
+  readonly journal: Journal;
+  /**
+   * Every plugin of the simulator, this one included, filled in as they are
+   * built: read it once the simulator runs (when answering a request), not
+   * while building.
+   */
+  readonly plugins: readonly SimulatorPlugin[];
 }
 
 export interface SimulatorPlugin {
@@ -81,10 +96,17 @@ export interface SimulatorPlugin {
    * written, when the order asks for it (webhook sent before the response).
    */
   beforeResponse?(order: Order): Promise<void>;
+  /** Told of every HTTP request once its response has ended, as the journal records it. */
+  onRequest?(request: JournalRecord): void;
   /** Told of an admin reset (all, or one customer) so per-customer state is forgotten too. */
   reset?(customerId?: string): Promise<void>;
   /** Awaited until background work started so far (webhook attempts) has settled. */
   settle?(): Promise<void>;
+  /**
+   * Told when the simulator starts closing, before it waits for requests in
+   * flight: end long-lived responses (event streams) here.
+   */
+  closing?(): void;
   /**
    * Shutdown: finish background work until `deadline` aborts (stop at once
    * without one), then say what was left undone.

@@ -1,0 +1,135 @@
+/**
+ * The dashboard plugin: the page at `/_sim/ui` (served without a token, its
+ * data calls send the admin token from the URL fragment), the live event
+ * stream, the schedule summary and the Prometheus metrics.
+ */
+import { DEFAULT_ORDER_LIMITS } from "../contract/public-schemas.ts";
+import { ADMIN_ROUTES } from "../contract/routes/admin-routes.ts";
+import { publicRoutes } from "../contract/routes/public-routes.ts";
+import { presentAdminOrder } from "../http/presenters.ts";
+import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
+import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
+import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
+import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
+import { DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
+import { createEventStream } from "./event-stream.ts";
+import { createSimulatorMetrics, type SimulatorMetrics } from "./metrics.ts";
+import { routeLabeller } from "./route-label.ts";
+import { summariseSchedule } from "./schedule-summary.ts";
+import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
+
+export interface DashboardPluginOptions {
+  /** Where the built page lives; default the package's `dist/ui`. */
+  readonly uiDir?: string;
+  /** Orders the store has evicted so far, for the evictions counter; 0 until a store evicts. */
+  readonly evictions?: () => number;
+}
+
+export interface DashboardPlugin extends SimulatorPlugin {
+  readonly metrics: SimulatorMetrics;
+}
+
+function isWebhookPlugin(plugin: SimulatorPlugin): plugin is WebhookPlugin {
+  return "dispatcher" in plugin;
+}
+
+const sendAsset =
+  (asset: StaticAsset | undefined): AdminHandler =>
+  (_req, res) => {
+    if (asset === undefined) {
+      res.status(404).type("text/plain").send("The dashboard is not built: run `npm run build`.\n");
+      return;
+    }
+    res.setHeader("content-type", asset.type);
+    res.setHeader("cache-control", asset.immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    res.send(asset.body);
+  };
+
+/**
+ * @example
+ * const sim = await createSimulator({ plugins: [createDashboardPlugin()], defaultPlugins: true });
+ */
+export function createDashboardPlugin(options: DashboardPluginOptions = {}): SimulatorPluginFactory {
+  return (context): DashboardPlugin => {
+    const webhooks = () => context.plugins.find(isWebhookPlugin)?.dispatcher.deliveries;
+    const metrics = createSimulatorMetrics({
+      store: context.store,
+      scheduler: context.scheduler,
+      routeOf: routeLabeller(
+        [...publicRoutes(DEFAULT_ORDER_LIMITS), ...ADMIN_ROUTES, ...DELIVERY_ADMIN_SPEC, ...SCENARIO_ADMIN_SPEC],
+        ["/_sim/ui", "/_sim/events", "/_sim/schedule", "/_sim/metrics"],
+      ),
+      async webhookAttempts() {
+        const deliveries = webhooks();
+        const counts: Record<string, number> = {};
+        if (deliveries === undefined) return counts;
+        for (const delivery of await deliveries.list()) {
+          for (const attempt of await deliveries.attempts(delivery.id)) {
+            counts[attempt.outcome] = (counts[attempt.outcome] ?? 0) + 1;
+          }
+        }
+        return counts;
+      },
+      evictions: options.evictions ?? (() => 0),
+    });
+    const stream = createEventStream();
+    const assets = loadStaticAssets(options.uiDir);
+
+    return {
+      name: DASHBOARD_PLUGIN_NAME,
+      metrics,
+      events: {
+        async statusChanged(change) {
+          metrics.recordStatusChange(change);
+          stream.send("order", presentAdminOrder(change.order));
+        },
+      },
+      onRequest(request) {
+        metrics.recordRequest(request);
+        // Only public API traffic: the dashboard's own admin calls would echo back as events.
+        if (!request.path.startsWith("/_sim")) stream.send("request", request);
+      },
+      adminSpec: DASHBOARD_ADMIN_SPEC,
+      admin: {
+        name: "dashboard",
+        registerOpen(router) {
+          router.get("/ui", sendAsset(assets.get("index.html")));
+          router.get("/ui/{*path}", (req, res, next) => {
+            const path = ((req.params.path as string[] | undefined) ?? []).join("/");
+            return sendAsset(assets.get(path) ?? (path === "" ? assets.get("index.html") : undefined))(req, res, next);
+          });
+        },
+        register(router, kit) {
+          router.get("/events", (_req, res) => stream.attach(res));
+          router.all("/events", kit.methodNotAllowed(["GET"]));
+          router.get("/schedule", async (_req, res) => {
+            const deliveries = webhooks();
+            res.json(
+              await summariseSchedule({
+                clock: context.clock,
+                store: context.store,
+                scheduler: context.scheduler,
+                statusTable: context.statusTable,
+                webhookDueTimes: async () =>
+                  deliveries === undefined
+                    ? []
+                    : (await deliveries.list()).map((d) => d.nextAttemptAt).filter((t): t is number => t !== null),
+              }),
+            );
+          });
+          router.all("/schedule", kit.methodNotAllowed(["GET"]));
+          router.get("/metrics", async (_req, res) => {
+            const { contentType, body } = await metrics.render();
+            res.setHeader("content-type", contentType);
+            res.send(body);
+          });
+          router.all("/metrics", kit.methodNotAllowed(["GET"]));
+        },
+      },
+      closing() {
+        stream.endAll();
+      },
+    };
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The simulator's Prometheus metrics (`GET /_sim/metrics`), in a registry of
+ * their own so an application that embeds the simulator keeps its global
+ * prom-client registry to itself. Request metrics come from the journal's
+ * record hook; the state gauges (orders, pending jobs, webhook attempts) are
+ * read when scraped.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Order } from "../domain/model.ts";
+import type { Scheduler, Store } from "../domain/ports.ts";
+import type { StatusChange } from "../domain/service-types.ts";
+import type { JournalRecord } from "../http/journal.ts";
+
+/** Webhook attempts retained by the webhook plugin, by outcome. */
+export type AttemptCounts = () => Promise<Readonly<Record<string, number>>>;
+
+export interface MetricsSources {
+  readonly store: Store;
+  readonly scheduler: Scheduler;
+  /** Maps a request path to its route template (see route-label.ts). */
+  readonly routeOf: (path: string) => string;
+  readonly webhookAttempts: AttemptCounts;
+  /** Orders the store has evicted so far (0 while the store evicts none). */
+  readonly evictions: () => number;
+}
+
+export interface SimulatorMetrics {
+  readonly registry: Registry;
+  recordRequest(request: JournalRecord): void;
+  recordStatusChange(change: StatusChange): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const PREFIX = "airtime_sim_";
+const PLACE_ORDER = "/v1/airtime";
+
+export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: "HTTP requests answered, by method, declared route and status (0: dropped before an answer).",
+    labelNames: ["method", "route", "status"] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: "Time from a request's arrival to the end of its response, by method and declared route.",
+    labelNames: ["method", "route"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const placed = new Counter({
+    name: `${PREFIX}orders_placed_total`,
+    help: "Orders placed through POST /v1/airtime (idempotent replays not counted).",
+    registers,
+  });
+  const transitions = new Counter({
+    name: `${PREFIX}order_transitions_total`,
+    help: "Order status changes after placing, by new status and whether it is final.",
+    labelNames: ["status", "final"] as const,
+    registers,
+  });
+  new Gauge({
+    name: `${PREFIX}orders`,
+    help: "Orders the store holds, by current status.",
+    labelNames: ["status"] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const [status, count] of countBy(await sources.store.listOrders(), (o: Order) => String(o.status))) {
+        this.set({ status }, count);
+      }
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}orders_retained`,
+    help: "Orders the store holds, all statuses.",
+    registers,
+    async collect() {
+      this.set((await sources.store.listOrders()).length);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}pending_events`,
+    help: "Scheduled jobs not yet run (status steps, webhook attempts, key expiries).",
+    registers,
+    async collect() {
+      this.set(await sources.scheduler.size());
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}webhook_attempts`,
+    help: "Webhook attempts the simulator holds, by outcome (a reset forgets them).",
+    labelNames: ["outcome"] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const [outcome, count] of Object.entries(await sources.webhookAttempts())) this.set({ outcome }, count);
+    },
+  });
+  let evictionsSeen = 0;
+  new Counter({
+    name: `${PREFIX}order_evictions_total`,
+    help: "Orders the store has evicted to stay within its retention limit.",
+    registers,
+    collect() {
+      const now = sources.evictions();
+      if (now > evictionsSeen) this.inc(now - evictionsSeen);
+      evictionsSeen = Math.max(evictionsSeen, now);
+    },
+  });
+
+  return {
+    registry,
+    recordRequest(request) {
+      const route = sources.routeOf(request.path);
+      requests.inc({ method: request.method, route, status: String(request.status) });
+      latency.observe({ method: request.method, route }, request.durationMs / 1000);
+      const accepted = request.status === 200 || request.status === 201;
+      if (request.method === "POST" && route === PLACE_ORDER && accepted && request.idempotency !== "replayed") {
+        placed.inc();
+      }
+    },
+    recordStatusChange(change) {
+      transitions.inc({ status: String(change.order.status), final: String(change.final) });
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}

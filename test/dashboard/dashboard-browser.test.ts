@@ -1,0 +1,183 @@
+// The dashboard in Debian's Chromium, end to end: opened with the link serve
+// prints, it follows the simulator live and its buttons drive it. It also
+// writes the screenshots docs/dashboard.md shows, so they stay true.
+import { readdirSync, statSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import axe from "axe-core";
+import type { Browser, Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
+import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
+import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
+import type { Simulator } from "../../src/simulator/create-simulator.ts";
+import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
+import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
+import { DEMO_TOKEN, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
+import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const IMAGES = join(ROOT, "docs/images");
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+/** Within this the page must show what happened, with no reload. */
+const LIVE_MS = 2_000;
+const AXE_SOURCE = axe.source;
+
+const skip = chromiumSkipReason();
+
+/** Builds the front end as `npm run build` does, into a folder of its own; its size is reported. */
+async function buildUi(): Promise<string> {
+  const outDir = await mkdtemp(join(tmpdir(), "dashboard-ui-"));
+  await build({ configFile: join(ROOT, "vite.config.ts"), logLevel: "warn", build: { outDir, emptyOutDir: true } });
+  const files = readdirSync(outDir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+  const bytes = files.reduce((sum, f) => sum + statSync(join(f.parentPath, f.name)).size, 0);
+  console.log(`dashboard bundle: ${files.length} files, ${(bytes / 1024).toFixed(1)} kB`);
+  expect(bytes).toBeLessThan(150 * 1024);
+  return outDir;
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const result = await page.evaluate(async () => {
+    const scanner = (
+      globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+    ).axe;
+    return (await scanner.run()).violations;
+  });
+  return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+}
+
+/**
+ * A screenshot for the docs. What changes from run to run (request counts,
+ * latencies, request ids: `data-volatile`) is masked, so an image changes only when the page does.
+ */
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({
+    path: join(IMAGES, name),
+    fullPage: true,
+    mask: [page.locator("[data-volatile]")],
+    maskColor: "#d4d4d8",
+    // One box size whatever the value, so a longer latency does not move the mask.
+    style: "[data-volatile] { display: inline-block; width: 6em; overflow: hidden; vertical-align: bottom; }",
+    animations: "disabled",
+  });
+}
+
+describe.skipIf(skip !== undefined)(
+  `the dashboard in Chromium${skip === undefined ? "" : ` (skipped: ${skip})`}`,
+  () => {
+    let browser: Browser;
+    let sim: Simulator;
+    let receiver: WebhookHandler;
+    let page: Page;
+    const consoleErrors: string[] = [];
+
+    beforeAll(async () => {
+      const uiDir = await buildUi();
+      receiver = await startWebhookHandler(SECRET);
+      sim = await startSimulatorOnPort({
+        timing: "1s",
+        startAt: Date.UTC(2026, 2, 2, 9, 0),
+        demo: { token: DEMO_TOKEN, balance: 100_000, webhook: { url: receiver.url, secrets: [SECRET] } },
+        plugins: [
+          createWebhookPlugin({ schedule: "0", jitter: 0 }),
+          createScenariosPlugin({ seed: 1 }),
+          createDashboardPlugin({ uiDir }),
+        ],
+      });
+      browser = await launchChromium();
+      page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      page.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
+      page.on("pageerror", (error) => consoleErrors.push(error.message));
+      await page.goto(dashboardLink(sim.url, sim.adminToken));
+      await page
+        .getByRole("status")
+        .filter({ hasText: "Live" })
+        .waitFor({ timeout: LIVE_MS * 2 });
+    });
+
+    afterAll(async () => {
+      await page?.close();
+      await browser?.close();
+      await sim?.close();
+      await receiver?.close();
+    });
+
+    it("shows an order placed through the public API without a reload", async () => {
+      expect((await placeOrder(sim, orderBody({ reference: "live-1", amount: 100 }))).status).toBe(200);
+      await page.locator('tr[data-order="live-1"]').waitFor({ timeout: LIVE_MS });
+      expect(await page.locator('tr[data-order="live-1"] .status').textContent()).toContain("0 Pending");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "dashboard-orders.png");
+    });
+
+    it("forces a failure and shows the status, the history and the refunded balance", async () => {
+      await page.getByRole("button", { name: "live-1" }).click();
+      const status = page.getByTestId("order-status");
+      await status.filter({ hasText: "0 Pending" }).waitFor({ timeout: LIVE_MS });
+      await page.getByTestId("wallet-balance").filter({ hasText: "99900 KES" }).waitFor({ timeout: LIVE_MS });
+      await page.getByRole("button", { name: "Force failure" }).click();
+      await status.filter({ hasText: "2 " }).waitFor({ timeout: LIVE_MS });
+      await page.getByTestId("wallet-balance").filter({ hasText: "100000 KES" }).waitFor({ timeout: LIVE_MS });
+      expect(await page.getByTestId("timeline").locator("li").count()).toBe(2);
+    });
+
+    it("redelivers a webhook and lists the new attempt", async () => {
+      const attempts = page.getByTestId("attempts").locator("li");
+      await page.getByRole("button", { name: "Redeliver" }).first().waitFor({ timeout: LIVE_MS });
+      const before = await attempts.count();
+      await page.getByRole("button", { name: "Redeliver" }).first().click();
+      await attempts.nth(before).waitFor({ timeout: LIVE_MS });
+      expect(await attempts.nth(before).textContent()).toContain("(redeliver)");
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "dashboard-order.png");
+    });
+
+    it("advances a virtual clock with a button and shows pending orders finalise", async () => {
+      await placeOrder(sim, orderBody({ reference: "clock-1" }));
+      await page.getByRole("button", { name: "Clock" }).click();
+      await page.getByTestId("pending-orders").filter({ hasText: "1" }).waitFor({ timeout: LIVE_MS });
+      await page.getByRole("button", { name: "+1 s" }).click();
+      await page.getByTestId("pending-orders").filter({ hasText: "0" }).waitFor({ timeout: LIVE_MS });
+      // A live reload can land mid-advance; the screenshot waits for the advance's own.
+      await page.getByRole("status").filter({ hasText: "Advance 1000 ms: done" }).waitFor({ timeout: LIVE_MS });
+      await page.getByTestId("pending-events").filter({ hasText: /^0$/ }).waitFor({ timeout: LIVE_MS });
+      await screenshot(page, "dashboard-clock.png");
+      await page.getByRole("button", { name: "Orders" }).click();
+      await page.locator('tr[data-order="clock-1"] .status', { hasText: "20 Success" }).waitFor({ timeout: LIVE_MS });
+    });
+
+    it("activates a scenario and the next order shows its effect", async () => {
+      await page.getByRole("button", { name: "Scenarios" }).click();
+      await page.getByRole("button", { name: "Activate processing-path", exact: true }).click();
+      await page.locator('tr[data-scenario="processing-path"]', { hasText: "everyone" }).waitFor({ timeout: LIVE_MS });
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, "dashboard-scenarios.png");
+      await page.getByRole("button", { name: "Orders" }).click();
+      await placeOrder(sim, orderBody({ reference: "scenario-1" }));
+      await page.getByRole("button", { name: "scenario-1" }).click({ timeout: LIVE_MS });
+      await page.getByTestId("fired").filter({ hasText: "processing-path" }).waitFor({ timeout: LIVE_MS });
+      await sim.clock.advance(500);
+      await page.getByTestId("order-status").filter({ hasText: "3 " }).waitFor({ timeout: LIVE_MS });
+    });
+
+    it("logged no console errors", () => {
+      expect(consoleErrors).toEqual([]);
+    });
+
+    it("shows the loader's errors for a scenario that does not validate", async () => {
+      await page.getByRole("button", { name: "Scenarios" }).click();
+      await page.getByLabel("Scenario YAML").fill("name: Not A Name\nrules: []\n");
+      await page.getByRole("button", { name: "Validate and load" }).click();
+      const errors = page.getByRole("alert", { name: "Validation errors" });
+      await errors.waitFor({ timeout: LIVE_MS });
+      expect(await errors.textContent()).toContain("/name");
+      // The refused upload is the one request the browser reports.
+      expect(consoleErrors).toEqual([expect.stringContaining("status of 400")]);
+    });
+  },
+);

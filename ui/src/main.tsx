@@ -1,0 +1,83 @@
+/**
+ * The dashboard: one page, its sections chosen by a tab bar (the URL
+ * fragment holds the token, not the route). Live events bump a counter the
+ * sections reload on, a quarter-second after the last one.
+ */
+import { render } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { hasToken, streamEvents } from "./api.ts";
+import { ClockView } from "./clock.tsx";
+import { CustomersView } from "./customers.tsx";
+import { Headline } from "./headline.tsx";
+import { JournalView } from "./journal.tsx";
+import { OrdersView, OrderView } from "./orders.tsx";
+import { ScenariosView } from "./scenarios.tsx";
+import "./style.css";
+
+const TABS = ["Orders", "Customers", "Scenarios", "Clock", "Journal"] as const;
+type Tab = (typeof TABS)[number];
+
+function App() {
+  const [tab, setTab] = useState<Tab>("Orders");
+  const [order, setOrder] = useState<string | undefined>(undefined);
+  const [tick, setTick] = useState(0);
+  const [connected, setConnected] = useState(false);
+  const idempotency = useRef(new Map<string, string>());
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bump = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => setTick((t) => t + 1), 250);
+    };
+    return streamEvents(({ event, data }) => {
+      if (event === "request" && typeof data.idempotency === "string") {
+        idempotency.current.set(String(data.requestId), data.idempotency);
+      }
+      bump();
+    }, setConnected);
+  }, []);
+  if (!hasToken()) {
+    return (
+      <main>
+        <h1>Airtime simulator</h1>
+        <p role="alert">Open the link the simulator printed: it carries the admin token after #token=.</p>
+      </main>
+    );
+  }
+  return (
+    <>
+      <header>
+        <h1>Airtime simulator</h1>
+        <p class={connected ? "live on" : "live"} role="status">
+          {connected ? "Live" : "Reconnecting…"}
+        </p>
+        <Headline tick={tick} />
+        <nav aria-label="Sections">
+          {TABS.map((name) => (
+            <button
+              key={name}
+              aria-current={tab === name ? "page" : undefined}
+              onClick={() => (setTab(name), setOrder(undefined))}
+            >
+              {name}
+            </button>
+          ))}
+        </nav>
+      </header>
+      <main>
+        {tab === "Orders" &&
+          (order === undefined ? (
+            <OrdersView tick={tick} open={setOrder} />
+          ) : (
+            <OrderView id={order} tick={tick} back={() => setOrder(undefined)} />
+          ))}
+        {tab === "Customers" && <CustomersView tick={tick} />}
+        {tab === "Scenarios" && <ScenariosView />}
+        {tab === "Clock" && <ClockView tick={tick} />}
+        {tab === "Journal" && <JournalView tick={tick} idempotency={idempotency.current} />}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app") as HTMLElement);
