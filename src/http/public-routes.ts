@@ -75,10 +75,16 @@ export function createPublicRoutes(deps: PublicApiDeps): PublicRoutes {
         errors,
       });
     }
-    const order = await deps.service.getOrderByReference(customer.id, reference);
+    const found = await deps.service.findOrder(customer.id, reference);
     // Another customer's reference is indistinguishable from a missing one.
-    if (order === undefined) throw new HttpProblem("not_found", "No order of yours has this reference.");
-    res.json(presentTransaction(order));
+    if (found.kind === "not_found") throw new HttpProblem("not_found", "No order of yours has this reference.");
+    if (found.kind === "evicted") {
+      throw new HttpProblem(
+        "order_evicted",
+        `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
+      );
+    }
+    res.json(presentTransaction(found.order));
   });
   router.all("/v1/airtime/:reference", methodNotAllowed(["GET"]));
 

@@ -3,6 +3,12 @@
  * document, and the bodies and queries the admin routes validate.
  * Importable without a running simulator.
  */
+import {
+  PAGE_QUERY_SHAPE,
+  PAGING_DESCRIPTION,
+  REFERENCE_PREFIX_PARAM,
+  TIME_QUERY_SHAPE,
+} from "../contract/admin-pages.ts";
 import { z } from "zod";
 import { type ProblemCase, problemResponses } from "../contract/routes/problems.ts";
 import { SUCCESS_WEBHOOK } from "../contract/routes/public-examples.ts";
@@ -102,7 +108,8 @@ const LIST_DELIVERIES_ROUTE = {
     summary: "List webhook deliveries",
     description:
       "Every webhook message on its way to a customer's endpoint, oldest first. Filters combine with AND. " +
-      "A duplicated message (scenario) shows as several deliveries sharing one `messageId`.",
+      "A duplicated message (scenario) shows as several deliveries sharing one `messageId`. " +
+      PAGING_DESCRIPTION,
     requestParams: {
       query: z.object({
         customer: filter("Only this customer's deliveries.", "demo"),
@@ -111,6 +118,9 @@ const LIST_DELIVERIES_ROUTE = {
         state: AdminDeliveryStateSchema.optional().meta({
           param: { description: AdminDeliveryStateSchema.description, required: false, example: "failed" },
         }),
+        reference_prefix: REFERENCE_PREFIX_PARAM,
+        ...TIME_QUERY_SHAPE,
+        ...PAGE_QUERY_SHAPE,
       }),
     },
     responses: {
@@ -119,7 +129,12 @@ const LIST_DELIVERIES_ROUTE = {
         content: {
           "application/json": {
             schema: AdminDeliveryListSchema,
-            examples: { delivered: { summary: "One delivered webhook", value: { deliveries: [EXAMPLE_DELIVERY] } } },
+            examples: {
+              delivered: {
+                summary: "One delivered webhook",
+                value: { deliveries: [EXAMPLE_DELIVERY], next_cursor: null },
+              },
+            },
           },
         },
       },
