@@ -156,7 +156,7 @@ export const SERVE_FLAGS: readonly Flag[] = [
     env: "AIRTIME_SIM_MAX_ORDERS",
     value: "N",
     path: ["maxOrders"],
-    help: "orders kept in full; beyond it the oldest final ones are evicted (default 500000)",
+    help: "orders kept in full; beyond it the oldest final ones are evicted (default 300000)",
   },
   {
     name: "scenario",

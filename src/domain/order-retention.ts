@@ -13,8 +13,12 @@ import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "./model.ts";
 import type { Clock, Store } from "./ports.ts";
 
-/** Orders of 2 KB and less each (1.1 KB measured): 500,000 keep RSS well under 1.5 GB with webhooks. */
-export const DEFAULT_MAX_ORDERS = 500_000;
+/**
+ * About 3.3 KB of heap per final order with a delivered webhook, 1.1 KB
+ * without (bench/retention.ts): 300,000 keep about 1 GB of heap, RSS under
+ * 1.5 GB, even when every order has a webhook.
+ */
+export const DEFAULT_MAX_ORDERS = 300_000;
 
 /** Orders read per page of the eviction scan. */
 const SCAN_PAGE = 512;

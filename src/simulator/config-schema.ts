@@ -119,7 +119,7 @@ export const SimulatorConfigSchema = z
     idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
     maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
       .optional()
-      .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 500000)." }),
+      .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
     limits: z
       .object({
         minAmount: z.number().positive().optional(),

@@ -38,7 +38,7 @@ export interface EmbeddedDomainOptions {
   readonly statusTable?: StatusTable;
   /** Default 24 h. */
   readonly idempotencyRetentionMs?: number;
-  /** Orders kept in full before the oldest final ones are evicted (default 500,000). */
+  /** Orders kept in full before the oldest final ones are evicted (default 300,000). */
   readonly maxOrders?: number;
   /** Told once, when the order cap is first reached (default: console.warn). */
   readonly onFirstEviction?: (message: string) => void;

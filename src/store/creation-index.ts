@@ -32,7 +32,7 @@ export interface Page<T> {
 }
 
 /** Records examined by one page at most: bounds the time one admin request holds the event loop. */
-const PAGE_SCAN_BUDGET = 20_000;
+const PAGE_SCAN_BUDGET = 5_000;
 
 /** Below this many dead slots a sequence is never compacted (compacting tiny arrays is waste). */
 const MIN_DEAD_TO_COMPACT = 1_024;

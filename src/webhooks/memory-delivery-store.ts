@@ -80,9 +80,12 @@ export function createMemoryDeliveryStore(): DeliveryStore {
     },
     async addAttempt(attempt) {
       // An attempt that finishes after its delivery was reset away is not kept.
-      if (!deliveries.has(attempt.deliveryId)) return;
+      const delivery = deliveries.get(attempt.deliveryId);
+      if (delivery === undefined) return;
       const list = attemptsById.get(attempt.deliveryId) ?? [];
-      list.push(structuredClone(attempt));
+      const stored = structuredClone(attempt);
+      // Every attempt sends the delivery's body: keep one copy of it, not one per attempt.
+      list.push(stored.requestBody === delivery.body ? { ...stored, requestBody: delivery.body } : stored);
       attemptsById.set(attempt.deliveryId, list);
     },
     async attempts(deliveryId) {

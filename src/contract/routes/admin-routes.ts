@@ -325,7 +325,7 @@ const GET_STATS_ROUTE = adminRoute({
     schema: AdminStatsSchema,
     summary: "After some evictions",
     value: {
-      orders: { retained: 500_000, max: 500_000, evicted: 12_345, evictedRecords: 12_345 },
+      orders: { retained: 300_000, max: 300_000, evicted: 12_345, evictedRecords: 12_345 },
       keyRetentionMs: 86_400_000,
       issuedTokens: 3,
     },
