@@ -151,6 +151,20 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "per-attempt timeout, e.g. 500ms (default 15s)",
   },
   {
+    name: "key-retention",
+    env: "AIRTIME_SIM_KEY_RETENTION",
+    value: "DURATION",
+    path: ["idempotencyRetention"],
+    help: "how long an idempotency key and its order are kept, simulator time (default 24h)",
+  },
+  {
+    name: "max-orders",
+    env: "AIRTIME_SIM_MAX_ORDERS",
+    value: "N",
+    path: ["maxOrders"],
+    help: "orders kept in full; beyond it the oldest final ones are evicted (default 300000)",
+  },
+  {
     name: "scenario",
     env: "AIRTIME_SIM_SCENARIO",
     value: "FILE|NAME",

@@ -4,6 +4,7 @@
  * numbers, like the public API; the simulator keeps integer cents inside.
  */
 import { z } from "zod";
+import { NextCursorSchema } from "./admin-pages.ts";
 import { hasAtMostTwoDecimals } from "./money.ts";
 import { StatusCodeSchema, TransactionStatusResponseSchema } from "./public-schemas.ts";
 import { WebhookUrlSchema } from "./webhook-url.ts";
@@ -111,7 +112,7 @@ export const AdminCustomerSchema = z
 export type AdminCustomer = z.infer<typeof AdminCustomerSchema>;
 
 export const AdminCustomerListSchema = z
-  .object({ customers: z.array(AdminCustomerSchema) })
+  .object({ customers: z.array(AdminCustomerSchema), next_cursor: NextCursorSchema })
   .meta({ id: "AdminCustomerList" });
 
 export const AdminOrderSchema = TransactionStatusResponseSchema.extend({
@@ -120,7 +121,27 @@ export const AdminOrderSchema = TransactionStatusResponseSchema.extend({
 }).meta({ id: "AdminOrder" });
 export type AdminOrder = z.infer<typeof AdminOrderSchema>;
 
-export const AdminOrderListSchema = z.object({ orders: z.array(AdminOrderSchema) }).meta({ id: "AdminOrderList" });
+export const AdminOrderListSchema = z
+  .object({ orders: z.array(AdminOrderSchema), next_cursor: NextCursorSchema })
+  .meta({ id: "AdminOrderList" });
+
+export const AdminStatsSchema = z
+  .object({
+    orders: z.object({
+      retained: z.number().int().min(0).meta({ description: "Orders kept in full." }),
+      max: z.number().int().min(1).meta({ description: "The order cap (`--max-orders`)." }),
+      evicted: z.number().int().min(0).meta({ description: "Orders evicted under the cap since start." }),
+      evictedRecords: z
+        .number()
+        .int()
+        .min(0)
+        .meta({ description: "Evicted orders whose compact record (id, reference, status) is still kept." }),
+    }),
+    keyRetentionMs: z.number().int().min(1).meta({ description: "How long keys and references are kept." }),
+    issuedTokens: z.number().int().min(0).meta({ description: "Tokens from POST /v1/auth/token held." }),
+  })
+  .meta({ id: "AdminStats" });
+export type AdminStats = z.infer<typeof AdminStatsSchema>;
 
 export const TRANSITION_ACTIONS = ["succeed", "fail", "timeout", "reverse"] as const;
 export type TransitionAction = (typeof TRANSITION_ACTIONS)[number];

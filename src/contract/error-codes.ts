@@ -13,6 +13,7 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
   payload_too_large: { status: 413, title: "Payload too large" },
   not_found: { status: 404, title: "Not found" },
+  order_evicted: { status: 410, title: "Order evicted under the order cap" },
   method_not_allowed: { status: 405, title: "Method not allowed" },
   invalid_idempotency_key: { status: 400, title: "Invalid idempotency key" },
   idempotency_key_conflict: { status: 400, title: "Header and body idempotency keys differ" },

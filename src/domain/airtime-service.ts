@@ -12,8 +12,9 @@ import { createCustomerAuthenticator } from "./customer-auth.ts";
 import { flatString } from "./flat-string.ts";
 import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
 import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
-import type { Customer, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
+import type { Customer, EvictedOrder, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import { normaliseOrderRequest } from "./order-request.ts";
+import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
 import type { AirtimeService, OrderEvents, PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
 import { createStatusChanges } from "./status-changes.ts";
@@ -31,6 +32,8 @@ export interface AirtimeServiceDeps {
   readonly idempotencyRetentionMs?: number;
   /** Where a throwing `events` listener is reported (default: console.error); the change stands. */
   readonly onEventError?: (error: unknown, order: Order) => void;
+  /** The order cap, told of every insert (default: none, every order kept). */
+  readonly retention?: Pick<OrderRetention, "afterInsert">;
 }
 
 type Normalised = { readonly customer: Customer; readonly fingerprint: OrderFingerprint };
@@ -121,7 +124,9 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     if (command.request.idempotencyKey !== undefined) {
       await store.completeIdempotencyKey(customerId, command.request.idempotencyKey, order.id);
     }
-    return { kind: "placed", order: await statusChanges.start(order) };
+    const started = await statusChanges.start(order);
+    await deps.retention?.afterInsert();
+    return { kind: "placed", order: started };
   }
 
   /** Claims the key, or answers from the record it already holds. Runs alone per customer+key. */
@@ -158,6 +163,8 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       }
       const order = await store.getOrder(record.orderId);
       if (order !== undefined) return { kind: "replayed", order };
+      const evicted = await store.getEvictedOrder(record.orderId, now);
+      if (evicted !== undefined) return { kind: "replayed", order: orderFromEvicted(evicted, fingerprint) };
       // The record outlived its order (reset between the two): free it and claim afresh.
       await store.releaseIdempotencyKey(customerId, key);
     }
@@ -184,6 +191,13 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       return store.getOrderByReference(customerId, reference);
     },
 
+    async findOrder(customerId, reference) {
+      const order = await store.getOrderByReference(customerId, reference);
+      if (order !== undefined) return { kind: "found", order };
+      const evicted = await store.getEvictedOrderByReference(customerId, reference, clock.now());
+      return evicted === undefined ? { kind: "not_found" } : { kind: "evicted", evicted };
+    },
+
     async getBalance(customerId, shortcode) {
       const customer = await store.getCustomer(customerId);
       const wallets = customer?.wallets ?? [];
@@ -199,6 +213,29 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     authenticate(token) {
       return authenticator.authenticate(token);
     },
+  };
+}
+
+/**
+ * The order a replay answers with after its order was evicted: the same id,
+ * reference and status, the payload the key is bound to, and the one status
+ * step the record kept.
+ */
+function orderFromEvicted(evicted: EvictedOrder, fingerprint: OrderFingerprint): Order {
+  return {
+    id: evicted.id,
+    customerId: evicted.customerId,
+    reference: evicted.reference,
+    service: fingerprint.service,
+    account: fingerprint.account,
+    amountCents: fingerprint.amountCents,
+    currency: fingerprint.currency,
+    shortcode: fingerprint.shortcode,
+    status: evicted.status,
+    message: evicted.message,
+    createdAt: evicted.createdAt,
+    updatedAt: evicted.updatedAt,
+    history: [{ status: evicted.status, message: evicted.message, at: evicted.updatedAt }],
   };
 }
 

@@ -105,3 +105,21 @@ export interface IssuedToken {
   readonly issuedAt: number;
   readonly expiresAt: number;
 }
+
+/**
+ * What is left of an order evicted under the order cap while its reference
+ * (and idempotency key) is still retained: enough to answer a replay with the
+ * same id and status, and a lookup with `order_evicted` instead of "no such
+ * order". The key's payload fingerprint stays in its `IdempotencyRecord`.
+ */
+export interface EvictedOrder {
+  readonly id: string;
+  readonly customerId: string;
+  readonly reference: string;
+  readonly status: number;
+  readonly message: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Simulator-clock ms at which this record goes too (the end of the key's retention). */
+  readonly keptUntil: number;
+}

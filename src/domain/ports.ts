@@ -9,7 +9,15 @@
  * own, and ids need no coordination), so making them async would only add an
  * `await` to every hot path.
  */
-import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet, WebhookEndpoint } from "./model.ts";
+import type {
+  Customer,
+  EvictedOrder,
+  IdempotencyRecord,
+  IssuedToken,
+  Order,
+  Wallet,
+  WebhookEndpoint,
+} from "./model.ts";
 
 /** Milliseconds since the epoch on the simulator clock (real or virtual). Synchronous: local to the process. */
 export interface Clock {
@@ -99,6 +107,27 @@ export interface Store {
   getOrder(id: string): Promise<Order | undefined>;
   getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
   listOrders(filter?: { customerId?: string }): Promise<Order[]>;
+  /**
+   * One page of orders, oldest first, matching every filter given. The
+   * adapter bounds the work of one call: a page may hold fewer than `limit`
+   * orders (even none) while `nextCursor` is not null, so callers follow the
+   * cursor until it is null.
+   */
+  listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
+  /** Orders kept in full (evicted ones not counted). */
+  countOrders(): Promise<number>;
+  /**
+   * Atomic: removes an order whose history still has `expectedVersion`
+   * entries. Until `keepUntil` (if later than `now`) it leaves an
+   * `EvictedOrder` that keeps its reference taken; after that the reference
+   * is free again. False when the order changed or is gone.
+   */
+  evictOrder(id: string, expectedVersion: number, keepUntil: number, now: number): Promise<boolean>;
+  /** The record an evicted order left, while it is kept. */
+  getEvictedOrder(id: string, now: number): Promise<EvictedOrder | undefined>;
+  getEvictedOrderByReference(customerId: string, reference: string, now: number): Promise<EvictedOrder | undefined>;
+  /** Evicted-order records still kept at `now`. */
+  countEvictedOrders(now: number): Promise<number>;
 
   /** Atomic set-if-absent of an idempotency record (expired records count as absent). */
   claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<ClaimResult>;
@@ -128,10 +157,36 @@ export interface Store {
     cents: number,
     currency?: string,
   ): Promise<Wallet | undefined>;
-  /** Keeps a token issued by `POST /v1/auth/token` (the adapter stores only its hash). */
+  /**
+   * Keeps a token issued by `POST /v1/auth/token` (the adapter stores only
+   * its hash). Tokens expired by `token.issuedAt` are swept, amortised.
+   */
   putIssuedToken(token: IssuedToken): Promise<void>;
+  /** Issued tokens held, expired ones not yet swept included. */
+  countIssuedTokens(): Promise<number>;
   /** The customer owning an issued token not yet expired at `now`, compared in constant time. */
   findCustomerByIssuedToken(token: string, now: number): Promise<Customer | undefined>;
+}
+
+/** Filters of `Store.listOrderPage`; each one given must match. */
+export interface OrderPageQuery {
+  readonly customerId?: string;
+  readonly status?: number;
+  readonly reference?: string;
+  readonly referencePrefix?: string;
+  /** Created at or after, simulator-clock ms. */
+  readonly from?: number;
+  /** Created at or before, simulator-clock ms. */
+  readonly to?: number;
+  readonly limit: number;
+  /** Opaque: a `nextCursor` from the previous page. */
+  readonly cursor?: string;
+}
+
+export interface OrderPage {
+  readonly orders: readonly Order[];
+  /** Where the next page starts; null when there is no more. */
+  readonly nextCursor: string | null;
 }
 
 /** The fields `Store.patchCustomer` may change; absent fields stay as they are. */

@@ -5,7 +5,7 @@
  */
 import type { Service } from "../contract/operators.ts";
 import type { WebhookFaults } from "./faults.ts";
-import type { Customer, Order, OutcomePlan, Wallet } from "./model.ts";
+import type { Customer, EvictedOrder, Order, OutcomePlan, Wallet } from "./model.ts";
 
 export interface PlaceOrderCommand {
   readonly customerId: string;
@@ -35,6 +35,12 @@ export type PlaceOrderOutcome =
   | { readonly kind: "service_undetectable"; readonly account: string }
   | { readonly kind: "unknown_shortcode"; readonly shortcode: string };
 
+/** A lookup by reference: `evicted` when the order went under the order cap but its retention has not ended. */
+export type OrderLookup =
+  | { readonly kind: "found"; readonly order: Order }
+  | { readonly kind: "evicted"; readonly evicted: EvictedOrder }
+  | { readonly kind: "not_found" };
+
 export type BalanceOutcome =
   | { readonly kind: "balance"; readonly wallet: Wallet; readonly wallets: readonly Wallet[] }
   | { readonly kind: "unknown_shortcode"; readonly shortcode: string };
@@ -60,6 +66,8 @@ export interface OrderEvents {
 export interface AirtimeService {
   placeOrder(command: PlaceOrderCommand): Promise<PlaceOrderOutcome>;
   getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
+  /** Like `getOrderByReference`, telling an evicted order from one that never was. */
+  findOrder(customerId: string, reference: string): Promise<OrderLookup>;
   getBalance(customerId: string, shortcode?: string): Promise<BalanceOutcome>;
   /** Admin: force a status (succeed, fail, reverse …); the normal rules still apply. */
   forceTransition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;

@@ -118,6 +118,22 @@ export function createAdminClient(url: string, token: string): AdminClient {
     return outcome.json;
   }
 
+  /** Every item of a paged listing: follows `next_cursor` until it is null. */
+  async function allPages<T>(
+    path: string,
+    filter: Readonly<Record<string, string | undefined>>,
+    parse: (body: unknown) => { items: T[]; next: string | null },
+  ): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = parse(await call("GET", `${path}${queryOf({ ...filter, limit: "1000", cursor })}`));
+      items.push(...page.items);
+      cursor = page.next ?? undefined;
+    } while (cursor !== undefined);
+    return items;
+  }
+
   return {
     url,
     async reset(customerId) {
@@ -130,7 +146,10 @@ export function createAdminClient(url: string, token: string): AdminClient {
       return AdminCustomerSchema.parse(await call("GET", `/_sim/customers/${encodeURIComponent(id)}`));
     },
     async listOrders(filter = {}) {
-      return AdminOrderListSchema.parse(await call("GET", `/_sim/orders${queryOf(filter)}`)).orders;
+      return allPages("/_sim/orders", filter, (body) => {
+        const page = AdminOrderListSchema.parse(body);
+        return { items: page.orders, next: page.next_cursor };
+      });
     },
     async transition(orderId, target) {
       const body = (await call(
@@ -155,7 +174,10 @@ export function createAdminClient(url: string, token: string): AdminClient {
       return parsed.success ? parsed.data : undefined;
     },
     async listDeliveries(filter = {}) {
-      return AdminDeliveryListSchema.parse(await call("GET", `/_sim/deliveries${queryOf(filter)}`)).deliveries;
+      return allPages("/_sim/deliveries", filter, (body) => {
+        const page = AdminDeliveryListSchema.parse(body);
+        return { items: page.deliveries, next: page.next_cursor };
+      });
     },
     async getDelivery(id) {
       return AdminDeliveryDetailSchema.parse(await call("GET", `/_sim/deliveries/${encodeURIComponent(id)}`));

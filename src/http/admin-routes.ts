@@ -5,8 +5,10 @@
  * the work itself is done by the simulator's `AdminControls`.
  */
 import { Router } from "express";
+import { DEFAULT_PAGE_LIMIT } from "../contract/admin-pages.ts";
 import type {
   AdminCreateCustomerRequest,
+  AdminStats,
   AdminUpdateCustomerRequest,
   TransitionAction,
 } from "../contract/admin-schemas.ts";
@@ -14,6 +16,7 @@ import {
   ADVANCE_CLOCK_ROUTE,
   CREATE_CUSTOMER_ROUTE,
   GET_JOURNAL_ROUTE,
+  LIST_CUSTOMERS_ROUTE,
   LIST_ORDERS_ROUTE,
   TRANSITION_ORDER_ROUTE,
   UPDATE_CUSTOMER_ROUTE,
@@ -22,6 +25,7 @@ import { jsonBodySchema, querySchema } from "../contract/routes/route.ts";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import { FAILED_STATUS, REVERSED_STATUS, SUCCESS_STATUS, TIMEOUT_STATUS } from "../contract/status-codes.ts";
 import type { Customer, Order } from "../domain/model.ts";
+import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
 import type { TransitionOutcome } from "../domain/service-types.ts";
 import { createAdminAuth } from "./auth.ts";
 import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
@@ -50,6 +54,10 @@ export interface AdminControls {
   createCustomer(input: AdminCreateCustomerRequest): Promise<CreateCustomerResult>;
   updateCustomer(id: string, patch: AdminUpdateCustomerRequest): Promise<UpdateCustomerResult>;
   listOrders(filter: { customerId?: string }): Promise<Order[]>;
+  /** One page of orders, oldest first (see `Store.listOrderPage`). */
+  listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
+  /** Orders kept and evicted, tokens held. */
+  stats(): Promise<AdminStats>;
   getOrder(id: string): Promise<Order | undefined>;
   transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;
   readonly clock: {
@@ -100,6 +108,13 @@ function queryObject(query: Record<string, unknown>, names: readonly string[]): 
   return out;
 }
 
+/** `customers` is small (people create them): a page is a slice, the cursor its offset. */
+function customerPage(customers: readonly Customer[], limit: number, cursor: string | undefined) {
+  const start = cursor === undefined ? 0 : Number.parseInt(cursor, 36);
+  const end = start + limit;
+  return { customers: customers.slice(start, end), next_cursor: end < customers.length ? end.toString(36) : null };
+}
+
 function notFound(what: string): HttpProblem {
   return new HttpProblem("not_found", `No ${what} with this id.`);
 }
@@ -127,8 +142,10 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/reset", methodNotAllowed(["POST"]));
 
-  router.get("/customers", async (_req, res) => {
-    res.json({ customers: (await controls.listCustomers()).map(presentAdminCustomer) });
+  router.get("/customers", async (req, res) => {
+    const query = validate(querySchema(LIST_CUSTOMERS_ROUTE), queryObject(req.query, ["limit", "cursor"]), "query");
+    const page = customerPage(await controls.listCustomers(), query.limit ?? DEFAULT_PAGE_LIMIT, query.cursor);
+    res.json({ customers: page.customers.map(presentAdminCustomer), next_cursor: page.next_cursor });
   });
   router.post("/customers", async (req, res) => {
     const input = validate(jsonBodySchema(CREATE_CUSTOMER_ROUTE), req.body, "customer");
@@ -178,16 +195,20 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   router.get("/orders", async (req, res) => {
     const query = validate(
       querySchema(LIST_ORDERS_ROUTE),
-      queryObject(req.query, ["customer", "reference", "status"]),
+      queryObject(req.query, ["customer", "reference", "reference_prefix", "status", "from", "to", "limit", "cursor"]),
       "order query",
     );
-    const orders = await controls.listOrders(query.customer === undefined ? {} : { customerId: query.customer });
-    const selected = orders.filter(
-      (order) =>
-        (query.reference === undefined || order.reference === query.reference) &&
-        (query.status === undefined || order.status === query.status),
-    );
-    res.json({ orders: selected.map(presentAdminOrder) });
+    const page = await controls.listOrderPage({
+      limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+      ...(query.customer === undefined ? {} : { customerId: query.customer }),
+      ...(query.reference === undefined ? {} : { reference: query.reference }),
+      ...(query.reference_prefix === undefined ? {} : { referencePrefix: query.reference_prefix }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.from === undefined ? {} : { from: query.from }),
+      ...(query.to === undefined ? {} : { to: query.to }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+    res.json({ orders: page.orders.map(presentAdminOrder), next_cursor: page.nextCursor });
   });
   router.all("/orders", methodNotAllowed(["GET"]));
 
@@ -220,6 +241,11 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     }
   });
   router.all("/orders/:id/transition", methodNotAllowed(["POST"]));
+
+  router.get("/stats", async (_req, res) => {
+    res.json(await controls.stats());
+  });
+  router.all("/stats", methodNotAllowed(["GET"]));
 
   router.get("/clock", (_req, res) => {
     res.json(clockBody(controls));

@@ -114,10 +114,16 @@ export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknow
         errors,
       });
     }
-    const order = await deps.service.getOrderByReference(customer.id, reference);
+    const found = await deps.service.findOrder(customer.id, reference);
     // Another customer's reference is indistinguishable from a missing one.
-    if (order === undefined) throw new HttpProblem("not_found", "No order of yours has this reference.");
-    sendJson(res, 200, presentTransaction(order));
+    if (found.kind === "not_found") throw new HttpProblem("not_found", "No order of yours has this reference.");
+    if (found.kind === "evicted") {
+      throw new HttpProblem(
+        "order_evicted",
+        `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
+      );
+    }
+    sendJson(res, 200, presentTransaction(found.order));
   }
 
   async function balance(state: RequestState, res: ServerResponse): Promise<void> {

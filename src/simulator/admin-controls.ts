@@ -8,6 +8,7 @@
  */
 import type { AdminCreateCustomerRequest, AdminUpdateCustomerRequest } from "../contract/admin-schemas.ts";
 import type { CreateCustomerOutcome, CustomerDirectory, UpdateCustomerOutcome } from "../domain/customers.ts";
+import type { OrderRetention } from "../domain/order-retention.ts";
 import type { Customer } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
@@ -21,6 +22,7 @@ export interface AdminControlsDeps {
   readonly service: AirtimeService;
   readonly journal: Journal;
   readonly clock: AdminControls["clock"];
+  readonly retention: Pick<OrderRetention, "stats">;
   /** Tells the plugins (webhook logs, scenario counters) to forget the same state. */
   readonly onReset?: (customerId?: string) => Promise<void>;
 }
@@ -108,6 +110,20 @@ export function createAdminControls(deps: AdminControlsDeps): AdminControls & Si
       return result;
     },
     listOrders: (filter) => store.listOrders(filter),
+    listOrderPage: (query) => store.listOrderPage(query),
+    async stats() {
+      const figures = await deps.retention.stats();
+      return {
+        orders: {
+          retained: figures.retainedOrders,
+          max: figures.maxOrders,
+          evicted: figures.evictedOrders,
+          evictedRecords: figures.evictedRecords,
+        },
+        keyRetentionMs: figures.keyRetentionMs,
+        issuedTokens: await store.countIssuedTokens(),
+      };
+    },
     getOrder: (id) => store.getOrder(id),
     transition: (orderId, status, message) => deps.service.forceTransition(orderId, status, message),
     clock: deps.clock,

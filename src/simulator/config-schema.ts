@@ -129,6 +129,9 @@ export const SimulatorConfigSchema = z
       .meta({ description: "Origins a browser app may call the simulator from (`*`: any). Default: CORS off." }),
     tokenTtlSeconds: z.number().int().min(1).optional(),
     idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
+    maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
+      .optional()
+      .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
     limits: z
       .object({
         minAmount: z.number().positive().optional(),

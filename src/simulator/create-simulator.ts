@@ -169,6 +169,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     failureRate,
     statusTable: resolveStatusTable(options.statusTable),
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
+    ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
     onJobError: (error) => onError(error),
     onEventError: (error) => onError(error),
   });
@@ -194,7 +195,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     ...(options.plugins ?? []),
   ];
   for (const factory of factories) plugins.push(await factory(context));
-  for (const plugin of plugins) if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
+  for (const plugin of plugins) {
+    if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
+    if (plugin.retention !== undefined) domain.retention.addGuard(plugin.retention);
+  }
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
@@ -215,6 +219,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     journal,
     clock,
+    retention: domain.retention,
     onReset: async (customerId) => {
       for (const plugin of plugins) await plugin.reset?.(customerId);
     },

@@ -11,6 +11,7 @@ import { createIds, createSequentialIds } from "../domain/ids.ts";
 import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
+import { createOrderRetention, DEFAULT_MAX_ORDERS, type OrderRetention } from "../domain/order-retention.ts";
 import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
@@ -37,6 +38,10 @@ export interface EmbeddedDomainOptions {
   readonly statusTable?: StatusTable;
   /** Default 24 h. */
   readonly idempotencyRetentionMs?: number;
+  /** Orders kept in full before the oldest final ones are evicted (default 300,000). */
+  readonly maxOrders?: number;
+  /** Told once, when the order cap is first reached (default: console.warn). */
+  readonly onFirstEviction?: (message: string) => void;
   /** Another Store adapter (default: a fresh memory store). */
   readonly store?: Store;
   /** Generated customer secrets: `crypto` (default) or `seeded` from the random source. */
@@ -60,6 +65,8 @@ export interface EmbeddedDomain {
   readonly events: OrderEventBus;
   readonly service: AirtimeService;
   readonly customers: CustomerDirectory;
+  /** The order cap: its figures, and where plugins hold orders back from eviction. */
+  readonly retention: OrderRetention;
 }
 
 /**
@@ -81,6 +88,15 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
   const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
   const events = createOrderEventBus();
+  const keyRetentionMs = options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+  const retention = createOrderRetention({
+    store,
+    clock: time.clock,
+    statusTable,
+    maxOrders: options.maxOrders ?? DEFAULT_MAX_ORDERS,
+    keyRetentionMs,
+    onFirstEviction: options.onFirstEviction ?? ((message) => console.warn(`airtime simulator: ${message}`)),
+  });
   const service = createAirtimeService({
     store,
     clock: time.clock,
@@ -94,7 +110,8 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
       failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
       failureStatus: options.failureStatus ?? FAILED_STATUS,
     },
-    idempotencyRetentionMs: options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
+    idempotencyRetentionMs: keyRetentionMs,
+    retention,
     ...(options.onEventError === undefined ? {} : { onEventError: options.onEventError }),
   });
   const customers = createCustomerDirectory({
@@ -114,5 +131,6 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     events,
     service,
     customers,
+    retention,
   };
 }

@@ -9,6 +9,7 @@ import type { ErrorCode } from "../contract/error-codes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
+import type { RetentionGuard } from "../domain/order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
@@ -98,6 +99,8 @@ export interface SimulatorPlugin {
   beforeResponse?(order: Order): Promise<void>;
   /** Told of every HTTP request once its response has ended, as the journal records it. */
   onRequest?(request: JournalRecord): void;
+  /** Holds orders back from eviction under the order cap, and forgets what it kept for evicted ones. */
+  readonly retention?: RetentionGuard;
   /** Told of an admin reset (all, or one customer) so per-customer state is forgotten too. */
   reset?(customerId?: string): Promise<void>;
   /** Awaited until background work started so far (webhook attempts) has settled. */

@@ -46,6 +46,8 @@ export interface SimulatorOptions {
   readonly statusTable?: StatusTable | readonly StatusDefinition[] | undefined;
   /** How long an idempotency key stays bound, on the simulator clock. Default 24 h. */
   readonly idempotencyRetentionMs?: number | undefined;
+  /** Orders kept in full; beyond it the oldest final ones are evicted. Default 300,000. */
+  readonly maxOrders?: number | undefined;
   /** Lifetime of tokens from `POST /v1/auth/token`, in seconds. Default 3600. */
   readonly tokenTtlSeconds?: number | undefined;
   /** Extra plugins, built after the default ones. */

@@ -12,8 +12,9 @@
  */
 import * as nodeCrypto from "node:crypto";
 import { flatString } from "../domain/flat-string.ts";
-import type { Customer, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
+import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
 import type { ClaimResult, CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
+import { createCreationIndex } from "./creation-index.ts";
 
 interface TokenEntry {
   readonly digest: Buffer;
@@ -121,6 +122,9 @@ export function createMemoryStore(): Store {
   const references = new Map<string, Map<string, string>>();
   /** `customerId\0key` → record; insertion order is expiry order while retention is constant. */
   const keys = new Map<string, IdempotencyRecord>();
+  /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
+  const evicted = new Map<string, EvictedOrder>();
+  const index = createCreationIndex<Order>((id) => orders.get(id));
 
   function indexTokens(customer: Customer): void {
     for (const token of customer.tokens) {
@@ -147,6 +151,8 @@ export function createMemoryStore(): Store {
 
   function removeCustomerData(customerId: string): void {
     for (const [id, order] of orders) if (order.customerId === customerId) orders.delete(id);
+    index.dropCustomer(customerId);
+    for (const [id, record] of evicted) if (record.customerId === customerId) evicted.delete(id);
     references.delete(customerId);
     const prefix = `${customerId}\u0000`;
     for (const composite of keys.keys()) if (composite.startsWith(prefix)) keys.delete(composite);
@@ -159,6 +165,36 @@ export function createMemoryStore(): Store {
       if (record.expiresAt > now) return;
       keys.delete(composite);
     }
+  }
+
+  /** Drops expired tokens from the front; with one token lifetime, insertion order is expiry order. */
+  function sweepExpiredTokens(now: number): void {
+    for (const [hex, entry] of issued) {
+      if (entry.expiresAt > now) return;
+      issued.delete(hex);
+    }
+  }
+
+  /** Forgets an evicted order's reference, unless a newer order has taken it since. */
+  function freeReference(customerId: string, reference: string, id: string): void {
+    const byReference = references.get(customerId);
+    if (byReference?.get(reference) !== id) return;
+    byReference.delete(reference);
+    if (byReference.size === 0) references.delete(customerId);
+  }
+
+  /** Drops evicted-order records whose retention ended, from the front (amortised O(1) per eviction). */
+  function sweepEvicted(now: number): void {
+    for (const [id, record] of evicted) {
+      if (record.keptUntil > now) return;
+      evicted.delete(id);
+      freeReference(record.customerId, record.reference, id);
+    }
+  }
+
+  function keptEvicted(id: string | undefined, now: number): EvictedOrder | undefined {
+    const record = id === undefined ? undefined : evicted.get(id);
+    return record !== undefined && record.keptUntil > now ? record : undefined;
   }
 
   function liveKey(customerId: string, key: string, now: number): IdempotencyRecord | undefined {
@@ -252,6 +288,7 @@ export function createMemoryStore(): Store {
     },
 
     async insertOrder(order) {
+      sweepEvicted(order.createdAt);
       let byReference = references.get(order.customerId);
       if (byReference?.has(order.reference)) return false;
       if (byReference === undefined) {
@@ -261,6 +298,7 @@ export function createMemoryStore(): Store {
       const stored = freezeCopy(order);
       byReference.set(stored.reference, stored.id);
       orders.set(stored.id, stored);
+      index.add(stored);
       return true;
     },
     async updateOrder(order) {
@@ -280,6 +318,74 @@ export function createMemoryStore(): Store {
     async getOrderByReference(customerId, reference) {
       const id = references.get(customerId)?.get(reference);
       return id === undefined ? undefined : orders.get(id);
+    },
+    async listOrderPage(query) {
+      if (query.reference === undefined) {
+        const { status, referencePrefix } = query;
+        const page = index.page(
+          query,
+          (order) =>
+            (status === undefined || order.status === status) &&
+            (referencePrefix === undefined || order.reference.startsWith(referencePrefix)),
+        );
+        return { orders: page.items, nextCursor: page.nextCursor };
+      }
+      // An exact reference names at most one order per customer: no scan.
+      const found: Order[] = [];
+      const byId = (id: string | undefined) => (id === undefined ? undefined : orders.get(id));
+      const customerIds = query.customerId === undefined ? [...references.keys()] : [query.customerId];
+      for (const customerId of customerIds) {
+        const order = byId(references.get(customerId)?.get(query.reference));
+        if (order !== undefined) found.push(order);
+      }
+      const matching = found
+        .filter(
+          (order) =>
+            (query.status === undefined || order.status === query.status) &&
+            (query.from === undefined || order.createdAt >= query.from) &&
+            (query.to === undefined || order.createdAt <= query.to) &&
+            (query.referencePrefix === undefined || order.reference.startsWith(query.referencePrefix)),
+        )
+        .sort((a, b) => a.createdAt - b.createdAt);
+      return { orders: matching.slice(0, query.limit), nextCursor: null };
+    },
+    async countOrders() {
+      return orders.size;
+    },
+    async evictOrder(id, expectedVersion, keepUntil, now) {
+      const order = orders.get(id);
+      if (order === undefined || order.history.length !== expectedVersion) return false;
+      orders.delete(id);
+      index.removed(order.customerId);
+      sweepEvicted(now);
+      if (keepUntil > now) {
+        evicted.set(
+          id,
+          Object.freeze({
+            id,
+            customerId: order.customerId,
+            reference: order.reference,
+            status: order.status,
+            message: order.message,
+            createdAt: order.createdAt,
+            updatedAt: order.updatedAt,
+            keptUntil: keepUntil,
+          }),
+        );
+      } else {
+        freeReference(order.customerId, order.reference, id);
+      }
+      return true;
+    },
+    async getEvictedOrder(id, now) {
+      return keptEvicted(id, now);
+    },
+    async getEvictedOrderByReference(customerId, reference, now) {
+      return keptEvicted(references.get(customerId)?.get(reference), now);
+    },
+    async countEvictedOrders(now) {
+      sweepEvicted(now);
+      return evicted.size;
     },
     async listOrders(filter) {
       const all = [...orders.values()];
@@ -310,8 +416,12 @@ export function createMemoryStore(): Store {
     },
 
     async putIssuedToken(token: IssuedToken) {
+      sweepExpiredTokens(token.issuedAt);
       const digest = digestOf(token.token);
       issued.set(digest.toString("hex"), { digest, customerId: token.customerId, expiresAt: token.expiresAt });
+    },
+    async countIssuedTokens() {
+      return issued.size;
     },
     async findCustomerByIssuedToken(token, now) {
       const entry = matchToken(issued, token);
@@ -334,6 +444,8 @@ export function createMemoryStore(): Store {
       orders.clear();
       references.clear();
       keys.clear();
+      evicted.clear();
+      index.clear();
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Router } from "express";
 import { jsonBodySchema } from "../contract/routes/route.ts";
+import { DEFAULT_PAGE_LIMIT } from "../contract/admin-pages.ts";
 import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
 import {
   type AdminDelivery,
@@ -59,7 +60,17 @@ function presentAttempt(attempt: DeliveryAttempt): AdminDeliveryAttempt {
   };
 }
 
-const QUERY_NAMES = ["customer", "order", "reference", "state"] as const;
+const QUERY_NAMES = [
+  "customer",
+  "order",
+  "reference",
+  "reference_prefix",
+  "state",
+  "from",
+  "to",
+  "limit",
+  "cursor",
+] as const;
 
 /** Known query parameters only; a repeated one stays an array and fails validation. */
 function pickQuery(query: Record<string, unknown>): Record<string, unknown> {
@@ -83,13 +94,18 @@ export function createDeliveryAdmin(dispatcher: WebhookDispatcher): AdminExtensi
     register(router: Router, { problem, validate, methodNotAllowed }: AdminRouteKit) {
       router.get("/deliveries", async (req, res) => {
         const query = validate(AdminDeliveryQuerySchema, pickQuery(req.query as Record<string, unknown>), "query");
-        const found = await dispatcher.deliveries.list({
-          ...(query.customer === undefined ? {} : { customerId: query.customer }),
-          ...(query.order === undefined ? {} : { orderId: query.order }),
-          ...(query.reference === undefined ? {} : { reference: query.reference }),
-          ...(query.state === undefined ? {} : { state: query.state }),
+        const page = await dispatcher.deliveries.listPage({
+          customerId: query.customer,
+          orderId: query.order,
+          reference: query.reference,
+          referencePrefix: query.reference_prefix,
+          state: query.state,
+          from: query.from,
+          to: query.to,
+          limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+          cursor: query.cursor,
         });
-        res.json({ deliveries: found.map(presentDelivery) });
+        res.json({ deliveries: page.deliveries.map(presentDelivery), next_cursor: page.nextCursor });
       });
       router.all("/deliveries", methodNotAllowed(["GET"]));
 

@@ -5,6 +5,12 @@
  * `sentAtWall` on the wall clock (what `webhook-timestamp` carries).
  */
 import { z } from "zod";
+import {
+  NextCursorSchema,
+  PAGE_QUERY_SHAPE,
+  REFERENCE_PREFIX_PARAM,
+  TIME_QUERY_SHAPE,
+} from "../contract/admin-pages.ts";
 import { WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
 import { ATTEMPT_OUTCOMES, ATTEMPT_TRIGGERS, DELIVERY_KINDS, DELIVERY_STATES } from "./ports.ts";
 
@@ -77,7 +83,7 @@ export const AdminDeliveryDetailSchema = z
 export type AdminDeliveryDetail = z.infer<typeof AdminDeliveryDetailSchema>;
 
 export const AdminDeliveryListSchema = z
-  .object({ deliveries: z.array(AdminDeliverySchema) })
+  .object({ deliveries: z.array(AdminDeliverySchema), next_cursor: NextCursorSchema })
   .meta({ id: "AdminDeliveryList" });
 
 export const AdminRedeliverResponseSchema = z
@@ -92,6 +98,9 @@ export const AdminDeliveryQuerySchema = z
     order: z.string().min(1).max(128).optional(),
     reference: z.string().min(1).max(100).optional(),
     state: z.enum(DELIVERY_STATES).optional(),
+    reference_prefix: REFERENCE_PREFIX_PARAM,
+    ...TIME_QUERY_SHAPE,
+    ...PAGE_QUERY_SHAPE,
   })
   .strict();
 

@@ -3,6 +3,12 @@
  * document, and the bodies and queries the admin routes validate.
  * Importable without a running simulator.
  */
+import {
+  PAGE_QUERY_SHAPE,
+  PAGING_DESCRIPTION,
+  REFERENCE_PREFIX_PARAM,
+  TIME_QUERY_SHAPE,
+} from "../contract/admin-pages.ts";
 import { z } from "zod";
 import { ADMIN_RETRY_AFTER, ADMIN_THROTTLED } from "../contract/routes/admin-routes.ts";
 import { type ProblemCase, problemResponses } from "../contract/routes/problems.ts";
@@ -104,7 +110,8 @@ const LIST_DELIVERIES_ROUTE = {
     summary: "List webhook deliveries",
     description:
       "Every webhook message on its way to a customer's endpoint, oldest first. Filters combine with AND. " +
-      "A duplicated message (scenario) shows as several deliveries sharing one `messageId`.",
+      "A duplicated message (scenario) shows as several deliveries sharing one `messageId`. " +
+      PAGING_DESCRIPTION,
     requestParams: {
       query: z.object({
         customer: filter("Only this customer's deliveries.", "demo"),
@@ -113,6 +120,9 @@ const LIST_DELIVERIES_ROUTE = {
         state: AdminDeliveryStateSchema.optional().meta({
           param: { description: AdminDeliveryStateSchema.description, required: false, example: "failed" },
         }),
+        reference_prefix: REFERENCE_PREFIX_PARAM,
+        ...TIME_QUERY_SHAPE,
+        ...PAGE_QUERY_SHAPE,
       }),
     },
     responses: {
@@ -121,7 +131,12 @@ const LIST_DELIVERIES_ROUTE = {
         content: {
           "application/json": {
             schema: AdminDeliveryListSchema,
-            examples: { delivered: { summary: "One delivered webhook", value: { deliveries: [EXAMPLE_DELIVERY] } } },
+            examples: {
+              delivered: {
+                summary: "One delivered webhook",
+                value: { deliveries: [EXAMPLE_DELIVERY], next_cursor: null },
+              },
+            },
           },
         },
       },

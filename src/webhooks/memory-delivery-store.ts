@@ -2,8 +2,20 @@
  * The in-memory DeliveryStore. Records are copied in and out so callers
  * cannot change stored state behind the store's back; `update` runs without
  * an await between read and write, so it is atomic in one process.
+ *
+ * Deliveries are indexed by order (the eviction guard asks per order) and by
+ * creation (a listing page starts where the last one ended).
  */
+import { createCreationIndex } from "../store/creation-index.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
+
+const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
+  (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
+  (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
+  (filter.reference === undefined || delivery.reference === filter.reference) &&
+  (filter.referencePrefix === undefined || delivery.reference.startsWith(filter.referencePrefix)) &&
+  (filter.state === undefined || delivery.state === filter.state) &&
+  (filter.messageId === undefined || delivery.messageId === filter.messageId);
 
 /**
  * @example
@@ -14,18 +26,36 @@ export function createMemoryDeliveryStore(): DeliveryStore {
   // Map iteration follows insertion, which is creation order.
   const deliveries = new Map<string, Delivery>();
   const attemptsById = new Map<string, DeliveryAttempt[]>();
+  /** orderId → its deliveries' ids */
+  const byOrder = new Map<string, string[]>();
+  const index = createCreationIndex<Delivery>((id) => deliveries.get(id));
 
-  const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
-    (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
-    (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
-    (filter.reference === undefined || delivery.reference === filter.reference) &&
-    (filter.state === undefined || delivery.state === filter.state) &&
-    (filter.messageId === undefined || delivery.messageId === filter.messageId);
+  function forget(id: string): void {
+    const delivery = deliveries.get(id);
+    if (delivery === undefined) return;
+    deliveries.delete(id);
+    attemptsById.delete(id);
+    index.removed(delivery.customerId);
+  }
+
+  function ofOrder(orderId: string): Delivery[] {
+    const found: Delivery[] = [];
+    for (const id of byOrder.get(orderId) ?? []) {
+      const delivery = deliveries.get(id);
+      if (delivery !== undefined) found.push(delivery);
+    }
+    return found;
+  }
 
   return {
     async insert(delivery) {
       if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
-      deliveries.set(delivery.id, structuredClone(delivery));
+      const stored = structuredClone(delivery);
+      deliveries.set(delivery.id, stored);
+      index.add(stored);
+      const own = byOrder.get(delivery.orderId);
+      if (own === undefined) byOrder.set(delivery.orderId, [delivery.id]);
+      else own.push(delivery.id);
     },
     async get(id) {
       const delivery = deliveries.get(id);
@@ -40,30 +70,48 @@ export function createMemoryDeliveryStore(): DeliveryStore {
     },
     async list(filter = {}) {
       const found: Delivery[] = [];
-      for (const delivery of deliveries.values()) if (matches(delivery, filter)) found.push(structuredClone(delivery));
+      const candidates = filter.orderId === undefined ? deliveries.values() : ofOrder(filter.orderId);
+      for (const delivery of candidates) if (matches(delivery, filter)) found.push(structuredClone(delivery));
       return found;
+    },
+    async listPage(query) {
+      const page = index.page(query, (delivery) => matches(delivery, query));
+      return { deliveries: page.items.map((delivery) => structuredClone(delivery)), nextCursor: page.nextCursor };
     },
     async addAttempt(attempt) {
       // An attempt that finishes after its delivery was reset away is not kept.
-      if (!deliveries.has(attempt.deliveryId)) return;
+      const delivery = deliveries.get(attempt.deliveryId);
+      if (delivery === undefined) return;
       const list = attemptsById.get(attempt.deliveryId) ?? [];
-      list.push(structuredClone(attempt));
+      const stored = structuredClone(attempt);
+      // Every attempt sends the delivery's body: keep one copy of it, not one per attempt.
+      list.push(stored.requestBody === delivery.body ? { ...stored, requestBody: delivery.body } : stored);
       attemptsById.set(attempt.deliveryId, list);
     },
     async attempts(deliveryId) {
       return structuredClone(attemptsById.get(deliveryId) ?? []);
     },
+    async removeOrders(orderIds) {
+      for (const orderId of orderIds) {
+        for (const id of byOrder.get(orderId) ?? []) forget(id);
+        byOrder.delete(orderId);
+      }
+    },
     async reset(customerId) {
       if (customerId === undefined) {
         deliveries.clear();
         attemptsById.clear();
+        byOrder.clear();
+        index.clear();
         return;
       }
       for (const [id, delivery] of deliveries) {
         if (delivery.customerId !== customerId) continue;
         deliveries.delete(id);
         attemptsById.delete(id);
+        byOrder.delete(delivery.orderId);
       }
+      index.dropCustomer(customerId);
     },
   };
 }

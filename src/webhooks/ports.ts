@@ -99,11 +99,21 @@ export interface DeliveryAttempt {
 }
 
 export interface DeliveryFilter {
-  readonly customerId?: string;
-  readonly orderId?: string;
-  readonly reference?: string;
-  readonly state?: DeliveryState;
-  readonly messageId?: string;
+  readonly customerId?: string | undefined;
+  readonly orderId?: string | undefined;
+  readonly reference?: string | undefined;
+  readonly referencePrefix?: string | undefined;
+  readonly state?: DeliveryState | undefined;
+  readonly messageId?: string | undefined;
+}
+
+/** A page of deliveries, oldest first; the creation-time window is simulator-clock ms. */
+export interface DeliveryPageQuery extends DeliveryFilter {
+  readonly from?: number | undefined;
+  readonly to?: number | undefined;
+  readonly limit: number;
+  /** Opaque: a `nextCursor` from the previous page. */
+  readonly cursor?: string | undefined;
 }
 
 export interface DeliveryStore {
@@ -113,6 +123,13 @@ export interface DeliveryStore {
   update(id: string, change: (current: Delivery) => Delivery): Promise<Delivery | undefined>;
   /** In creation order. */
   list(filter?: DeliveryFilter): Promise<Delivery[]>;
+  /**
+   * One page, in creation order. The adapter bounds one call's work: a page
+   * may hold fewer than `limit` deliveries while `nextCursor` is not null.
+   */
+  listPage(query: DeliveryPageQuery): Promise<{ deliveries: Delivery[]; nextCursor: string | null }>;
+  /** Forgets every delivery and attempt of these orders (evicted under the order cap). */
+  removeOrders(orderIds: readonly string[]): Promise<void>;
   addAttempt(attempt: DeliveryAttempt): Promise<void>;
   /** In attempt order. */
   attempts(deliveryId: string): Promise<DeliveryAttempt[]>;

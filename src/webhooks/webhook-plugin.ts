@@ -6,6 +6,7 @@
 import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
+import { createDeliveryRetention } from "./delivery-retention.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
@@ -30,10 +31,12 @@ export interface WebhookPlugin extends SimulatorPlugin {
 export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
   return (context): WebhookPlugin => {
     const dispatcher = createWebhookDispatcher(context, options);
+    const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
     return {
       name: WEBHOOK_PLUGIN_NAME,
       dispatcher,
-      events: dispatcher.events,
+      events: retention.events,
+      retention: retention.guard,
       admin: createDeliveryAdmin(dispatcher),
       adminSpec: DELIVERY_ADMIN_SPEC,
       async beforeResponse(order) {

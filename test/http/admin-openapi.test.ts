@@ -37,6 +37,7 @@ test("every admin route is described, with its methods", () => {
       "GET /_sim/orders",
       "GET /_sim/orders/{id}",
       "POST /_sim/orders/{id}/transition",
+      "GET /_sim/stats",
       "GET /_sim/clock",
       "POST /_sim/clock/advance",
       "GET /_sim/journal",

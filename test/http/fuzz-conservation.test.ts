@@ -183,6 +183,26 @@ async function adminGet(sim: Simulator, path: string): Promise<unknown> {
   return JSON.parse(reply.text);
 }
 
+interface ListedOrder {
+  readonly amount: number;
+  readonly status: number;
+}
+
+/** Every order the admin listing holds for `query`, following its pages. */
+async function allOrders(sim: Simulator, query: string): Promise<ListedOrder[]> {
+  const orders: ListedOrder[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await adminGet(
+      sim,
+      `/_sim/orders?limit=1000&${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+    )) as { orders: ListedOrder[]; next_cursor: string | null };
+    orders.push(...page.orders);
+    cursor = page.next_cursor;
+  } while (cursor !== null);
+  return orders;
+}
+
 const cents = (kes: number) => Math.round(kes * 100);
 
 /** Wallets plus what orders hold (debited, not refunded), over the starting customers, in cents. */
@@ -191,10 +211,8 @@ async function moneyOf(sim: Simulator): Promise<number> {
   for (const id of STARTING_CUSTOMERS) {
     const customer = (await adminGet(sim, `/_sim/customers/${id}`)) as { wallets: { balance: number }[] };
     for (const wallet of customer.wallets) total += cents(wallet.balance);
-    const { orders } = (await adminGet(sim, `/_sim/orders?customer=${id}`)) as {
-      orders: { amount: number; status: number }[];
-    };
-    for (const order of orders) if (!refundsWallet(DEFAULT_STATUS_TABLE, order.status)) total += cents(order.amount);
+    for (const order of await allOrders(sim, `customer=${id}`))
+      if (!refundsWallet(DEFAULT_STATUS_TABLE, order.status)) total += cents(order.amount);
   }
   return total;
 }
@@ -271,7 +289,7 @@ test(`fuzz of both APIs, ${RUNS} requests: never a 5xx, still answering, money c
     expect(run.statuses.get(status) ?? 0, `no ${status} in ${JSON.stringify([...run.statuses])}`).toBeGreaterThan(0);
   }
   // Money moved both ways: orders ended in success and in refunded failures.
-  const { orders } = (await adminGet(sim, "/_sim/orders")) as { orders: { status: number }[] };
+  const orders = await allOrders(sim, "");
   expect(orders.some((order) => order.status === SUCCESS_STATUS)).toBe(true);
   expect(orders.some((order) => refundsWallet(DEFAULT_STATUS_TABLE, order.status))).toBe(true);
 

@@ -178,7 +178,7 @@ describe("what the document says", () => {
       "502",
       "503",
     ]);
-    expect(statuses("/v1/airtime/{reference}", "get")).toEqual(["200", "400", "401", "404"]);
+    expect(statuses("/v1/airtime/{reference}", "get")).toEqual(["200", "400", "401", "404", "410"]);
     expect(statuses("/v1/balance", "get")).toEqual(["200", "400", "401"]);
     expect(statuses("/v1/auth/token", "post")).toEqual(["200", "401"]);
   });

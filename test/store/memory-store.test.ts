@@ -36,3 +36,44 @@ describe("memory store", () => {
     expect(await store.getIdempotencyRecord("a", "fresh", 200)).toBeDefined();
   });
 });
+
+describe("memory store paging after many evictions", () => {
+  it("keeps every page right once evicted slots are compacted away", async () => {
+    const store = createMemoryStore();
+    const ids: string[] = [];
+    for (let i = 0; i < 5_000; i++) {
+      const id = `o${i}`;
+      ids.push(id);
+      await store.insertOrder({
+        id,
+        customerId: i % 2 === 0 ? "a" : "b",
+        reference: `r${i}`,
+        service: "safaricom",
+        account: "+254712345678",
+        amountCents: 1_000,
+        currency: "KES",
+        shortcode: null,
+        status: 20,
+        message: "Success",
+        createdAt: i,
+        updatedAt: i,
+        history: [{ status: 20, message: "Success", at: i }],
+      });
+    }
+    // A cursor handed out before the compaction must still resume in the right place.
+    const before = await store.listOrderPage({ limit: 10 });
+    // Evict all but every tenth order: far more dead slots than live ones.
+    for (let i = 0; i < 5_000; i++) if (i % 10 !== 0) await store.evictOrder(`o${i}`, 1, 0, 10_000);
+    const seen: string[] = [];
+    let cursor: string | null = before.nextCursor;
+    while (cursor !== null) {
+      const page = await store.listOrderPage({ limit: 37, cursor });
+      seen.push(...page.orders.map((order) => order.id));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(ids.filter((_, i) => i % 10 === 0 && i >= 10));
+    const own = await store.listOrderPage({ limit: 1_000, customerId: "a" });
+    expect(own.orders).toHaveLength(500);
+    expect(await store.countOrders()).toBe(500);
+  });
+});

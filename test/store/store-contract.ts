@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Customer, IdempotencyRecord, Order } from "../../src/domain/model.ts";
-import type { Store } from "../../src/domain/ports.ts";
+import type { OrderPageQuery, Store } from "../../src/domain/ports.ts";
 
 const NOW = 1_000_000;
 
@@ -212,6 +212,116 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
       });
     });
 
+    describe("order pages", () => {
+      async function insertSpread(): Promise<void> {
+        // Three customers' orders, one a millisecond, references r0…r9.
+        for (let i = 0; i < 10; i++) {
+          const owner = ["a", "b", "a"][i % 3] as string;
+          const placed = { ...order(`o${i}`, owner, `r${i}`), createdAt: NOW + i, updatedAt: NOW + i };
+          await store.insertOrder(i % 4 === 0 ? advanced(placed, 20) : placed);
+        }
+      }
+      async function allPages(query: Omit<OrderPageQuery, "cursor">): Promise<string[][]> {
+        const pages: string[][] = [];
+        let cursor: string | null | undefined;
+        do {
+          const page = await store.listOrderPage({ ...query, ...(cursor == null ? {} : { cursor }) });
+          pages.push(page.orders.map((o) => o.id));
+          cursor = page.nextCursor;
+        } while (cursor !== null && pages.length < 20);
+        return pages;
+      }
+
+      it("pages through all orders, oldest first, with a cursor", async () => {
+        await insertSpread();
+        const pages = await allPages({ limit: 4 });
+        expect(pages.flat()).toEqual(["o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o9"]);
+        expect(pages[0]).toEqual(["o0", "o1", "o2", "o3"]);
+        expect((await store.listOrderPage({ limit: 100 })).nextCursor).toBeNull();
+      });
+
+      it("filters by customer, status, reference, reference prefix and creation time", async () => {
+        await insertSpread();
+        await store.insertOrder({ ...order("o10", "b", "x-1"), createdAt: NOW + 10, updatedAt: NOW + 10 });
+        expect((await allPages({ limit: 2, customerId: "b" })).flat()).toEqual(["o1", "o4", "o7", "o10"]);
+        expect((await allPages({ limit: 2, status: 20 })).flat()).toEqual(["o0", "o4", "o8"]);
+        expect((await allPages({ limit: 2, customerId: "a", status: 0 })).flat()).toEqual([
+          "o2",
+          "o3",
+          "o5",
+          "o6",
+          "o9",
+        ]);
+        expect((await allPages({ limit: 5, reference: "r4" })).flat()).toEqual(["o4"]);
+        expect((await allPages({ limit: 5, reference: "r4", customerId: "a" })).flat()).toEqual([]);
+        expect((await allPages({ limit: 5, referencePrefix: "x-" })).flat()).toEqual(["o10"]);
+        expect((await allPages({ limit: 3, from: NOW + 3, to: NOW + 6 })).flat()).toEqual(["o3", "o4", "o5", "o6"]);
+      });
+
+      it("counts orders and leaves evicted ones out of every page", async () => {
+        await insertSpread();
+        expect(await store.countOrders()).toBe(10);
+        expect(await store.evictOrder("o0", 2, NOW + 1_000, NOW)).toBe(true);
+        expect(await store.evictOrder("o4", 2, NOW + 1_000, NOW)).toBe(true);
+        expect(await store.countOrders()).toBe(8);
+        expect((await allPages({ limit: 3 })).flat()).toEqual(["o1", "o2", "o3", "o5", "o6", "o7", "o8", "o9"]);
+        expect((await allPages({ limit: 3, customerId: "b" })).flat()).toEqual(["o1", "o7"]);
+      });
+    });
+
+    describe("evicted orders", () => {
+      it("leaves a record with id, reference and final status until its retention ends", async () => {
+        const placed = order("o1", "a", "r1");
+        await store.insertOrder(placed);
+        const final = advanced(placed, 20);
+        await store.updateOrder(final);
+        expect(await store.evictOrder("o1", 2, NOW + 1_000, NOW + 10)).toBe(true);
+        expect(await store.getOrder("o1")).toBeUndefined();
+        expect(await store.getOrderByReference("a", "r1")).toBeUndefined();
+        expect(await store.getEvictedOrder("o1", NOW + 10)).toMatchObject({
+          id: "o1",
+          customerId: "a",
+          reference: "r1",
+          status: 20,
+          message: "20",
+          keptUntil: NOW + 1_000,
+        });
+        expect((await store.getEvictedOrderByReference("a", "r1", NOW + 999))?.id).toBe("o1");
+        expect(await store.getEvictedOrderByReference("b", "r1", NOW + 10)).toBeUndefined();
+        expect(await store.countEvictedOrders(NOW + 10)).toBe(1);
+        // The reference stays taken while the record is kept.
+        expect(await store.insertOrder(order("o2", "a", "r1"))).toBe(false);
+        expect(await store.getEvictedOrder("o1", NOW + 1_000)).toBeUndefined();
+        expect(await store.countEvictedOrders(NOW + 1_000)).toBe(0);
+      });
+
+      it("frees the reference of an order evicted after its retention", async () => {
+        await store.insertOrder(order("o1", "a", "r1"));
+        expect(await store.evictOrder("o1", 1, NOW, NOW)).toBe(true);
+        expect(await store.getEvictedOrder("o1", NOW)).toBeUndefined();
+        expect(await store.insertOrder(order("o2", "a", "r1"))).toBe(true);
+      });
+
+      it("evicts only the version it was given, and only once", async () => {
+        const placed = order("o1", "a", "r1");
+        await store.insertOrder(placed);
+        await store.updateOrder(advanced(placed, 20));
+        expect(await store.evictOrder("o1", 1, NOW + 1_000, NOW)).toBe(false);
+        expect(await store.getOrder("o1")).toBeDefined();
+        expect(await store.evictOrder("o1", 2, NOW + 1_000, NOW)).toBe(true);
+        expect(await store.evictOrder("o1", 2, NOW + 1_000, NOW)).toBe(false);
+        expect(await store.evictOrder("ghost", 1, NOW + 1_000, NOW)).toBe(false);
+      });
+
+      it("forgets a customer's evicted orders on reset", async () => {
+        await store.insertOrder(order("o1", "a", "r1"));
+        await store.evictOrder("o1", 1, NOW + 1_000, NOW);
+        await store.reset("a");
+        expect(await store.getEvictedOrder("o1", NOW)).toBeUndefined();
+        expect(await store.insertOrder(order("o2", "a", "r1"))).toBe(true);
+      });
+    });
+
     describe("idempotency keys", () => {
       it("claims a key once; later claims see the record", async () => {
         expect(await store.claimIdempotencyKey(keyRecord("a", "k"), NOW)).toEqual({ kind: "claimed" });
@@ -259,6 +369,16 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         expect(await store.findCustomerByIssuedToken("at_1", NOW + 60_000)).toBeUndefined();
         expect(await store.findCustomerByIssuedToken("at_2", NOW)).toBeUndefined();
         expect(await store.findCustomerByToken("at_1")).toBeUndefined();
+      });
+
+      it("sweeps expired tokens as new ones are issued, without anyone presenting them", async () => {
+        for (let i = 0; i < 50; i++) {
+          await store.putIssuedToken({ token: `at_${i}`, customerId: "a", issuedAt: NOW, expiresAt: NOW + 1_000 });
+        }
+        expect(await store.countIssuedTokens()).toBe(50);
+        await store.putIssuedToken({ token: "late", customerId: "b", issuedAt: NOW + 1_000, expiresAt: NOW + 2_000 });
+        expect(await store.countIssuedTokens()).toBe(1);
+        expect((await store.findCustomerByIssuedToken("late", NOW + 1_500))?.id).toBe("b");
       });
     });
 

@@ -95,7 +95,8 @@ it("1,000 orders finalising in one advance: every webhook delivered exactly once
   expect(busy.inbox.rejected()).toHaveLength(0);
   // At least once on the wire, exactly once after the inbox's dedupe; the count says how many repeats there were.
   expect(busy.inbox.requests().length).toBe(ORDERS + busy.inbox.duplicates());
-  const delivered = (await admin(env.url, "GET", "/deliveries?customer=busy&state=delivered")).body.deliveries;
+  const delivered = (await admin(env.url, "GET", "/deliveries?customer=busy&state=delivered&limit=1000")).body
+    .deliveries;
   expect(delivered).toHaveLength(ORDERS);
 }, 60_000);
 

@@ -14,9 +14,11 @@ import {
   AdminOrderListSchema,
   AdminOrderSchema,
   AdminResetResponseSchema,
+  AdminStatsSchema,
   AdminTransitionRequestSchema,
   AdminUpdateCustomerRequestSchema,
 } from "../admin-schemas.ts";
+import { PAGE_QUERY_SHAPE, PAGING_DESCRIPTION, REFERENCE_PREFIX_PARAM, TIME_QUERY_SHAPE } from "../admin-pages.ts";
 import { type ProblemCase, problemResponses } from "./problems.ts";
 import { SUCCESS_STATUS_BODY } from "./public-examples.ts";
 import type { HttpMethod, NamedExample, NamedExamples, RouteDeclaration } from "./route.ts";
@@ -188,18 +190,27 @@ const RESET_ROUTE = adminRoute({
   problems: [notFound("customer")],
 });
 
-const LIST_CUSTOMERS_ROUTE = adminRoute({
+const PAGE_PROBLEM: ProblemCase = {
+  code: "validation_failed",
+  when: "A filter, `limit` or `cursor` is not valid.",
+  detail: "The query is not valid.",
+};
+
+export const LIST_CUSTOMERS_ROUTE = adminRoute({
   method: "get",
   path: "/_sim/customers",
   operationId: "listCustomers",
   summary: "List customers",
+  description: `${PAGING_DESCRIPTION} Customers come in the order they were added.`,
+  query: z.object({ ...PAGE_QUERY_SHAPE }),
   ok: {
-    description: "Every customer.",
+    description: "One page of customers.",
     schema: AdminCustomerListSchema,
     summary: "One customer",
-    value: { customers: [CUSTOMER] },
+    value: { customers: [CUSTOMER], next_cursor: null },
   },
   instance: "/_sim/customers",
+  problems: [PAGE_PROBLEM],
 });
 
 export const CREATE_CUSTOMER_ROUTE = adminRoute({
@@ -270,19 +281,25 @@ export const LIST_ORDERS_ROUTE = adminRoute({
   path: "/_sim/orders",
   operationId: "listOrders",
   summary: "List orders",
+  description:
+    `${PAGING_DESCRIPTION} Filters combine with AND. Orders evicted under the order cap (\`--max-orders\`) ` +
+    "are not listed.",
   query: z.object({
     customer: queryParam(wellFormed(z.string()), "Only this customer's orders.", "acme"),
     reference: queryParam(wellFormed(z.string()), "Only orders with this reference.", ORDER.reference),
+    reference_prefix: REFERENCE_PREFIX_PARAM,
     status: queryParam(z.coerce.number().int().min(0), "Only orders with this status.", 0),
+    ...TIME_QUERY_SHAPE,
+    ...PAGE_QUERY_SHAPE,
   }),
   ok: {
-    description: "The matching orders.",
+    description: "One page of the matching orders.",
     schema: AdminOrderListSchema,
     summary: "One order",
-    value: { orders: [ORDER] },
+    value: { orders: [ORDER], next_cursor: null },
   },
   instance: "/_sim/orders",
-  problems: [{ code: "validation_failed", when: "A filter is not valid.", detail: "The order query is not valid." }],
+  problems: [PAGE_PROBLEM],
 });
 
 const GET_ORDER_ROUTE = adminRoute({
@@ -312,6 +329,27 @@ export const TRANSITION_ORDER_ROUTE = adminRoute({
     notFound("order"),
     { code: "invalid_transition", when: "The rules forbid it.", detail: "An order cannot move from status 2 to 20." },
   ],
+});
+
+const GET_STATS_ROUTE = adminRoute({
+  method: "get",
+  path: "/_sim/stats",
+  operationId: "getStats",
+  summary: "Read what the simulator keeps",
+  description:
+    "Orders kept in full and the cap, orders evicted under it (oldest final ones first, never one pending or " +
+    "with an undelivered webhook), their compact records still kept, and tokens held.",
+  ok: {
+    description: "The figures.",
+    schema: AdminStatsSchema,
+    summary: "After some evictions",
+    value: {
+      orders: { retained: 300_000, max: 300_000, evicted: 12_345, evictedRecords: 12_345 },
+      keyRetentionMs: 86_400_000,
+      issuedTokens: 3,
+    },
+  },
+  instance: "/_sim/stats",
 });
 
 const GET_CLOCK_ROUTE = adminRoute({
@@ -382,6 +420,7 @@ export const ADMIN_ROUTES: readonly RouteDeclaration[] = [
   LIST_ORDERS_ROUTE,
   GET_ORDER_ROUTE,
   TRANSITION_ORDER_ROUTE,
+  GET_STATS_ROUTE,
   GET_CLOCK_ROUTE,
   ADVANCE_CLOCK_ROUTE,
   GET_JOURNAL_ROUTE,

@@ -18,6 +18,7 @@ export const PUBLIC_ERROR_CODES = [
   "unsupported_media_type",
   "payload_too_large",
   "not_found",
+  "order_evicted",
   "method_not_allowed",
   "invalid_idempotency_key",
   "idempotency_key_conflict",

@@ -262,6 +262,13 @@ const TRANSACTION_STATUS_ROUTE = {
             when: "The customer has no order with this reference.",
             detail: `No order with reference ${EXAMPLE_REFERENCE}.`,
           },
+          {
+            code: "order_evicted",
+            when:
+              "The order existed but was evicted under the simulator's order cap (`--max-orders`); " +
+              "the answer stays 410 until the key retention ends. A replay of its idempotency key still answers.",
+            detail: `The order with reference ${EXAMPLE_REFERENCE} was evicted under the order cap; it ended with status 20.`,
+          },
         ],
         { instance: `/v1/airtime/${EXAMPLE_REFERENCE}`, headers: { 401: BEARER_CHALLENGE } },
       ),
