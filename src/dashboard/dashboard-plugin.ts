@@ -22,8 +22,8 @@ import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
 export interface DashboardPluginOptions {
   /** Where the built page lives; default the package's `dist/ui`. */
   readonly uiDir?: string;
-  /** Orders the store has evicted so far, for the evictions counter; 0 until a store evicts. */
-  readonly evictions?: () => number;
+  /** Orders evicted so far, for the evictions counter; the order cap's own count when absent. */
+  readonly evictions?: () => number | Promise<number>;
 }
 
 export interface DashboardPlugin extends SimulatorPlugin {
@@ -71,7 +71,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
         }
         return counts;
       },
-      evictions: options.evictions ?? (() => 0),
+      evictions: options.evictions ?? (async () => (await context.retention.stats()).evictedOrders),
     });
     const stream = createEventStream();
     const assets = loadStaticAssets(options.uiDir);

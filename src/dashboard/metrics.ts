@@ -21,7 +21,7 @@ export interface MetricsSources {
   readonly routeOf: (path: string) => string;
   readonly webhookAttempts: AttemptCounts;
   /** Orders the store has evicted so far (0 while the store evicts none). */
-  readonly evictions: () => number;
+  readonly evictions: () => number | Promise<number>;
 }
 
 export interface SimulatorMetrics {
@@ -79,7 +79,7 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
     help: "Orders the store holds, all statuses.",
     registers,
     async collect() {
-      this.set((await sources.store.listOrders()).length);
+      this.set(await sources.store.countOrders());
     },
   });
   new Gauge({
@@ -105,8 +105,8 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
     name: `${PREFIX}order_evictions_total`,
     help: "Orders the store has evicted to stay within its retention limit.",
     registers,
-    collect() {
-      const now = sources.evictions();
+    async collect() {
+      const now = await sources.evictions();
       if (now > evictionsSeen) this.inc(now - evictionsSeen);
       evictionsSeen = Math.max(evictionsSeen, now);
     },

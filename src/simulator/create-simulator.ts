@@ -186,6 +186,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     statusTable,
     service,
     journal,
+    retention: domain.retention,
     plugins,
   };
   const factories: SimulatorPluginFactory[] = [

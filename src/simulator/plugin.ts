@@ -9,7 +9,7 @@ import type { ErrorCode } from "../contract/error-codes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
-import type { RetentionGuard } from "../domain/order-retention.ts";
+import type { OrderRetention, RetentionGuard } from "../domain/order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
@@ -76,6 +76,8 @@ export interface SimulatorContext {
   readonly service: AirtimeService;
   /** The request journal (what `GET /_sim/journal` lists). */
   readonly journal: Journal;
+  /** What the order cap has evicted so far (`GET /_sim/stats`). */
+  readonly retention: Pick<OrderRetention, "stats">;
   /**
    * Every plugin of the simulator, this one included, filled in as they are
    * built: read it once the simulator runs (when answering a request), not

@@ -51,7 +51,9 @@ describe("/_sim/ui", () => {
   it("is linked from serve's banner with the admin token in the fragment", async () => {
     sim = await startSimulatorOnPort({ adminToken: "adm_banner_0123456789", plugins: [createDashboardPlugin()] });
     expect(dashboardLink(sim.url, sim.adminToken)).toBe(`${sim.url}/_sim/ui#token=adm_banner_0123456789`);
-    expect(startBanner(sim, { host: "127.0.0.1", admin: true })).toContain(`  dashboard: ${sim.url}/_sim/ui#token=adm_banner_0123456789\n`);
+    expect(startBanner(sim, { host: "127.0.0.1", admin: true })).toContain(
+      `  dashboard: ${sim.url}/_sim/ui#token=adm_banner_0123456789\n`,
+    );
   });
 
   it("says how to build it when it is not built", async () => {

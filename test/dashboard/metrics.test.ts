@@ -79,6 +79,22 @@ describe("/_sim/metrics", () => {
     expectProblem(await send(sim, "/_sim/metrics"), 401, "missing_token");
   });
 
+  it("counts the orders the order cap evicts, and retains no more than the cap", async () => {
+    sim = await startSimulatorOnPort({ maxOrders: 3, timing: "1s", plugins: [createDashboardPlugin()] });
+    for (const reference of ["e-1", "e-2", "e-3"]) {
+      expect((await placeOrder(sim, orderBody({ reference }))).status).toBe(200);
+    }
+    await sim.clock.advance(1_000);
+    expect(value(await scrape(sim), "airtime_sim_order_evictions_total")).toBe(0);
+    // Over the cap: the oldest final orders make room.
+    for (const reference of ["e-4", "e-5"]) {
+      expect((await placeOrder(sim, orderBody({ reference }))).status).toBe(200);
+    }
+    const after = await scrape(sim);
+    expect(value(after, "airtime_sim_order_evictions_total")).toBeGreaterThanOrEqual(2);
+    expect(value(after, "airtime_sim_orders_retained")).toBeLessThanOrEqual(3);
+  });
+
   it("counts evictions from the function it is given", async () => {
     let evicted = 0;
     sim = await startSimulatorOnPort({ plugins: [createDashboardPlugin({ evictions: () => evicted })] });
