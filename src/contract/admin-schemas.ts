@@ -197,4 +197,6 @@ export const JournalEntrySchema = z
   .meta({ id: "JournalEntry" });
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
-export const AdminJournalSchema = z.object({ entries: z.array(JournalEntrySchema) }).meta({ id: "AdminJournal" });
+export const AdminJournalSchema = z
+  .object({ entries: z.array(JournalEntrySchema), next_cursor: NextCursorSchema })
+  .meta({ id: "AdminJournal" });

@@ -264,14 +264,18 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   router.get("/journal", (req, res) => {
     const query = validate(
       querySchema(GET_JOURNAL_ROUTE),
-      queryObject(req.query, ["customer", "limit"]),
+      queryObject(req.query, ["customer", "status", "from", "to", "limit", "cursor"]),
       "journal query",
     );
-    const entries = controls.journal.list({
-      ...(query.customer === undefined ? {} : { customerId: query.customer }),
-      ...(query.limit === undefined ? {} : { limit: query.limit }),
+    const page = controls.journal.page({
+      customerId: query.customer,
+      status: query.status,
+      from: query.from,
+      to: query.to,
+      before: query.cursor === undefined ? undefined : Number.parseInt(query.cursor, 36),
+      limit: query.limit ?? DEFAULT_PAGE_LIMIT,
     });
-    res.json({ entries });
+    res.json({ entries: page.entries, next_cursor: page.olderThan?.toString(36) ?? null });
   });
   router.all("/journal", methodNotAllowed(["GET"]));
 

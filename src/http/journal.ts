@@ -26,10 +26,33 @@ function toEntry(id: number, record: JournalRecord): JournalEntry {
   return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
 }
 
+/** One page of `Journal.page`: a step back in time from `before`. */
+export interface JournalPageQuery {
+  readonly customerId?: string | undefined;
+  /** Only requests answered with this HTTP status. */
+  readonly status?: number | undefined;
+  /** Only requests that arrived at or after this simulator time. */
+  readonly from?: number | undefined;
+  /** Only requests that arrived at or before this simulator time. */
+  readonly to?: number | undefined;
+  /** Only entries older than this entry id (the previous page's cursor). */
+  readonly before?: number | undefined;
+  readonly limit: number;
+}
+
+export interface JournalPage {
+  /** Newest last, as in `list`. */
+  readonly entries: JournalEntry[];
+  /** The id to pass as `before` for the older entries, or undefined when there are none. */
+  readonly olderThan: number | undefined;
+}
+
 export interface Journal {
   record(entry: JournalRecord): void;
   /** Newest last; `limit` keeps the newest N. */
   list(filter?: { customerId?: string; limit?: number }): JournalEntry[];
+  /** The newest `limit` matching entries older than `before`, newest last. */
+  page(query: JournalPageQuery): JournalPage;
   /** Forgets every entry, or one customer's entries. */
   clear(customerId?: string): void;
 }
@@ -60,6 +83,25 @@ export function createJournal(limit: number = DEFAULT_JOURNAL_LIMIT): Journal {
         selected = selected.slice(selected.length - filter.limit);
       }
       return selected.map((e) => toEntry(e.id, e.record));
+    },
+    page(query) {
+      const matches = (record: JournalRecord): boolean =>
+        (query.customerId === undefined || record.customerId === query.customerId) &&
+        (query.status === undefined || record.status === query.status) &&
+        (query.from === undefined || record.at >= query.from) &&
+        (query.to === undefined || record.at <= query.to);
+      // Newest first, over at most the ring's size (`limit` × 1.25 records): bounded work per request.
+      const oldest = Math.max(0, records.length - limit);
+      const picked: number[] = [];
+      let index = records.length - 1;
+      for (; index >= oldest && picked.length < query.limit; index--) {
+        if (query.before !== undefined && (ids[index] as number) >= query.before) continue;
+        if (matches(records[index] as JournalRecord)) picked.push(index);
+      }
+      let older = false;
+      for (; index >= oldest && !older; index--) older = matches(records[index] as JournalRecord);
+      const entries = picked.reverse().map((i) => toEntry(ids[i] as number, records[i] as JournalRecord));
+      return { entries, olderThan: older ? entries[0]?.id : undefined };
     },
     clear(customerId) {
       if (customerId === undefined) {

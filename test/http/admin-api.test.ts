@@ -269,6 +269,35 @@ describe("clock and journal", () => {
     expect(everything).not.toContain(sim.adminToken);
     expectProblem(await admin(sim, "/journal?limit=0"), 400, "validation_failed");
   });
+
+  test("the journal pages back in time: each next_cursor leads to older entries, none lost or repeated", async () => {
+    for (let i = 0; i < 5; i++) await send(sim, `/v1/balance`, { headers: bearer(DEMO_TOKEN) });
+    await send(sim, `/v1/airtime/no-such-reference`, { headers: bearer(DEMO_TOKEN) });
+    const everything = (await admin(sim, "/journal?customer=demo&limit=1000")).body;
+    expect(everything.next_cursor).toBeNull();
+    const ids = everything.entries.map((entry: { id: number }) => entry.id);
+    expect(ids.length).toBeGreaterThanOrEqual(6);
+
+    const paged: number[][] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor === null ? "" : `&cursor=${cursor}`;
+      const page = (await admin(sim, `/journal?customer=demo&limit=2${query}`)).body;
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      paged.push(page.entries.map((entry: { id: number }) => entry.id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    // Pages come newest first, each newest last: reversed, they give the whole journal in order.
+    expect(paged.reverse().flat()).toEqual(ids);
+
+    const notFound = (await admin(sim, "/journal?status=404")).body.entries;
+    expect(notFound.length).toBeGreaterThan(0);
+    expect(notFound.every((entry: { status: number }) => entry.status === 404)).toBe(true);
+    const last = everything.entries.at(-1) as { at: number };
+    expect((await admin(sim, `/journal?from=${last.at + 1}`)).body.entries).toEqual([]);
+    expectProblem(await admin(sim, "/journal?limit=1001"), 400, "validation_failed");
+    expectProblem(await admin(sim, "/journal?cursor=NOT-A-CURSOR"), 400, "validation_failed");
+  });
 });
 
 describe("reset", () => {

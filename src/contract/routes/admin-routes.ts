@@ -380,10 +380,15 @@ export const GET_JOURNAL_ROUTE = adminRoute({
   path: "/_sim/journal",
   operationId: "getJournal",
   summary: "Read the request journal",
-  description: "One entry per request, newest last. Never records tokens or bodies.",
+  description:
+    "One entry per request, newest last. Never records tokens or bodies. Paged back in time: a page holds the " +
+    "newest `limit` matching entries (default 100, at most 1,000); its `next_cursor` leads to older ones. The " +
+    "journal keeps the newest 10,000 requests (`journalLimit`).",
   query: z.object({
     customer: queryParam(wellFormed(z.string()), "Only this customer's requests.", "acme"),
-    limit: queryParam(z.coerce.number().int().min(1).max(10_000), "The newest N entries.", 50),
+    status: queryParam(z.coerce.number().int().min(100).max(599), "Only requests answered with this HTTP status.", 409),
+    ...TIME_QUERY_SHAPE,
+    ...PAGE_QUERY_SHAPE,
   }),
   ok: {
     description: "The entries.",
@@ -404,10 +409,11 @@ export const GET_JOURNAL_ROUTE = adminRoute({
           durationMs: 0.8,
         },
       ],
+      next_cursor: null,
     },
   },
   instance: "/_sim/journal",
-  problems: [{ code: "validation_failed", when: "A filter is not valid.", detail: "The journal query is not valid." }],
+  problems: [PAGE_PROBLEM],
 });
 
 /** The core admin routes, in the document's order; plugins add theirs after these. */
