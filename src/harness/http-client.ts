@@ -50,7 +50,7 @@ export interface HttpClient {
   /** Where requests go (the fault proxy, or the target itself). */
   readonly baseUrl: string;
   send(spec: HttpRequestSpec): Promise<HttpOutcome>;
-  /** Called with every finished exchange (the transcript of a run). */
+  /** Called with every finished exchange started while it was set (the transcript of a run). */
   onExchange(listener: ((exchange: Exchange) => void) | undefined): void;
 }
 
@@ -71,8 +71,11 @@ export function createHttpClient(baseUrl: string, options: { readonly timeoutMs?
       listener = next;
     },
     async send(spec) {
+      // The listener when the request starts: a request a finished run left in flight lands in that run's
+      // transcript, not as a stray first step of the next run.
+      const tell = listener;
       const outcome = await sendOnce(base, spec, spec.timeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-      listener?.({ request: spec, outcome });
+      tell?.({ request: spec, outcome });
       return outcome;
     },
   };
