@@ -66,9 +66,16 @@ function serveReceiver(): void {
 }
 
 async function start(role: string, ...args: string[]): Promise<{ process: RunningProcess; url: string }> {
-  const child = startProcess(process.execPath, ["--import", "tsx", resolve(ROOT, "bench/soak.ts"), role, ...args], {
-    cwd: ROOT,
-  });
+  // SOAK_CPU_PROF=DIR: a CPU profile of the simulator's process, written to DIR when it stops.
+  const profile = role === "server" && process.env.SOAK_CPU_PROF !== undefined;
+  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SOAK_CPU_PROF}`] : [];
+  const child = startProcess(
+    process.execPath,
+    [...flags, "--import", "tsx", resolve(ROOT, "bench/soak.ts"), role, ...args],
+    {
+      cwd: ROOT,
+    },
+  );
   const ready = await child.waitFor(/READY (\S+)/, 60_000);
   if (ready.kind !== "matched") throw new Error(`the ${role} did not start:\n${child.output().slice(-2000)}`);
   return { process: child, url: ready.match[1] as string };
@@ -241,6 +248,8 @@ async function soak(): Promise<void> {
 }
 
 const [role, ...args] = process.argv.slice(2);
+// A stop by signal exits normally, so that `--cpu-prof` (via NODE_OPTIONS) writes its profile.
+if (role === "server") process.once("SIGTERM", () => process.exit(0));
 if (role === "server") await serveSimulator(Number(args[0]), Number(args[1]), args[2] as string);
 else if (role === "receiver") serveReceiver();
 else await soak();
