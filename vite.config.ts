@@ -1,12 +1,43 @@
 // The dashboard's front end (ui/), built by `npm run build` into dist/ui and
 // served by the simulator at /_sim/ui. Preact: React's component model in a
 // few kilobytes, with no runtime to ship beyond it.
-import { defineConfig } from "vite";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { defineConfig, type Plugin } from "vite";
+import { parse } from "yaml";
+
+const require = createRequire(import.meta.url);
+const REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg";
+const BLANK_SVG = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
+
+/**
+ * The API reference tab's two files, loaded only when the tab opens: Redoc's
+ * standalone bundle (from the package, never a CDN; its source-map comment
+ * dropped since the map is not shipped) and the public spec as JSON.
+ */
+function apiReference(): Plugin {
+  return {
+    name: "api-reference",
+    generateBundle() {
+      const redoc = readFileSync(require.resolve("redoc/bundles/redoc.standalone.js"), "utf8");
+      // Its sidebar footer fetches a logo from Redocly's CDN, whatever the options: offline it is a blank image.
+      if (!redoc.includes(REDOC_LOGO)) throw new Error(`Redoc no longer loads ${REDOC_LOGO}: check it stays offline`);
+      this.emitFile({
+        type: "asset",
+        fileName: "redoc.standalone.js",
+        source: redoc.replace(REDOC_LOGO, BLANK_SVG).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"),
+      });
+      const spec: unknown = parse(readFileSync(new URL("spec/openapi.yaml", import.meta.url), "utf8"));
+      this.emitFile({ type: "asset", fileName: "openapi.json", source: JSON.stringify(spec) });
+    },
+  };
+}
 
 export default defineConfig({
   root: "ui",
   base: "/_sim/ui/",
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  plugins: [apiReference()],
   build: {
     outDir: "../dist/ui",
     emptyOutDir: true,

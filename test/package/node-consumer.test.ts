@@ -66,8 +66,12 @@ test("the scenario JSON Schema and the OpenAPI documents resolve by their export
   expect(resolved.map((file) => existsSync(file))).toEqual([true, true]);
 });
 
-/** Install size budget of a project that adds only this package. */
-const INSTALL_BUDGET_MB = 30;
+/**
+ * Install size budget of a project that adds only this package. Raised from
+ * 30 MB for the dashboard's offline API reference: Redoc's standalone bundle
+ * (about 1.1 MB) ships in dist/ui so the reference renders with no CDN.
+ */
+const INSTALL_BUDGET_MB = 32;
 
 test(`installing the tarball alone adds at most ${INSTALL_BUDGET_MB} MB`, async () => {
   const measured = await exec("du", ["-sk", "node_modules"], { cwd: consumer.dir });

@@ -5,7 +5,7 @@ import type { AdminCustomer } from "./types.ts";
 import { useAction } from "./use-action.ts";
 import { useData } from "./use-data.ts";
 
-const mask = (secret: string): string => `${secret.slice(0, 4)}…${secret.slice(-2)}`;
+export const mask = (secret: string): string => `${secret.slice(0, 4)}…${secret.slice(-2)}`;
 
 function Secret(props: { label: string; value: string }) {
   const [copied, setCopied] = useState(false);

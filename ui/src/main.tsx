@@ -6,6 +6,7 @@
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { hasToken, streamEvents } from "./api.ts";
+import { ApiReferenceView } from "./api-reference.tsx";
 import { ClockView } from "./clock.tsx";
 import { CustomersView } from "./customers.tsx";
 import { Headline } from "./headline.tsx";
@@ -14,7 +15,7 @@ import { OrdersView, OrderView } from "./orders.tsx";
 import { ScenariosView } from "./scenarios.tsx";
 import "./style.css";
 
-const TABS = ["Orders", "Customers", "Scenarios", "Clock", "Journal"] as const;
+const TABS = ["Orders", "Customers", "Scenarios", "Clock", "Journal", "API reference"] as const;
 type Tab = (typeof TABS)[number];
 
 function App() {
@@ -75,6 +76,7 @@ function App() {
         {tab === "Scenarios" && <ScenariosView />}
         {tab === "Clock" && <ClockView tick={tick} />}
         {tab === "Journal" && <JournalView tick={tick} idempotency={idempotency.current} />}
+        {tab === "API reference" && <ApiReferenceView />}
       </main>
     </>
   );
