@@ -40,7 +40,8 @@ export const DASHBOARD_ADMIN_SPEC: AdminExtensionSpec = [
       tags: ["dashboard"],
       summary: "The dashboard",
       description:
-        "The dashboard's page; its scripts and styles are under `/_sim/ui/assets/`. Served without a token: " +
+        "The dashboard's page; its scripts and styles are under `/_sim/ui/assets/`, and the API reference tab " +
+        "loads `/_sim/ui/redoc.standalone.js` and `/_sim/ui/openapi.json` when it opens. Served without a token: " +
         "open `/_sim/ui#token=<admin token>` (the link `serve` prints) and the page sends the token from the " +
         "URL fragment, which never reaches the server or its log, with each data call.",
       operationId: "getDashboard",
