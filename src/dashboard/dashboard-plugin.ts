@@ -34,17 +34,15 @@ function isWebhookPlugin(plugin: SimulatorPlugin): plugin is WebhookPlugin {
   return "dispatcher" in plugin;
 }
 
-const sendAsset =
-  (asset: StaticAsset | undefined): AdminHandler =>
-  (_req, res) => {
-    if (asset === undefined) {
-      res.status(404).type("text/plain").send("The dashboard is not built: run `npm run build`.\n");
-      return;
-    }
-    res.setHeader("content-type", asset.type);
-    res.setHeader("cache-control", asset.immutable ? "public, max-age=31536000, immutable" : "no-cache");
-    res.send(asset.body);
-  };
+function sendAsset(res: Parameters<AdminHandler>[1], asset: StaticAsset | undefined): void {
+  if (asset === undefined) {
+    res.status(404).type("text/plain").send("The dashboard is not built: run `npm run build`.\n");
+    return;
+  }
+  res.setHeader("content-type", asset.type);
+  res.setHeader("cache-control", asset.immutable ? "public, max-age=31536000, immutable" : "no-cache");
+  res.send(asset.body);
+}
 
 /**
  * @example
@@ -74,7 +72,10 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       evictions: options.evictions ?? (async () => (await context.retention.stats()).evictedOrders),
     });
     const stream = createEventStream();
-    const assets = loadStaticAssets(options.uiDir);
+    // Read on the first page request, not at start: most simulators (tests, load runs) never serve the page,
+    // and the files include the API reference's 1 MB bundle.
+    let loaded: ReadonlyMap<string, StaticAsset> | undefined;
+    const asset = (path: string): StaticAsset | undefined => (loaded ??= loadStaticAssets(options.uiDir)).get(path);
 
     return {
       name: DASHBOARD_PLUGIN_NAME,
@@ -94,10 +95,10 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       admin: {
         name: "dashboard",
         registerOpen(router) {
-          router.get("/ui", sendAsset(assets.get("index.html")));
-          router.get("/ui/{*path}", (req, res, next) => {
+          router.get("/ui", (_req, res) => sendAsset(res, asset("index.html")));
+          router.get("/ui/{*path}", (req, res) => {
             const path = ((req.params.path as string[] | undefined) ?? []).join("/");
-            return sendAsset(assets.get(path) ?? (path === "" ? assets.get("index.html") : undefined))(req, res, next);
+            sendAsset(res, asset(path) ?? (path === "" ? asset("index.html") : undefined));
           });
         },
         register(router, kit) {
