@@ -1,0 +1,77 @@
+/**
+ * A real Redis for the tests: Debian's `redis-server`, started per test file
+ * on a free loopback port with nothing saved to disk, so files never share
+ * state and a test may stop and restart its server (the fault tests do).
+ * Without the binary the Redis tests are skipped locally, with the reason;
+ * in CI (`CI=true`), where `.ci/run` installs it, a missing server fails.
+ */
+import { existsSync } from "node:fs";
+import { type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
+import { freePort } from "./processes.ts";
+
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
+
+/**
+ * Why the Redis tests cannot run here, or undefined when they can. Throws in
+ * CI: a missing server there is a broken machine, not a skip.
+ *
+ * @example
+ * const skip = redisSkipReason();
+ * describe.skipIf(skip !== undefined)("the Redis store", () => { … });
+ */
+export function redisSkipReason(): string | undefined {
+  if (existsSync(REDIS_SERVER)) return undefined;
+  const reason = `no redis-server at ${REDIS_SERVER} (install Debian's redis-server or set REDIS_SERVER_PATH)`;
+  if (process.env.CI === "true") throw new Error(`CI needs the Redis tests: ${reason}`);
+  return reason;
+}
+
+export interface TestRedis {
+  /** `redis://127.0.0.1:PORT/0` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (SIGTERM); its data is gone, as nothing is saved. */
+  stop(): Promise<void>;
+  /** Starts a server again on the same port (after `stop`), empty. */
+  restart(): Promise<void>;
+}
+
+/**
+ * A fresh `redis-server` on a free loopback port, once it accepts
+ * connections. The caller stops it (`afterAll(() => redis.stop())`).
+ */
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  let server = await launch(port);
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    async stop() {
+      await server.stop();
+    },
+    async restart() {
+      server = await launch(port);
+    },
+  };
+}
+
+async function launch(port: number): Promise<RunningProcess> {
+  const server = startProcess(REDIS_SERVER, [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--protected-mode",
+    "yes",
+  ]);
+  const ready = await server.waitFor(/Ready to accept connections/, 15_000);
+  if (ready.kind !== "matched") {
+    await server.stop();
+    throw new Error(`redis-server did not start (${ready.kind}): ${server.output()}`);
+  }
+  return server;
+}
