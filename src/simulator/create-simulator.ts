@@ -21,6 +21,8 @@ import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
+import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
+import { createMemoryStore } from "../store/memory-store.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -161,10 +163,18 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const failureRate = options.failureRate ?? 0;
   if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
 
+  // A saved run goes on with its own seed, on a new stream per restart (ids never repeat).
+  const saved = options.stateFile === undefined ? undefined : await readStateFile(options.stateFile);
+  const run = {
+    seed: saved?.seed ?? options.seed ?? randomInt(2 ** 31),
+    restarts: saved === undefined ? 0 : saved.restarts + 1,
+  };
+  const memoryStore = createMemoryStore();
   const domain = createEmbeddedDomain({
     clock: mode,
+    store: memoryStore,
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-    seed: options.seed ?? randomInt(2 ** 31),
+    seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
     failureRate,
     statusTable: resolveStatusTable(options.statusTable),
@@ -226,8 +236,12 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   });
 
-  const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {});
-  for (const input of options.customers ?? []) await controls.seed(input);
+  const holders = { store: memoryStore, time, plugins };
+  if (saved !== undefined) await restoreState(saved, holders);
+  // Customers a saved state brought back keep their balances: only new ones are seeded.
+  const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
+  const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
+  for (const input of options.customers ?? []) if (!(await restored(input.id))) await controls.seed(input);
 
   const issueToken = async (customerId: string, apiKey: string): Promise<TokenResponse | undefined> => {
     const outcome = await directory.issueToken(customerId, apiKey, tokenTtlSeconds);
@@ -290,6 +304,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     }
     const orders = await store.listOrders();
     const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
+    if (options.stateFile !== undefined) await writeStateFile(options.stateFile, await captureState(run, holders));
     return { requestsCutOff, pendingOrders, left };
   };
   const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
@@ -338,14 +353,18 @@ function requestListener(
 async function seedDemo(
   customers: SimulatorCustomers,
   demo: NonNullable<Exclude<SimulatorOptions["demo"], false>>,
+  store: Store,
 ): Promise<{ customerId: string; token: string; apiKey: string }> {
-  const customer = await customers.seed({
-    id: DEMO_CUSTOMER_ID,
-    name: "Demo customer",
-    balance: demo.balance ?? DEFAULT_DEMO_BALANCE,
-    token: demo.token,
-    apiKey: demo.apiKey,
-    webhook: demo.webhook,
-  });
+  // Restored from a state file: kept as it was saved.
+  const customer =
+    (await store.getCustomer(DEMO_CUSTOMER_ID)) ??
+    (await customers.seed({
+      id: DEMO_CUSTOMER_ID,
+      name: "Demo customer",
+      balance: demo.balance ?? DEFAULT_DEMO_BALANCE,
+      token: demo.token,
+      apiKey: demo.apiKey,
+      webhook: demo.webhook,
+    }));
   return { customerId: customer.id, token: customer.tokens[0] as string, apiKey: customer.apiKey };
 }

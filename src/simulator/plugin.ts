@@ -117,6 +117,16 @@ export interface SimulatorPlugin {
    * without one), then say what was left undone.
    */
   close?(deadline?: AbortSignal): Promise<LeftPending | void>;
+  /**
+   * What `--state-file` keeps of this plugin across a restart: `save` runs
+   * after `close`, `load` at start, before any request (JSON-safe data).
+   */
+  readonly state?: PluginState;
+}
+
+export interface PluginState {
+  save(): Promise<unknown>;
+  load(saved: unknown): Promise<void>;
 }
 
 /** What a plugin left undone at shutdown, counted by what it is: `{ "undelivered webhooks": 2 }`. */

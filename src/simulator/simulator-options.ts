@@ -68,6 +68,12 @@ export interface SimulatorOptions {
    * idempotency outcome, scenario rules fired. `serve`'s request log.
    */
   readonly onRequest?: ((request: JournalRecord) => void) | undefined;
+  /**
+   * A JSON file holding the whole state across restarts: loaded at start when
+   * it exists, written (atomically) by `close()`. Customers it holds keep
+   * their balances; the saved run's seed wins over `seed`.
+   */
+  readonly stateFile?: string | undefined;
   /** Where unexpected errors (bugs, failing jobs) go. Default: stderr. */
   readonly onError?: ((error: unknown) => void) | undefined;
 }

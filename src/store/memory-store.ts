@@ -97,6 +97,33 @@ function keyOf(customerId: string, key: string): string {
   return flatString(`${customerId}\u0000${key}`);
 }
 
+/**
+ * Everything a memory store holds, as plain data: what `--state-file` saves
+ * at shutdown and loads at start. Issued tokens are kept as the digests the
+ * store holds (never the tokens themselves).
+ */
+export interface MemoryStoreState {
+  readonly customers: readonly Customer[];
+  /** In creation order. */
+  readonly orders: readonly Order[];
+  /** In expiry order. */
+  readonly idempotencyKeys: readonly IdempotencyRecord[];
+  /** In eviction order. */
+  readonly evictedOrders: readonly EvictedOrder[];
+  readonly issuedTokens: readonly {
+    readonly digest: string;
+    readonly customerId: string;
+    readonly expiresAt: number;
+  }[];
+}
+
+/** The memory store, with its whole state to save and load. */
+export interface MemoryStore extends Store {
+  exportState(): MemoryStoreState;
+  /** Replaces everything held with `state`. */
+  importState(state: MemoryStoreState): void;
+}
+
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
@@ -113,7 +140,7 @@ function assertCents(cents: number): void {
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
  * await store.debitWallet("cus_1", null, 2_500); // { kind: "debited", wallet: { balanceCents: 7_500, … } }
  */
-export function createMemoryStore(): Store {
+export function createMemoryStore(): MemoryStore {
   const customers = new Map<string, Customer>();
   const tokens = new Map<string, TokenEntry>();
   const issued = new Map<string, IssuedEntry>();
@@ -202,7 +229,65 @@ export function createMemoryStore(): Store {
     return record !== undefined && record.expiresAt > now ? record : undefined;
   }
 
+  function clear(): void {
+    customers.clear();
+    tokens.clear();
+    issued.clear();
+    orders.clear();
+    references.clear();
+    keys.clear();
+    evicted.clear();
+    index.clear();
+  }
+
+  function takeReference(customerId: string, reference: string, id: string): void {
+    let byReference = references.get(customerId);
+    if (byReference === undefined) {
+      byReference = new Map();
+      references.set(customerId, byReference);
+    }
+    byReference.set(reference, id);
+  }
+
   return {
+    exportState() {
+      return {
+        customers: [...customers.values()],
+        orders: [...orders.values()],
+        idempotencyKeys: [...keys.values()],
+        evictedOrders: [...evicted.values()],
+        issuedTokens: [...issued.values()].map((entry) => ({
+          digest: entry.digest.toString("hex"),
+          customerId: entry.customerId,
+          expiresAt: entry.expiresAt,
+        })),
+      };
+    },
+    importState(state) {
+      clear();
+      for (const customer of state.customers) {
+        const stored = freezeCopy(customer);
+        customers.set(stored.id, stored);
+        indexTokens(stored);
+      }
+      for (const order of state.orders) {
+        const stored = freezeCopy(order);
+        orders.set(stored.id, stored);
+        index.add(stored);
+        takeReference(stored.customerId, stored.reference, stored.id);
+      }
+      for (const record of state.idempotencyKeys) {
+        keys.set(keyOf(record.customerId, record.key), freezeCopy(record));
+      }
+      for (const record of state.evictedOrders) {
+        evicted.set(record.id, freezeCopy(record));
+        takeReference(record.customerId, record.reference, record.id);
+      }
+      for (const entry of state.issuedTokens) {
+        issued.set(entry.digest, { ...entry, digest: Buffer.from(entry.digest, "hex") });
+      }
+    },
+
     async putCustomer(customer) {
       const previous = customers.get(customer.id);
       if (previous !== undefined) unindexTokens(previous);
@@ -289,14 +374,9 @@ export function createMemoryStore(): Store {
 
     async insertOrder(order) {
       sweepEvicted(order.createdAt);
-      let byReference = references.get(order.customerId);
-      if (byReference?.has(order.reference)) return false;
-      if (byReference === undefined) {
-        byReference = new Map();
-        references.set(order.customerId, byReference);
-      }
+      if (references.get(order.customerId)?.has(order.reference)) return false;
       const stored = freezeCopy(order);
-      byReference.set(stored.reference, stored.id);
+      takeReference(stored.customerId, stored.reference, stored.id);
       orders.set(stored.id, stored);
       index.add(stored);
       return true;
@@ -434,18 +514,8 @@ export function createMemoryStore(): Store {
     },
 
     async reset(customerId) {
-      if (customerId !== undefined) {
-        removeCustomerData(customerId);
-        return;
-      }
-      customers.clear();
-      tokens.clear();
-      issued.clear();
-      orders.clear();
-      references.clear();
-      keys.clear();
-      evicted.clear();
-      index.clear();
+      if (customerId !== undefined) removeCustomerData(customerId);
+      else clear();
     },
   };
 }

@@ -12,6 +12,25 @@ export interface TimeKeeper {
   advance(ms: number): Promise<void>;
   /** Stops real timers; pending jobs are kept but never run. */
   stop(): void;
+  /** The jobs not yet run, in run order, and the virtual time (what `--state-file` saves). */
+  exportState(): TimeKeeperState;
+  /**
+   * Schedules saved jobs again and, on a virtual clock, sets the time to the
+   * saved one. Job ids generated later never repeat a restored one.
+   */
+  importState(state: TimeKeeperState): void;
+}
+
+export interface TimeKeeperState {
+  /** Virtual time, ms since the epoch; null on a real clock. */
+  readonly virtualNow: number | null;
+  readonly jobs: readonly Job[];
+}
+
+/** The number in a generated job id (`job_12`), or 0. */
+function generatedNumber(id: string): number {
+  const match = /^job_(\d{1,15})$/.exec(id);
+  return match === null ? 0 : Number(match[1]);
 }
 
 interface HeapEntry {
@@ -53,6 +72,11 @@ class JobHeap {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** The live jobs in run order. */
+  jobs(): Job[] {
+    return [...this.byId.values()].sort((x, y) => (runsBefore(x, y) ? -1 : 1)).map((entry) => entry.job);
   }
 
   /** The earliest live job without removing it. */
@@ -304,6 +328,17 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
       const advanced = advancing.then(() => advanceNow(ms));
       advancing = advanced.catch(() => undefined);
       return advanced;
+    },
+    exportState() {
+      return { virtualNow: options.mode === "virtual" ? virtualNow : null, jobs: heap.jobs() };
+    },
+    importState(state) {
+      if (options.mode === "virtual" && state.virtualNow !== null) virtualNow = state.virtualNow;
+      for (const job of state.jobs) {
+        nextId = Math.max(nextId, generatedNumber(job.id));
+        heap.push(job);
+      }
+      arm();
     },
     stop() {
       stopped = true;

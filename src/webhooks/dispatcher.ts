@@ -90,6 +90,8 @@ export interface WebhookDispatcher {
   redeliver(deliveryId: string, options?: { readonly enable?: boolean }): Promise<RedeliverOutcome>;
   /** Resolves when every attempt started so far has finished. */
   settle(): Promise<void>;
+  /** Schedules the next attempt of every pending delivery again (after deliveries were loaded from a state file). */
+  resume(): Promise<void>;
   /** Forgets one customer's deliveries (or all) and cancels their scheduled attempts. */
   reset(customerId?: string): Promise<void>;
   /**
@@ -509,6 +511,18 @@ export function createWebhookDispatcher(
     },
     async settle() {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    async resume() {
+      for (const delivery of await deliveries.list({ state: "pending" })) {
+        if (delivery.nextJobId === null || delivery.nextAttemptAt === null) continue;
+        const payload: AttemptJobPayload = { deliveryId: delivery.id, scheduleIndex: delivery.scheduleIndex };
+        await scheduler.schedule({
+          id: delivery.nextJobId,
+          type: WEBHOOK_ATTEMPT_JOB,
+          dueAt: delivery.nextAttemptAt,
+          payload,
+        });
+      }
     },
     async reset(customerId) {
       const doomed = await deliveries.list(customerId === undefined ? {} : { customerId });

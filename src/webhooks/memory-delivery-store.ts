@@ -17,12 +17,24 @@ const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
   (filter.state === undefined || delivery.state === filter.state) &&
   (filter.messageId === undefined || delivery.messageId === filter.messageId);
 
+/** Every delivery with its attempts, in creation order: what `--state-file` saves. */
+export interface DeliveryStoreState {
+  readonly deliveries: readonly { readonly delivery: Delivery; readonly attempts: readonly DeliveryAttempt[] }[];
+}
+
+/** The memory delivery store, with its whole state to save and load. */
+export interface MemoryDeliveryStore extends DeliveryStore {
+  exportState(): DeliveryStoreState;
+  /** Adds the saved deliveries and attempts to what is held. */
+  importState(state: DeliveryStoreState): Promise<void>;
+}
+
 /**
  * @example
  * const deliveries = createMemoryDeliveryStore();
  * await deliveries.list({ customerId: "demo", state: "failed" });
  */
-export function createMemoryDeliveryStore(): DeliveryStore {
+export function createMemoryDeliveryStore(): MemoryDeliveryStore {
   // Map iteration follows insertion, which is creation order.
   const deliveries = new Map<string, Delivery>();
   const attemptsById = new Map<string, DeliveryAttempt[]>();
@@ -47,7 +59,21 @@ export function createMemoryDeliveryStore(): DeliveryStore {
     return found;
   }
 
-  return {
+  const store: MemoryDeliveryStore = {
+    exportState() {
+      return {
+        deliveries: [...deliveries.values()].map((delivery) => ({
+          delivery: structuredClone(delivery),
+          attempts: structuredClone(attemptsById.get(delivery.id) ?? []),
+        })),
+      };
+    },
+    async importState(state) {
+      for (const { delivery, attempts } of state.deliveries) {
+        await store.insert(delivery);
+        for (const attempt of attempts) await store.addAttempt(attempt);
+      }
+    },
     async insert(delivery) {
       if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
       const stored = structuredClone(delivery);
@@ -114,4 +140,5 @@ export function createMemoryDeliveryStore(): DeliveryStore {
       index.dropCustomer(customerId);
     },
   };
+  return store;
 }

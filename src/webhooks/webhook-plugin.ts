@@ -7,7 +7,9 @@ import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugi
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
 import { createDeliveryRetention } from "./delivery-retention.ts";
+import { parseDeliveryState } from "./delivery-state.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
+import { createMemoryDeliveryStore, type MemoryDeliveryStore } from "./memory-delivery-store.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
 
@@ -30,7 +32,10 @@ export interface WebhookPlugin extends SimulatorPlugin {
  */
 export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
   return (context): WebhookPlugin => {
-    const dispatcher = createWebhookDispatcher(context, options);
+    // Kept in memory unless another store is given; only the memory one is saved by `--state-file`.
+    const memory: MemoryDeliveryStore | undefined =
+      options.deliveryStore === undefined ? createMemoryDeliveryStore() : undefined;
+    const dispatcher = createWebhookDispatcher(context, { ...options, deliveryStore: memory ?? options.deliveryStore });
     const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
     return {
       name: WEBHOOK_PLUGIN_NAME,
@@ -48,6 +53,17 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
         const left = await dispatcher.shutdown(deadline);
         return { "undelivered webhooks": left.undelivered, "webhook attempts cut off": left.attemptsCutOff };
       },
+      ...(memory === undefined
+        ? {}
+        : {
+            state: {
+              save: async () => memory.exportState(),
+              async load(saved) {
+                await memory.importState(parseDeliveryState(saved));
+                await dispatcher.resume();
+              },
+            },
+          }),
     };
   };
 }
