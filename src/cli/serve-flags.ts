@@ -165,6 +165,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "orders kept in full; beyond it the oldest final ones are evicted (default 300000)",
   },
   {
+    name: "state-file",
+    env: "AIRTIME_SIM_STATE_FILE",
+    value: "FILE",
+    path: ["stateFile"],
+    help: "keep the whole state across restarts: loaded at start if FILE exists, written on shutdown",
+  },
+  {
     name: "scenario",
     env: "AIRTIME_SIM_SCENARIO",
     value: "FILE|NAME",

@@ -155,7 +155,8 @@ export function shutdownSummary(report: ShutdownReport): string {
     `${report.pendingOrders} pending orders`,
     ...Object.entries(report.left).map(([what, count]) => `${count} ${what}`),
   ];
-  return `closed; left: ${counts.join(", ")}`;
+  const saved = report.savedTo === undefined ? "" : `; state saved to ${report.savedTo}`;
+  return `closed; left: ${counts.join(", ")}${saved}`;
 }
 
 export async function serve(args: string[]): Promise<number> {
@@ -202,8 +203,15 @@ export async function serve(args: string[]): Promise<number> {
   const signal = await stopping.first;
   const seconds = settings.shutdownTimeoutMs / 1000;
   say(`\n${signal}: closing (finishing work in flight for up to ${seconds}s; ${signal} again exits at once)…`);
-  const report = await sim.shutdown({ timeoutMs: settings.shutdownTimeoutMs });
-  stopping.dispose();
-  say(shutdownSummary(report));
-  return 0;
+  try {
+    const report = await sim.shutdown({ timeoutMs: settings.shutdownTimeoutMs });
+    say(shutdownSummary(report));
+    return 0;
+  } catch (error) {
+    // Saving the state file failed: say so, and exit non-zero so a supervisor notices.
+    console.error(`airtime-harness serve: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    stopping.dispose();
+  }
 }

@@ -66,10 +66,12 @@ export interface CloseOptions {
 export interface ShutdownReport {
   /** Requests still unanswered at the deadline: their connections were destroyed. */
   readonly requestsCutOff: number;
-  /** Orders still pending: their next lifecycle step will not run. */
+  /** Orders still pending: their next lifecycle step will not run (unless saved to a state file). */
   readonly pendingOrders: number;
   /** What the plugins left, e.g. `{ "undelivered webhooks": 2, "webhook attempts cut off": 1 }`. */
   readonly left: LeftPending;
+  /** The state file written, with what was left, to be taken up at the next start. */
+  readonly savedTo?: string;
 }
 
 export interface Simulator {
@@ -304,8 +306,9 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     }
     const orders = await store.listOrders();
     const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
-    if (options.stateFile !== undefined) await writeStateFile(options.stateFile, await captureState(run, holders));
-    return { requestsCutOff, pendingOrders, left };
+    if (options.stateFile === undefined) return { requestsCutOff, pendingOrders, left };
+    await writeStateFile(options.stateFile, await captureState(run, holders));
+    return { requestsCutOff, pendingOrders, left, savedTo: options.stateFile };
   };
   const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
     closed ??= shutDown(closeOptions.timeoutMs);
