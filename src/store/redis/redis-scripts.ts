@@ -1,0 +1,149 @@
+/**
+ * The Lua scripts behind the Redis store's atomic steps. Redis runs a script
+ * alone, so each check and its write happen with nothing in between: the
+ * atomicity the Store port promises, without locks. Each script touches one
+ * customer's keys only (one hash slot).
+ */
+
+/**
+ * A wallet change. KEYS: customer, wallets. ARGV: shortcode field, cents,
+ * mode (`debit`, `credit` or `set`), currency for `set` ('' keeps it).
+ * Returns {kind, balance, currency, added}.
+ */
+const WALLET = `
+local field = 'b:' .. ARGV[1]
+local currencyField = 'c:' .. ARGV[1]
+local cents = tonumber(ARGV[2])
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_customer'} end
+local stored = redis.call('HGET', KEYS[2], field)
+if ARGV[3] == 'set' then
+  redis.call('HSET', KEYS[2], field, ARGV[2])
+  if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], currencyField, ARGV[4])
+  elseif not stored then redis.call('HSET', KEYS[2], currencyField, 'KES') end
+  return {'set', cents, redis.call('HGET', KEYS[2], currencyField), stored and 0 or 1}
+end
+if not stored then return {'unknown_wallet'} end
+local currency = redis.call('HGET', KEYS[2], currencyField)
+if ARGV[3] == 'debit' then
+  if tonumber(stored) < cents then return {'insufficient', tonumber(stored), currency} end
+  return {'debited', redis.call('HINCRBY', KEYS[2], field, -cents), currency}
+end
+return {'debited', redis.call('HINCRBY', KEYS[2], field, cents), currency}
+`;
+
+/**
+ * Insert-if-absent of a reference. KEYS: references, orders, versions,
+ * orderSequence, evicted, evictedUntil. ARGV: reference, id, order JSON,
+ * version, sequence, now. A reference held by an evicted record whose time
+ * has passed is free again. Returns 1 when inserted.
+ */
+const INSERT_ORDER = `
+local holder = redis.call('HGET', KEYS[1], ARGV[1])
+if holder then
+  if redis.call('HEXISTS', KEYS[2], holder) == 1 then return 0 end
+  local kept = redis.call('HGET', KEYS[6], holder)
+  if kept and tonumber(kept) > tonumber(ARGV[6]) then return 0 end
+  redis.call('HDEL', KEYS[5], holder)
+  redis.call('HDEL', KEYS[6], holder)
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[2])
+return 1
+`;
+
+/**
+ * Compare-and-set of an order on its version. KEYS: orders, versions. ARGV:
+ * id, order JSON, expected version ('' for any), new version. Returns 1 when
+ * stored.
+ */
+const UPDATE_ORDER = `
+local version = redis.call('HGET', KEYS[2], ARGV[1])
+if not version then return 0 end
+if ARGV[3] ~= '' and tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+return 1
+`;
+
+/**
+ * Removes an order still at the expected version. KEYS: orders, versions,
+ * references, orderSequence, evicted, evictedUntil. ARGV: id, expected
+ * version, keep until, now, reference, evicted record JSON. Returns 1 when
+ * removed.
+ */
+const EVICT_ORDER = `
+local version = redis.call('HGET', KEYS[2], ARGV[1])
+if not version or tonumber(version) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+if tonumber(ARGV[3]) > tonumber(ARGV[4]) then
+  redis.call('HSET', KEYS[5], ARGV[1], ARGV[6])
+  redis.call('HSET', KEYS[6], ARGV[1], ARGV[3])
+elseif redis.call('HGET', KEYS[3], ARGV[5]) == ARGV[1] then
+  redis.call('HDEL', KEYS[3], ARGV[5])
+end
+return 1
+`;
+
+/**
+ * Set-if-absent of an idempotency record; an expired one counts as absent.
+ * Sweeps a few expired keys on the way. KEYS: idempotency, idempotencyExpiry.
+ * ARGV: key, record JSON, expires at, now. Returns the live record's JSON,
+ * or nil when claimed.
+ */
+const CLAIM_KEY = `
+local now = tonumber(ARGV[4])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 16)
+for _, key in ipairs(expired) do
+  if key ~= ARGV[1] then
+    redis.call('HDEL', KEYS[1], key)
+    redis.call('ZREM', KEYS[2], key)
+  end
+end
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and tonumber(cjson.decode(current).expiresAt) > now then return current end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return false
+`;
+
+/** Adds the order id to a claimed record. KEYS: idempotency. ARGV: key, order id. */
+const COMPLETE_KEY = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if not current then return 0 end
+local record = cjson.decode(current)
+record.orderId = ARGV[2]
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
+return 1
+`;
+
+/**
+ * Keeps an issued token and sweeps expired ones. KEYS: issued, issuedExpiry.
+ * ARGV: digest, JSON, expires at, issued at.
+ */
+const PUT_ISSUED = `
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 64)
+for _, digest in ipairs(expired) do
+  redis.call('HDEL', KEYS[1], digest)
+  redis.call('ZREM', KEYS[2], digest)
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+`;
+
+/** Every script: its name (the client command it becomes), its key count and its source. */
+export const REDIS_SCRIPTS = {
+  ahWallet: { numberOfKeys: 2, lua: WALLET },
+  ahInsertOrder: { numberOfKeys: 6, lua: INSERT_ORDER },
+  ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
+  ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
+  ahClaimKey: { numberOfKeys: 2, lua: CLAIM_KEY },
+  ahCompleteKey: { numberOfKeys: 1, lua: COMPLETE_KEY },
+  ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
+} as const;
+
+export type RedisScriptName = keyof typeof REDIS_SCRIPTS;

@@ -1,0 +1,477 @@
+/**
+ * The Store on Redis: any number of simulator processes on one Redis share
+ * customers, balances, orders, idempotency keys and issued tokens. Each
+ * atomic method of the port is one Lua script on one customer's keys (see
+ * `redis-scripts.ts`); the indexes across customers (`redis-keys.ts`) are
+ * written right after, as separate calls. Records are JSON, so every read
+ * is a fresh copy and nothing a caller holds can change stored state.
+ */
+import * as nodeCrypto from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../../domain/model.ts";
+import type { ClaimResult, DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
+import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
+import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
+
+export interface RedisStoreOptions {
+  /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
+  readonly prefix?: string;
+}
+
+/** How many candidates one page call reads at most, per order asked for. */
+const SCAN_FACTOR = 4;
+
+type StoredCustomer = Omit<Customer, "wallets"> & {
+  readonly wallets: readonly { readonly shortcode: string | null; readonly currency: string }[];
+};
+
+const digestOf = (token: string): string => nodeCrypto.createHash("sha256").update(token, "utf8").digest("hex");
+
+function assertCents(cents: number): void {
+  if (!Number.isSafeInteger(cents) || cents < 0)
+    throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
+}
+
+/** Sequences are positive integers; the cursor is the last one a page read, in base 36. */
+function decodeCursor(cursor: string): number {
+  const sequence = /^[0-9a-z]{1,11}$/.test(cursor) ? Number.parseInt(cursor, 36) : Number.NaN;
+  if (!Number.isSafeInteger(sequence)) throw new RangeError(`not a cursor of this listing: ${JSON.stringify(cursor)}`);
+  return sequence;
+}
+
+/**
+ * A Store on an ioredis client the caller connected (and quits).
+ *
+ * @example
+ * const redis = new Redis("redis://127.0.0.1:6379/0");
+ * const store = createRedisStore(redis);
+ * await store.putCustomer({ id: "cus_1", name: "Shop", tokens: ["t"], apiKey: "k",
+ *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
+ */
+export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}): Store {
+  const prefix = options.prefix ?? "ah:";
+  const shared = sharedKeys(prefix);
+  const keysOf = (customerId: string): CustomerKeys => customerKeys(prefix, customerId);
+  for (const [name, script] of Object.entries(REDIS_SCRIPTS)) {
+    if (!(name in redis)) redis.defineCommand(name, script);
+  }
+  const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> =>
+    (redis as unknown as Record<RedisScriptName, (...a: (string | number)[]) => Promise<unknown>>)[name](...args);
+
+  function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
+    if (json === null) return undefined;
+    const stored = JSON.parse(json) as StoredCustomer;
+    const wallets: Wallet[] = stored.wallets.map(({ shortcode }) => ({
+      shortcode,
+      balanceCents: Number(balances[`b:${walletField(shortcode)}`] ?? 0),
+      currency: balances[`c:${walletField(shortcode)}`] ?? "KES",
+    }));
+    return { ...stored, wallets };
+  }
+
+  async function readCustomer(id: string): Promise<Customer | undefined> {
+    const keys = keysOf(id);
+    const [json, balances] = await Promise.all([redis.get(keys.customer), redis.hgetall(keys.wallets)]);
+    return compose(json, balances);
+  }
+
+  async function writeCustomer(customer: Customer, previous: Customer | undefined, withBalances: boolean) {
+    const keys = keysOf(customer.id);
+    const stored: StoredCustomer = {
+      ...customer,
+      wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
+    };
+    const batch = redis.multi().set(keys.customer, JSON.stringify(stored)).sadd(shared.customers, customer.id);
+    if (withBalances) {
+      batch.del(keys.wallets);
+      for (const wallet of customer.wallets) {
+        batch.hset(keys.wallets, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
+        batch.hset(keys.wallets, `c:${walletField(wallet.shortcode)}`, wallet.currency);
+      }
+    }
+    await batch.exec();
+    await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
+  }
+
+  async function reindexTokens(customerId: string, before: readonly string[], after: readonly string[]) {
+    for (const token of before) {
+      const digest = digestOf(token);
+      if ((await redis.hget(shared.tokens, digest)) === customerId) await redis.hdel(shared.tokens, digest);
+    }
+    for (const token of after) await redis.hset(shared.tokens, digestOf(token), customerId);
+  }
+
+  async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
+    if (pairs.length === 0) return [];
+    const batch = redis.pipeline();
+    for (const [customerId, id] of pairs) batch.hget(keysOf(customerId).orders, id);
+    const replies = (await batch.exec()) ?? [];
+    const found: Order[] = [];
+    for (const [error, json] of replies) {
+      if (error !== null) throw error;
+      if (typeof json === "string") found.push(JSON.parse(json) as Order);
+    }
+    return found;
+  }
+
+  async function ownersOf(ids: readonly string[]): Promise<(readonly [string, string])[]> {
+    if (ids.length === 0) return [];
+    const owners = await redis.hmget(shared.owners, ...ids);
+    const pairs: (readonly [string, string])[] = [];
+    ids.forEach((id, index) => {
+      const owner = owners[index];
+      if (owner !== null && owner !== undefined) pairs.push([owner, id]);
+    });
+    return pairs;
+  }
+
+  async function ordersOf(customerId: string | undefined): Promise<Order[]> {
+    if (customerId !== undefined) {
+      const ids = await redis.zrange(keysOf(customerId).orderSequence, 0, -1);
+      return readOrders(ids.map((id) => [customerId, id] as const));
+    }
+    return readOrders(await ownersOf(await redis.zrange(shared.orders, 0, -1)));
+  }
+
+  /** Forgets evicted records whose time has passed, a bounded batch at a time. */
+  async function sweepEvicted(now: number): Promise<void> {
+    const ended = await redis.zrangebyscore(shared.evicted, "-inf", now, "LIMIT", 0, 100);
+    for (const member of ended) {
+      const [customerId = "", id = ""] = member.split("\u0000");
+      const keys = keysOf(customerId);
+      const record = await redis.hget(keys.evicted, id);
+      const batch = redis.multi().hdel(keys.evicted, id).hdel(keys.evictedUntil, id);
+      if (record !== null) {
+        const { reference } = JSON.parse(record) as EvictedOrder;
+        if ((await redis.hget(keys.references, reference)) === id) batch.hdel(keys.references, reference);
+      }
+      await batch.exec();
+      await redis.multi().hdel(shared.owners, id).zrem(shared.evicted, member).exec();
+    }
+  }
+
+  async function keptEvicted(customerId: string, id: string | null, now: number): Promise<EvictedOrder | undefined> {
+    if (id === null) return undefined;
+    const json = await redis.hget(keysOf(customerId).evicted, id);
+    const record = json === null ? undefined : (JSON.parse(json) as EvictedOrder);
+    return record !== undefined && record.keptUntil > now ? record : undefined;
+  }
+
+  async function removeCustomerData(customerId: string): Promise<void> {
+    const keys = keysOf(customerId);
+    const ids = await redis.zrange(keys.orderSequence, 0, -1);
+    const evictedIds = await redis.hkeys(keys.evicted);
+    const batch = redis.multi();
+    if (ids.length > 0) batch.zrem(shared.orders, ...ids);
+    if (ids.length + evictedIds.length > 0) batch.hdel(shared.owners, ...ids, ...evictedIds);
+    if (evictedIds.length > 0) batch.zrem(shared.evicted, ...evictedIds.map((id) => `${customerId}\u0000${id}`));
+    await batch.exec();
+    await redis.del(
+      keys.references,
+      keys.orders,
+      keys.versions,
+      keys.orderSequence,
+      keys.evicted,
+      keys.evictedUntil,
+      keys.idempotency,
+      keys.idempotencyExpiry,
+    );
+    const issued = await redis.hgetall(shared.issued);
+    for (const [digest, json] of Object.entries(issued)) {
+      if ((JSON.parse(json) as { customerId: string }).customerId === customerId) {
+        await redis.multi().hdel(shared.issued, digest).zrem(shared.issuedExpiry, digest).exec();
+      }
+    }
+  }
+
+  async function walletChange(
+    customerId: string,
+    shortcode: string | null,
+    cents: number,
+    mode: "debit" | "credit",
+  ): Promise<DebitResult> {
+    assertCents(cents);
+    const keys = keysOf(customerId);
+    const [kind, balance, currency] = (await run(
+      "ahWallet",
+      keys.customer,
+      keys.wallets,
+      walletField(shortcode),
+      cents,
+      mode,
+      "",
+    )) as [string, number?, string?];
+    if (kind !== "debited" && kind !== "insufficient") return { kind: "unknown_wallet" };
+    return { kind, wallet: { shortcode, balanceCents: Number(balance), currency: currency ?? "KES" } };
+  }
+
+  async function page(query: OrderPageQuery): Promise<OrderPage> {
+    const source = query.customerId === undefined ? shared.orders : keysOf(query.customerId).orderSequence;
+    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    const budget = Math.max(query.limit, 1) * SCAN_FACTOR;
+    const scanned = await redis.zrangebyscore(source, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget);
+    const ids: string[] = [];
+    const sequences: number[] = [];
+    for (let i = 0; i < scanned.length; i += 2) {
+      ids.push(scanned[i] as string);
+      sequences.push(Number(scanned[i + 1]));
+    }
+    const pairs =
+      query.customerId === undefined ? await ownersOf(ids) : ids.map((id) => [query.customerId as string, id] as const);
+    const byId = new Map((await readOrders(pairs)).map((order) => [order.id, order]));
+    const orders: Order[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const order = byId.get(ids[i] as string);
+      if (order === undefined || !matchesPage(order, query)) continue;
+      orders.push(order);
+      if (orders.length === query.limit) {
+        return { orders, nextCursor: (sequences[i] as number).toString(36) };
+      }
+    }
+    const last = sequences[sequences.length - 1];
+    return { orders, nextCursor: scanned.length / 2 < budget || last === undefined ? null : last.toString(36) };
+  }
+
+  async function getOrder(id: string): Promise<Order | undefined> {
+    return (await readOrders(await ownersOf([id])))[0];
+  }
+
+  async function getOrderByReference(customerId: string, reference: string): Promise<Order | undefined> {
+    const id = await redis.hget(keysOf(customerId).references, reference);
+    return id === null ? undefined : (await readOrders([[customerId, id]]))[0];
+  }
+
+  return {
+    async putCustomer(customer) {
+      await writeCustomer(customer, await readCustomer(customer.id), true);
+    },
+    getCustomer: readCustomer,
+    async listCustomers() {
+      const ids = await redis.smembers(shared.customers);
+      const customers = await Promise.all(ids.map((id) => readCustomer(id)));
+      return customers.filter((customer): customer is Customer => customer !== undefined);
+    },
+    async deleteCustomer(id) {
+      const customer = await readCustomer(id);
+      if (customer !== undefined) await reindexTokens(id, customer.tokens, []);
+      const keys = keysOf(id);
+      await redis.multi().del(keys.customer, keys.wallets).srem(shared.customers, id).exec();
+      await removeCustomerData(id);
+    },
+    async findCustomerByToken(token) {
+      const id = await redis.hget(shared.tokens, digestOf(token));
+      const customer = id === null ? undefined : await readCustomer(id);
+      return customer?.tokens.includes(token) === true ? customer : undefined;
+    },
+
+    debitWallet: (customerId, shortcode, cents) => walletChange(customerId, shortcode, cents, "debit"),
+    creditWallet: (customerId, shortcode, cents) => walletChange(customerId, shortcode, cents, "credit"),
+    async setWalletBalance(customerId, shortcode, cents, currency) {
+      assertCents(cents);
+      const keys = keysOf(customerId);
+      const field = walletField(shortcode);
+      const reply = (await run("ahWallet", keys.customer, keys.wallets, field, cents, "set", currency ?? "")) as [
+        string,
+        number?,
+        string?,
+        number?,
+      ];
+      if (reply[0] !== "set") return undefined;
+      if (reply[3] === 1) {
+        // A new wallet: the customer record lists it, in the order wallets were added.
+        const json = await redis.get(keys.customer);
+        if (json !== null) {
+          const stored = JSON.parse(json) as StoredCustomer;
+          const wallets = [...stored.wallets, { shortcode, currency: reply[2] ?? "KES" }];
+          await redis.set(keys.customer, JSON.stringify({ ...stored, wallets }));
+        }
+      }
+      return { shortcode, balanceCents: cents, currency: reply[2] ?? "KES" };
+    },
+    async patchCustomer(id, patch) {
+      const customer = await readCustomer(id);
+      if (customer === undefined) return undefined;
+      const { webhook: previousWebhook, ...rest } = customer;
+      const webhook = patch.webhook === undefined ? previousWebhook : (patch.webhook ?? undefined);
+      const updated: Customer = {
+        ...rest,
+        name: patch.name ?? customer.name,
+        tokens: [...(patch.tokens ?? customer.tokens)],
+        apiKey: patch.apiKey ?? customer.apiKey,
+        ...(webhook === undefined ? {} : { webhook: structuredClone(webhook) }),
+      };
+      await writeCustomer(updated, customer, false);
+      return readCustomer(id);
+    },
+
+    async insertOrder(order) {
+      const keys = keysOf(order.customerId);
+      const sequence = await redis.incr(shared.sequence);
+      const inserted = await run(
+        "ahInsertOrder",
+        keys.references,
+        keys.orders,
+        keys.versions,
+        keys.orderSequence,
+        keys.evicted,
+        keys.evictedUntil,
+        order.reference,
+        order.id,
+        JSON.stringify(order),
+        order.history.length,
+        sequence,
+        order.createdAt,
+      );
+      if (inserted !== 1) return false;
+      await redis
+        .multi()
+        .hset(shared.owners, order.id, order.customerId)
+        .zadd(shared.orders, sequence, order.id)
+        .exec();
+      return true;
+    },
+    async updateOrder(order) {
+      const keys = keysOf(order.customerId);
+      await run("ahUpdateOrder", keys.orders, keys.versions, order.id, JSON.stringify(order), "", order.history.length);
+    },
+    async updateOrderIf(order, expectedVersion) {
+      const keys = keysOf(order.customerId);
+      const args = [order.id, JSON.stringify(order), expectedVersion, order.history.length];
+      return (await run("ahUpdateOrder", keys.orders, keys.versions, ...args)) === 1;
+    },
+    getOrder,
+    getOrderByReference,
+    async listOrders(filter) {
+      return ordersOf(filter?.customerId);
+    },
+    async listOrderPage(query) {
+      if (query.reference === undefined) return page(query);
+      // An exact reference names at most one order per customer: no scan.
+      const customerIds = query.customerId === undefined ? await redis.smembers(shared.customers) : [query.customerId];
+      const found: Order[] = [];
+      for (const customerId of customerIds) {
+        const order = await getOrderByReference(customerId, query.reference);
+        if (order !== undefined && matchesPage(order, query)) found.push(order);
+      }
+      found.sort((a, b) => a.createdAt - b.createdAt);
+      return { orders: found.slice(0, query.limit), nextCursor: null };
+    },
+    async countOrders() {
+      return redis.zcard(shared.orders);
+    },
+    async evictOrder(id, expectedVersion, keepUntil, now) {
+      const order = await getOrder(id);
+      if (order === undefined) return false;
+      const keys = keysOf(order.customerId);
+      const record: EvictedOrder = {
+        id,
+        customerId: order.customerId,
+        reference: order.reference,
+        status: order.status,
+        message: order.message,
+        createdAt: order.createdAt,
+        updatedAt: order.updatedAt,
+        keptUntil: keepUntil,
+      };
+      const removed = await run(
+        "ahEvictOrder",
+        keys.orders,
+        keys.versions,
+        keys.references,
+        keys.orderSequence,
+        keys.evicted,
+        keys.evictedUntil,
+        id,
+        expectedVersion,
+        keepUntil,
+        now,
+        order.reference,
+        JSON.stringify(record),
+      );
+      if (removed !== 1) return false;
+      const batch = redis.multi().zrem(shared.orders, id);
+      if (keepUntil > now) batch.zadd(shared.evicted, keepUntil, `${order.customerId}\u0000${id}`);
+      else batch.hdel(shared.owners, id);
+      await batch.exec();
+      await sweepEvicted(now);
+      return true;
+    },
+    async getEvictedOrder(id, now) {
+      const [pair] = await ownersOf([id]);
+      return pair === undefined ? undefined : keptEvicted(pair[0], id, now);
+    },
+    async getEvictedOrderByReference(customerId, reference, now) {
+      return keptEvicted(customerId, await redis.hget(keysOf(customerId).references, reference), now);
+    },
+    async countEvictedOrders(now) {
+      await sweepEvicted(now);
+      return redis.zcount(shared.evicted, `(${now}`, "+inf");
+    },
+
+    async claimIdempotencyKey(record, now) {
+      const keys = keysOf(record.customerId);
+      const existing = await run(
+        "ahClaimKey",
+        keys.idempotency,
+        keys.idempotencyExpiry,
+        record.key,
+        JSON.stringify(record),
+        record.expiresAt,
+        now,
+      );
+      if (typeof existing !== "string") return { kind: "claimed" } satisfies ClaimResult;
+      return { kind: "existing", record: JSON.parse(existing) as IdempotencyRecord };
+    },
+    async completeIdempotencyKey(customerId, key, orderId) {
+      await run("ahCompleteKey", keysOf(customerId).idempotency, key, orderId);
+    },
+    async releaseIdempotencyKey(customerId, key) {
+      const keys = keysOf(customerId);
+      await redis.multi().hdel(keys.idempotency, key).zrem(keys.idempotencyExpiry, key).exec();
+    },
+    async getIdempotencyRecord(customerId, key, now) {
+      const json = await redis.hget(keysOf(customerId).idempotency, key);
+      const record = json === null ? undefined : (JSON.parse(json) as IdempotencyRecord);
+      return record !== undefined && record.expiresAt > now ? record : undefined;
+    },
+
+    async putIssuedToken(token) {
+      const digest = digestOf(token.token);
+      const json = JSON.stringify({ customerId: token.customerId, expiresAt: token.expiresAt });
+      await run("ahPutIssued", shared.issued, shared.issuedExpiry, digest, json, token.expiresAt, token.issuedAt);
+    },
+    async countIssuedTokens() {
+      return redis.hlen(shared.issued);
+    },
+    async findCustomerByIssuedToken(token, now) {
+      const json = await redis.hget(shared.issued, digestOf(token));
+      if (json === null) return undefined;
+      const entry = JSON.parse(json) as { customerId: string; expiresAt: number };
+      return entry.expiresAt > now ? readCustomer(entry.customerId) : undefined;
+    },
+
+    async reset(customerId) {
+      if (customerId !== undefined) {
+        await removeCustomerData(customerId);
+        return;
+      }
+      let cursor = "0";
+      do {
+        const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+        if (found.length > 0) await redis.unlink(...found);
+        cursor = next;
+      } while (cursor !== "0");
+    },
+  };
+}
+
+function matchesPage(order: Order, query: OrderPageQuery): boolean {
+  return (
+    (query.customerId === undefined || order.customerId === query.customerId) &&
+    (query.status === undefined || order.status === query.status) &&
+    (query.reference === undefined || order.reference === query.reference) &&
+    (query.referencePrefix === undefined || order.reference.startsWith(query.referencePrefix)) &&
+    (query.from === undefined || order.createdAt >= query.from) &&
+    (query.to === undefined || order.createdAt <= query.to)
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The Redis store against a real redis-server: the same contract as the
+ * memory store, plus what only a shared store can show — two clients (two
+ * simulator processes) racing on one customer's balance and keys.
+ */
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisStore } from "../../src/store/redis/redis-store.ts";
+import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
+import { describeStoreContract } from "./store-contract.ts";
+
+const skip = redisSkipReason();
+
+describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
+  let redis: TestRedis;
+  const clients: Redis[] = [];
+  let prefixes = 0;
+
+  function client(): Redis {
+    const made = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    clients.push(made);
+    return made;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    for (const made of clients) made.disconnect();
+    await redis?.stop();
+  });
+
+  // A fresh prefix per test: each starts with an empty store on the shared server.
+  describeStoreContract("redis", () => createRedisStore(client(), { prefix: `t${++prefixes}:` }));
+
+  it("keeps one truth for two clients: 200 debits of 1 against 100 split across both succeed 100 times", async () => {
+    const prefix = `t${++prefixes}:`;
+    const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
+    await one.putCustomer({
+      id: "shared",
+      name: "Shared",
+      tokens: ["shared-token"],
+      apiKey: "k",
+      wallets: [{ shortcode: null, balanceCents: 100, currency: "KES" }],
+    });
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? one : two).debitWallet("shared", null, 1)),
+    );
+    expect(results.filter((r) => r.kind === "debited")).toHaveLength(100);
+    expect((await two.getCustomer("shared"))?.wallets[0]?.balanceCents).toBe(0);
+    expect((await two.findCustomerByToken("shared-token"))?.id).toBe("shared");
+  });
+
+  it("lets one of two clients claim a key, and shows the other the record", async () => {
+    const prefix = `t${++prefixes}:`;
+    const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
+    const record = { customerId: "c", key: "k", fingerprint: "fp", expiresAt: 10_000 };
+    const claims = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? one : two).claimIdempotencyKey(record, 0)),
+    );
+    expect(claims.filter((claim) => claim.kind === "claimed")).toHaveLength(1);
+    await one.completeIdempotencyKey("c", "k", "ord_1");
+    expect(await two.getIdempotencyRecord("c", "k", 0)).toEqual({ ...record, orderId: "ord_1" });
+  });
+});
