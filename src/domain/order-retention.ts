@@ -10,7 +10,7 @@
  * (past the pending ones) is paid once per batch, not once per order.
  */
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
-import type { Order } from "./model.ts";
+import type { EvictedOrder, Order } from "./model.ts";
 import type { Clock, Store } from "./ports.ts";
 
 /**
@@ -19,6 +19,20 @@ import type { Clock, Store } from "./ports.ts";
  * 1.5 GB, even when every order has a webhook.
  */
 export const DEFAULT_MAX_ORDERS = 300_000;
+
+/** What an evicted order leaves while its key is retained: enough to replay and to answer a lookup. */
+export function evictedRecordOf(order: Order, keptUntil: number): EvictedOrder {
+  return {
+    id: order.id,
+    customerId: order.customerId,
+    reference: order.reference,
+    status: order.status,
+    message: order.message,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+    keptUntil,
+  };
+}
 
 /** Orders read per page of the eviction scan. */
 const SCAN_PAGE = 512;

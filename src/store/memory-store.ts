@@ -14,6 +14,7 @@ import * as nodeCrypto from "node:crypto";
 import { flatString } from "../domain/flat-string.ts";
 import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
 import type { ClaimResult, CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
+import { evictedRecordOf } from "../domain/order-retention.ts";
 import { createCreationIndex } from "./creation-index.ts";
 
 interface TokenEntry {
@@ -439,19 +440,7 @@ export function createMemoryStore(): MemoryStore {
       index.removed(order.customerId);
       sweepEvicted(now);
       if (keepUntil > now) {
-        evicted.set(
-          id,
-          Object.freeze({
-            id,
-            customerId: order.customerId,
-            reference: order.reference,
-            status: order.status,
-            message: order.message,
-            createdAt: order.createdAt,
-            updatedAt: order.updatedAt,
-            keptUntil: keepUntil,
-          }),
-        );
+        evicted.set(id, Object.freeze(evictedRecordOf(order, keepUntil)));
       } else {
         freeReference(order.customerId, order.reference, id);
       }

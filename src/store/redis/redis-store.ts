@@ -10,6 +10,7 @@ import * as nodeCrypto from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../../domain/model.ts";
 import type { ClaimResult, DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
+import { evictedRecordOf } from "../../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
 
@@ -309,12 +310,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       const sequence = await redis.incr(shared.sequence);
       const inserted = await run(
         "ahInsertOrder",
-        keys.references,
-        keys.orders,
-        keys.versions,
-        keys.orderSequence,
-        keys.evicted,
-        keys.evictedUntil,
+        ...orderKeys(keys),
         order.reference,
         order.id,
         JSON.stringify(order),
@@ -363,16 +359,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       const order = await getOrder(id);
       if (order === undefined) return false;
       const keys = keysOf(order.customerId);
-      const record: EvictedOrder = {
-        id,
-        customerId: order.customerId,
-        reference: order.reference,
-        status: order.status,
-        message: order.message,
-        createdAt: order.createdAt,
-        updatedAt: order.updatedAt,
-        keptUntil: keepUntil,
-      };
+      const record = evictedRecordOf(order, keepUntil);
       const removed = await run(
         "ahEvictOrder",
         keys.orders,
@@ -463,6 +450,11 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       } while (cursor !== "0");
     },
   };
+}
+
+/** The keys of the insert and evict scripts, in their order. */
+function orderKeys(keys: CustomerKeys): string[] {
+  return [keys.references, keys.orders, keys.versions, keys.orderSequence, keys.evicted, keys.evictedUntil];
 }
 
 function matchesPage(order: Order, query: OrderPageQuery): boolean {
