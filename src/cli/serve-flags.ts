@@ -165,6 +165,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "orders kept in full; beyond it the oldest final ones are evicted (default 300000)",
   },
   {
+    name: "store",
+    env: "AIRTIME_SIM_STORE",
+    value: "memory|URL",
+    path: ["store"],
+    help: "where state lives: memory (default) or redis://HOST:PORT/DB, shared by every simulator on it",
+  },
+  {
     name: "state-file",
     env: "AIRTIME_SIM_STATE_FILE",
     value: "FILE",

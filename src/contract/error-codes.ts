@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   too_many_attempts: { status: 429, title: "Too many failed authentication attempts" },
   upstream_error: { status: 502, title: "Upstream operator error" },
   service_unavailable: { status: 503, title: "Service unavailable" },
+  store_unavailable: { status: 503, title: "Store unavailable" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -36,6 +36,13 @@ export interface AirtimeServiceDeps {
   readonly retention?: Pick<OrderRetention, "afterInsert">;
 }
 
+/** How long a request waits for another process holding its idempotency key, and how often it looks. */
+const IN_FLIGHT_WAIT_MS = 5_000;
+const IN_FLIGHT_POLL_MS = 5;
+
+/** Real time passes while another process works; the simulator clock (possibly virtual) is not the one to wait on. */
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 type Normalised = { readonly customer: Customer; readonly fingerprint: OrderFingerprint };
 
 /**
@@ -137,6 +144,7 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
   ): Promise<PlaceOrderOutcome> {
     const text = fingerprintOrder(fingerprint);
     const { customerId } = command;
+    let waited = 0;
     for (let attempt = 0; attempt < 2; attempt++) {
       const now = clock.now();
       const claim = await store.claimIdempotencyKey(
@@ -158,8 +166,15 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       const { record } = claim;
       if (record.fingerprint !== text) return { kind: "payload_mismatch" };
       if (record.orderId === undefined) {
-        // Same-key requests of this process queue up, so only another process can hold the key in flight.
-        throw new Error(`idempotency key of ${customerId} is in flight in another process`);
+        // Same-key requests of this process queue up, so only another process (sharing the store) can
+        // hold the key in flight: wait for it to place its order or give the key back, then look again.
+        if (waited >= IN_FLIGHT_WAIT_MS) {
+          throw new Error(`idempotency key of ${customerId} stayed in flight in another process`);
+        }
+        await pause(IN_FLIGHT_POLL_MS);
+        waited += IN_FLIGHT_POLL_MS;
+        attempt--;
+        continue;
       }
       const order = await store.getOrder(record.orderId);
       if (order !== undefined) return { kind: "replayed", order };

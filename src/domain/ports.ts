@@ -168,6 +168,14 @@ export interface Store {
   findCustomerByIssuedToken(token: string, now: number): Promise<Customer | undefined>;
 }
 
+/**
+ * The store cannot be reached (Redis down or restarting). Requests that meet
+ * it answer 503 `store_unavailable`; nothing already stored is lost.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+}
+
 /** Filters of `Store.listOrderPage`; each one given must match. */
 export interface OrderPageQuery {
   readonly customerId?: string;

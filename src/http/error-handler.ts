@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
+import { StoreUnavailableError } from "../domain/ports.ts";
 import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
 import { sendText } from "./json-response.ts";
 import { problemInstance } from "./request-context.ts";
@@ -20,6 +21,9 @@ interface ExpressError {
 
 /** body-parser's error `type`s, and express' parameter decoding, as catalogue problems. */
 function fromFrameworkError(error: unknown): HttpProblem | undefined {
+  if (error instanceof StoreUnavailableError) {
+    return new HttpProblem("store_unavailable", "The simulator's store (Redis) cannot be reached; retry shortly.");
+  }
   if (error instanceof URIError) return new HttpProblem("not_found", "The path is not valid percent-encoded UTF-8.");
   if (typeof error !== "object" || error === null) return undefined;
   const { type, status } = error as ExpressError;

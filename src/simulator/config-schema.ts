@@ -132,6 +132,14 @@ export const SimulatorConfigSchema = z
     maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
       .optional()
       .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
+    store: z
+      .string()
+      .regex(/^(memory|rediss?:\/\/.+)$/i, "must be memory or a redis:// URL")
+      .optional()
+      .meta({
+        description:
+          "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it.",
+      }),
     stateFile: z.string().min(1).optional().meta({
       description:
         "A JSON file keeping the whole state across restarts: loaded at start when it exists, written on shutdown. Relative to the working directory.",

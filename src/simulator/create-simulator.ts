@@ -22,7 +22,8 @@ import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
-import { createMemoryStore } from "../store/memory-store.ts";
+import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
+import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -171,10 +172,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     seed: saved?.seed ?? options.seed ?? randomInt(2 ** 31),
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
-  const memoryStore = createMemoryStore();
+  const redis = await openRedisStore(options, onError);
+  const memoryStore = redis === undefined ? createMemoryStore() : undefined;
   const domain = createEmbeddedDomain({
     clock: mode,
-    store: memoryStore,
+    store: redis?.store ?? (memoryStore as MemoryStore),
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
@@ -238,8 +240,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   });
 
-  const holders = { store: memoryStore, time, plugins };
-  if (saved !== undefined) await restoreState(saved, holders);
+  const holders = memoryStore === undefined ? undefined : { store: memoryStore, time, plugins };
+  if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   // Customers a saved state brought back keep their balances: only new ones are seeded.
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
   const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
@@ -306,7 +308,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     }
     const orders = await store.listOrders();
     const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
-    if (options.stateFile === undefined) return { requestsCutOff, pendingOrders, left };
+    await redis?.close();
+    if (options.stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
     await writeStateFile(options.stateFile, await captureState(run, holders));
     return { requestsCutOff, pendingOrders, left, savedTo: options.stateFile };
   };
@@ -336,6 +339,21 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       await shutdown(closeOptions);
     },
   };
+}
+
+/** The Redis store the options name, connected; undefined for the embedded one. */
+async function openRedisStore(
+  options: SimulatorOptions,
+  onError: (error: unknown) => void,
+): Promise<RedisStoreConnection | undefined> {
+  const store = options.store ?? "memory";
+  if (store === "memory") return undefined;
+  if (!isRedisUrl(store))
+    throw new RangeError(`store must be "memory" or a redis:// URL, got ${JSON.stringify(store)}`);
+  if (options.stateFile !== undefined) {
+    throw new RangeError("stateFile keeps the embedded store's state; a Redis store keeps its own");
+  }
+  return connectRedisStore(store, { onError: (error) => onError(new Error(`Redis: ${error.message}`)) });
 }
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */

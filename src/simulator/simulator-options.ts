@@ -69,6 +69,12 @@ export interface SimulatorOptions {
    */
   readonly onRequest?: ((request: JournalRecord) => void) | undefined;
   /**
+   * Where state lives: `memory` (default, this process only) or a Redis URL
+   * (`redis://HOST:PORT/DB`) that any number of simulators share. Needs the
+   * optional peer `ioredis`.
+   */
+  readonly store?: string | undefined;
+  /**
    * A JSON file holding the whole state across restarts: loaded at start when
    * it exists, written (atomically) by `close()`. Customers it holds keep
    * their balances; the saved run's seed wins over `seed`.

@@ -30,6 +30,7 @@ export const PUBLIC_ERROR_CODES = [
   "internal_error",
   "upstream_error",
   "service_unavailable",
+  "store_unavailable",
 ] as const satisfies readonly ErrorCode[];
 
 /** Body size above which a request is refused with 413. */

@@ -192,6 +192,11 @@ export function sendAirtimeRoute(limits: OrderLimits) {
     { code: "internal_error", when: "Injected by a scenario.", detail: "Injected failure." },
     { code: "upstream_error", when: "Injected by a scenario.", detail: "The operator did not answer." },
     { code: "service_unavailable", when: "Injected by a scenario.", detail: "Try again later." },
+    {
+      code: "store_unavailable",
+      when: "The simulator's Redis store cannot be reached; nothing was placed or debited.",
+      detail: "The simulator's store (Redis) cannot be reached; retry shortly.",
+    },
   ];
   const retryAfter = z.object({ "Retry-After": RETRY_AFTER });
   return {
