@@ -172,6 +172,13 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "where state lives: memory (default) or redis://HOST:PORT/DB, shared by every simulator on it",
   },
   {
+    name: "workers",
+    env: "AIRTIME_SIM_WORKERS",
+    value: "N",
+    path: ["workers"],
+    help: "processes serving the one port (default 1); more than one needs --store redis://…",
+  },
+  {
     name: "state-file",
     env: "AIRTIME_SIM_STATE_FILE",
     value: "FILE",

@@ -19,10 +19,12 @@ import {
   type Simulator,
 } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import cluster from "node:cluster";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
 import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
+import { runWorkers, workerIndex } from "./serve-workers.ts";
 import { watchStopSignals } from "./stop-signal.ts";
 
 /** Loopback names and addresses: a simulator bound there is reachable from this machine only. */
@@ -42,6 +44,8 @@ export interface ServeSettings {
   readonly log: RequestLogSettings;
   /** How long work in flight may finish after the stop signal, ms. */
   readonly shutdownTimeoutMs: number;
+  /** Processes serving the one port (`--workers`); more than one needs the Redis store. */
+  readonly workers: number;
 }
 
 export function serveUsage(): string {
@@ -95,7 +99,16 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       host = "127.0.0.1",
       log = {},
       shutdownTimeout: shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      workers = 1,
     } = parsed.config;
+    if (workers > 1 && (parsed.config.store ?? "memory") === "memory") {
+      return {
+        kind: "error",
+        message:
+          `--workers ${workers} needs a shared store (--store redis://HOST:PORT/DB): ` +
+          "with the memory store each worker would keep its own balances, orders and keys",
+      };
+    }
     const logSettings: RequestLogSettings = {
       format: log.format ?? "pretty",
       level: log.quiet === true ? "silent" : (log.level ?? "info"),
@@ -109,7 +122,7 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       };
     }
     const options = await configToOptions(parsed.config, file);
-    return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs } };
+    return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs, workers } };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
@@ -178,6 +191,22 @@ export async function serve(args: string[]): Promise<number> {
     }
   }
   const { settings } = parsed;
+  const worker = workerIndex();
+  if (worker === undefined) {
+    if (settings.workers <= 1) return serveHere(settings, worker);
+    return runWorkers(settings.workers, settings.options, settings.log.format === "json" ? console.error : console.log);
+  }
+  try {
+    return await serveHere(settings, worker);
+  } finally {
+    // The worker's channel to the primary would keep it running once it is done. Through the
+    // worker, not process.disconnect(): that one reads as the primary gone, and exits 0 at once.
+    cluster.worker?.disconnect();
+  }
+}
+
+/** One simulator in this process, until the stop signal; `worker` is its number under `--workers`. */
+async function serveHere(settings: ServeSettings, worker: number | undefined): Promise<number> {
   const onRequest = createRequestLog(settings.log, process.stdout, coloursFor(process.stdout));
   // With JSON lines on stdout, the human banner goes to stderr, so stdout stays machine-readable.
   const say = settings.log.format === "json" ? console.error : console.log;
@@ -199,7 +228,11 @@ export async function serve(args: string[]): Promise<number> {
     await sim.close();
     return 2;
   }
-  say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }));
+  if (worker === undefined || worker === 1) {
+    say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }));
+    if (worker !== undefined)
+      say(`  workers: ${settings.workers} processes on this port, sharing ${settings.options.store}`);
+  }
   const signal = await stopping.first;
   const seconds = settings.shutdownTimeoutMs / 1000;
   say(`\n${signal}: closing (finishing work in flight for up to ${seconds}s; ${signal} again exits at once)…`);

@@ -132,6 +132,9 @@ export const SimulatorConfigSchema = z
     maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
       .optional()
       .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
+    workers: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1").max(64, "must be at most 64"))
+      .optional()
+      .meta({ description: "`serve`: processes on the one port (default 1); more than one needs a Redis store." }),
     store: z
       .string()
       .regex(/^(memory|rediss?:\/\/.+)$/i, "must be memory or a redis:// URL")

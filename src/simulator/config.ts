@@ -96,6 +96,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     host: _host,
     log: _log,
     shutdownTimeout: _shutdownTimeout,
+    workers: _workers,
     idempotencyRetention,
     statusProfile: _profile,
     limits,

@@ -42,8 +42,8 @@ export async function connectRedisStore(
     // Reconnects forever, never more than a second apart: the simulator outlives a Redis restart.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   });
-  // Connection errors are reported by the requests that meet them; the client keeps reconnecting.
-  let reported = false;
+  // Reported once per outage (a failed start is reported by `connect` below); the client keeps reconnecting.
+  let reported = true;
   redis.on("error", (error: Error) => {
     if (!reported) options.onError?.(error);
     reported = true;
