@@ -20,12 +20,13 @@
  * ratio whatever limited the run. The medians go into docs/performance.md
  * (a table) and docs/performance-http.svg (a plot).
  *
- * Then the pending-orders bars (`bench/pending-orders.ts`), in a child
- * process with `--expose-gc`.
+ * Then the Redis store against the memory store, and 2 workers against 1
+ * (`bench/redis-store.ts`), and the pending-orders bars
+ * (`bench/pending-orders.ts`), in a child process with `--expose-gc`.
  *
  * Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per target
  * per round (4), BENCH_CONNECTIONS (32), BENCH_ORDERS (100000),
- * BENCH_ONLY=http|pending, BENCH_LOAD=wrk|autocannon (default: wrk when
+ * BENCH_ONLY=http|redis|pending, BENCH_LOAD=wrk|autocannon (default: wrk when
  * installed), BENCH_WRITE_DOCS=0 to leave the docs as they are.
  */
 import { execFileSync } from "node:child_process";
@@ -35,6 +36,7 @@ import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
+import { runRedisBench } from "./redis-store.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -311,5 +313,8 @@ async function runPending(): Promise<void> {
   printPendingOrders(JSON.parse(child.output().trim().split("\n").at(-1) ?? "{}") as PendingOrdersReport);
 }
 
-if (ONLY !== "pending") await runHttp();
-if (ONLY !== "http") await runPending();
+if (ONLY === undefined || ONLY === "http") await runHttp();
+if (ONLY === undefined || ONLY === "redis") {
+  await runRedisBench({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
+}
+if (ONLY === undefined || ONLY === "pending") await runPending();
