@@ -12,7 +12,15 @@ import { createCustomerAuthenticator } from "./customer-auth.ts";
 import { flatString } from "./flat-string.ts";
 import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
 import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
-import type { Customer, EvictedOrder, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
+import type {
+  Customer,
+  EvictedOrder,
+  IdempotencyRecord,
+  Order,
+  OrderFingerprint,
+  OutcomePlan,
+  Wallet,
+} from "./model.ts";
 import { normaliseOrderRequest } from "./order-request.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
@@ -104,9 +112,24 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
         return assertNever(debit);
     }
 
+    const order = newOrder(command, fingerprint);
+    if (!(await store.insertOrder(order))) {
+      await store.creditWallet(customerId, shortcode, amountCents);
+      return { kind: "duplicate_reference", reference };
+    }
+    if (command.request.idempotencyKey !== undefined) {
+      await store.completeIdempotencyKey(customerId, command.request.idempotencyKey, order.id);
+    }
+    return started(order);
+  }
+
+  /** The order at 0 Pending, its plan drawn. */
+  function newOrder(command: PlaceOrderCommand, fingerprint: OrderFingerprint): Order {
+    const { customerId } = command;
+    const { reference, amountCents, currency, shortcode } = fingerprint;
     const now = clock.now();
     // Frozen all the way down (but for a caller's plan): the store keeps such a record without copying it.
-    const order: Order = Object.freeze({
+    return Object.freeze({
       id: ids.next("ord"),
       customerId,
       reference,
@@ -124,16 +147,78 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       ...(command.webhookFaults === undefined ? {} : { webhookFaults: command.webhookFaults }),
       plan: command.plan ?? plans.share(createDefaultPlan(lifecycle, random)),
     });
-    if (!(await store.insertOrder(order))) {
-      await store.creditWallet(customerId, shortcode, amountCents);
-      return { kind: "duplicate_reference", reference };
-    }
-    if (command.request.idempotencyKey !== undefined) {
-      await store.completeIdempotencyKey(customerId, command.request.idempotencyKey, order.id);
-    }
-    const started = await statusChanges.start(order);
+  }
+
+  /** A stored order's lifecycle starts, and the order cap hears of it. */
+  async function started(order: Order): Promise<PlaceOrderOutcome> {
+    const placed = await statusChanges.start(order);
     await deps.retention?.afterInsert();
-    return { kind: "placed", order: started };
+    return { kind: "placed", order: placed };
+  }
+
+  /**
+   * The placement as one atomic store step (`Store.placeOrder`): a process
+   * killed mid-way leaves all of it or none, never a debit without its order
+   * or a key without its order.
+   */
+  async function placeAtomically(
+    command: PlaceOrderCommand,
+    fingerprint: OrderFingerprint,
+  ): Promise<PlaceOrderOutcome> {
+    const place = store.placeOrder as NonNullable<Store["placeOrder"]>;
+    const { customerId } = command;
+    const { reference, shortcode, currency } = fingerprint;
+    if (command.plan !== undefined) assertPlan(command.plan);
+    if (command.forceInsufficient === true) {
+      return { kind: "insufficient_balance", reference, wallet: await walletOf(customerId, shortcode, currency) };
+    }
+    const order = newOrder(command, fingerprint);
+    const key = command.request.idempotencyKey;
+    const now = clock.now();
+    const result = await place.call(store, {
+      order,
+      now,
+      ...(key === undefined
+        ? {}
+        : {
+            key: {
+              customerId,
+              key,
+              fingerprint: fingerprintOrder(fingerprint),
+              expiresAt: now + retentionMs,
+              orderId: order.id,
+            },
+          }),
+    });
+    switch (result.kind) {
+      case "placed":
+        return started(order);
+      case "existing":
+        return replayOf(result.record, fingerprint, now);
+      case "duplicate_reference":
+        return { kind: "duplicate_reference", reference };
+      case "insufficient":
+        return { kind: "insufficient_balance", reference, wallet: result.wallet };
+      case "unknown_wallet":
+        return { kind: "unknown_shortcode", shortcode: shortcode ?? "" };
+      default:
+        return assertNever(result);
+    }
+  }
+
+  /** The answer to a key already bound: its order, or a mismatch when the payload differs. */
+  async function replayOf(
+    record: IdempotencyRecord,
+    fingerprint: OrderFingerprint,
+    now: number,
+  ): Promise<PlaceOrderOutcome> {
+    if (record.fingerprint !== fingerprintOrder(fingerprint)) return { kind: "payload_mismatch" };
+    // Same payload, same reference: found through the customer's own keys, whatever the indexes across customers hold.
+    const order = await store.getOrderByReference(record.customerId, fingerprint.reference);
+    if (order !== undefined && order.id === record.orderId) return { kind: "replayed", order };
+    const evicted = record.orderId === undefined ? undefined : await store.getEvictedOrder(record.orderId, now);
+    if (evicted !== undefined) return { kind: "replayed", order: orderFromEvicted(evicted, fingerprint) };
+    throw new Error(`idempotency key of ${record.customerId} is bound to an order that is gone`);
   }
 
   /** Claims the key, or answers from the record it already holds. Runs alone per customer+key. */
@@ -196,6 +281,11 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       const normalised = normaliseOrderRequest(customer, command.request);
       if (normalised.kind !== "normalised") return normalised;
       const key = command.request.idempotencyKey;
+      if (store.placeOrder !== undefined) {
+        const { fingerprint } = normalised;
+        if (key === undefined) return placeAtomically(command, fingerprint);
+        return sameKey.run(`${command.customerId}\u0000${key}`, () => placeAtomically(command, fingerprint));
+      }
       if (key === undefined) return commit(command, normalised.fingerprint);
       return sameKey.run(`${command.customerId}\u0000${key}`, () =>
         placeWithKey(command, key, { customer, fingerprint: normalised.fingerprint }),

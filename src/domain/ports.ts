@@ -81,6 +81,14 @@ export type DebitResult =
   | { readonly kind: "insufficient"; readonly wallet: Wallet }
   | { readonly kind: "unknown_wallet" };
 
+/** What `Store.placeOrder` did. */
+export type PlaceResult =
+  | { readonly kind: "placed" }
+  | { readonly kind: "existing"; readonly record: IdempotencyRecord }
+  | { readonly kind: "duplicate_reference" }
+  | { readonly kind: "insufficient"; readonly wallet: Wallet }
+  | { readonly kind: "unknown_wallet" };
+
 export type ClaimResult =
   { readonly kind: "claimed" } | { readonly kind: "existing"; readonly record: IdempotencyRecord };
 
@@ -128,6 +136,20 @@ export interface Store {
   getEvictedOrderByReference(customerId: string, reference: string, now: number): Promise<EvictedOrder | undefined>;
   /** Evicted-order records still kept at `now`. */
   countEvictedOrders(now: number): Promise<number>;
+
+  /**
+   * Optional, atomic: the whole placement as one step — the idempotency key
+   * (a live record is returned as `existing`, nothing changed), the
+   * reference, the balance, the debit of `order.amountCents`, the order, and
+   * the key's record bound to the order. A store shared by several processes
+   * offers it so that a process killed mid-way leaves all or nothing; without
+   * it the domain takes those steps one by one.
+   */
+  placeOrder?(placement: {
+    readonly order: Order;
+    readonly key?: IdempotencyRecord;
+    readonly now: number;
+  }): Promise<PlaceResult>;
 
   /** Atomic set-if-absent of an idempotency record (expired records count as absent). */
   claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<ClaimResult>;

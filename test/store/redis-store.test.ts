@@ -7,7 +7,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisStore } from "../../src/store/redis/redis-store.ts";
 import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
-import { describeStoreContract } from "./store-contract.ts";
+import { describeStoreContract, NOW, order } from "./store-contract.ts";
 
 const skip = redisSkipReason();
 
@@ -49,6 +49,41 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect(results.filter((r) => r.kind === "debited")).toHaveLength(100);
     expect((await two.getCustomer("shared"))?.wallets[0]?.balanceCents).toBe(0);
     expect((await two.findCustomerByToken("shared-token"))?.id).toBe("shared");
+  });
+
+  it("places an order in one step: the key, the reference, the balance, the debit, the order", async () => {
+    const store = createRedisStore(client(), { prefix: `t${++prefixes}:` });
+    await store.putCustomer({
+      id: "p",
+      name: "P",
+      tokens: ["p-token"],
+      apiKey: "k",
+      wallets: [{ shortcode: null, balanceCents: 1_500, currency: "KES" }],
+    });
+    const key = { customerId: "p", key: "k1", fingerprint: "fp", expiresAt: NOW + 100, orderId: "o1" };
+    expect(await store.placeOrder?.({ order: order("o1", "p", "r1"), key, now: NOW })).toEqual({ kind: "placed" });
+    expect(await store.getIdempotencyRecord("p", "k1", NOW)).toEqual(key);
+    expect(
+      await store.placeOrder?.({ order: order("o2", "p", "r2"), key: { ...key, orderId: "o2" }, now: NOW }),
+    ).toEqual({
+      kind: "existing",
+      record: key,
+    });
+    expect(await store.placeOrder?.({ order: order("o3", "p", "r1"), now: NOW })).toEqual({
+      kind: "duplicate_reference",
+    });
+    expect(await store.placeOrder?.({ order: order("o4", "p", "r4"), now: NOW })).toEqual({
+      kind: "insufficient",
+      wallet: { shortcode: null, balanceCents: 500, currency: "KES" },
+    });
+    // Nothing of the refused ones was kept: one order, one debit.
+    expect((await store.listOrders()).map((o) => o.id)).toEqual(["o1"]);
+    expect((await store.getCustomer("p"))?.wallets[0]?.balanceCents).toBe(500);
+    // An expired key is claimed afresh.
+    expect(await store.placeOrder?.({ order: order("o5", "p", "r5"), key, now: NOW + 100 })).toEqual({
+      kind: "insufficient",
+      wallet: { shortcode: null, balanceCents: 500, currency: "KES" },
+    });
   });
 
   it("lets one of two clients claim a key, and shows the other the record", async () => {

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Customer, IdempotencyRecord, Order } from "../../src/domain/model.ts";
 import type { OrderPageQuery, Store } from "../../src/domain/ports.ts";
 
-const NOW = 1_000_000;
+export const NOW = 1_000_000;
 
 function customer(id: string, overrides: Partial<Customer> = {}): Customer {
   return {
@@ -22,7 +22,7 @@ function customer(id: string, overrides: Partial<Customer> = {}): Customer {
   };
 }
 
-function order(id: string, customerId: string, reference: string): Order {
+export function order(id: string, customerId: string, reference: string): Order {
   return {
     id,
     customerId,

@@ -135,6 +135,48 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
 `;
 
+/**
+ * The whole placement of an order. KEYS: wallets, customer, references,
+ * orders, versions, orderSequence, evicted, evictedUntil, idempotency,
+ * idempotencyExpiry. ARGV: wallet field, cents, reference, id, order JSON,
+ * version, sequence, now, idempotency key ('' for none), key record JSON,
+ * key expiry. Returns {'placed'}, {'existing', record JSON},
+ * {'duplicate'}, {'insufficient', balance, currency} or {'unknown_wallet'}.
+ */
+const PLACE_ORDER = `
+local now = tonumber(ARGV[8])
+if ARGV[9] ~= '' then
+  local current = redis.call('HGET', KEYS[9], ARGV[9])
+  if current and tonumber(cjson.decode(current).expiresAt) > now then return {'existing', current} end
+end
+local holder = redis.call('HGET', KEYS[3], ARGV[3])
+if holder then
+  if redis.call('HEXISTS', KEYS[4], holder) == 1 then return {'duplicate'} end
+  local kept = redis.call('HGET', KEYS[8], holder)
+  if kept and tonumber(kept) > now then return {'duplicate'} end
+end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'unknown_wallet'} end
+local field = 'b:' .. ARGV[1]
+local stored = redis.call('HGET', KEYS[1], field)
+if not stored then return {'unknown_wallet'} end
+local currency = redis.call('HGET', KEYS[1], 'c:' .. ARGV[1])
+if tonumber(stored) < tonumber(ARGV[2]) then return {'insufficient', stored, currency} end
+redis.call('HINCRBY', KEYS[1], field, -tonumber(ARGV[2]))
+if holder then
+  redis.call('HDEL', KEYS[7], holder)
+  redis.call('HDEL', KEYS[8], holder)
+end
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
+redis.call('HSET', KEYS[5], ARGV[4], ARGV[6])
+redis.call('ZADD', KEYS[6], ARGV[7], ARGV[4])
+if ARGV[9] ~= '' then
+  redis.call('HSET', KEYS[9], ARGV[9], ARGV[10])
+  redis.call('ZADD', KEYS[10], ARGV[11], ARGV[9])
+end
+return {'placed'}
+`;
+
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
@@ -144,6 +186,7 @@ export const REDIS_SCRIPTS = {
   ahClaimKey: { numberOfKeys: 2, lua: CLAIM_KEY },
   ahCompleteKey: { numberOfKeys: 1, lua: COMPLETE_KEY },
   ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
+  ahPlaceOrder: { numberOfKeys: 10, lua: PLACE_ORDER },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;

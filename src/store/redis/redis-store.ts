@@ -305,6 +305,49 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       return readCustomer(id);
     },
 
+    async placeOrder({ order, key, now }) {
+      const keys = keysOf(order.customerId);
+      const sequence = await redis.incr(shared.sequence);
+      const reply = (await run(
+        "ahPlaceOrder",
+        keys.wallets,
+        keys.customer,
+        ...orderKeys(keys),
+        keys.idempotency,
+        keys.idempotencyExpiry,
+        walletField(order.shortcode),
+        order.amountCents,
+        order.reference,
+        order.id,
+        JSON.stringify(order),
+        order.history.length,
+        sequence,
+        now,
+        key?.key ?? "",
+        key === undefined ? "" : JSON.stringify(key),
+        key?.expiresAt ?? 0,
+      )) as [string, string?, string?];
+      switch (reply[0]) {
+        case "placed":
+          await redis
+            .multi()
+            .hset(shared.owners, order.id, order.customerId)
+            .zadd(shared.orders, sequence, order.id)
+            .exec();
+          return { kind: "placed" };
+        case "existing":
+          return { kind: "existing", record: JSON.parse(reply[1] ?? "{}") as IdempotencyRecord };
+        case "duplicate":
+          return { kind: "duplicate_reference" };
+        case "insufficient":
+          return {
+            kind: "insufficient",
+            wallet: { shortcode: order.shortcode, balanceCents: Number(reply[1]), currency: reply[2] ?? "KES" },
+          };
+        default:
+          return { kind: "unknown_wallet" };
+      }
+    },
     async insertOrder(order) {
       const keys = keysOf(order.customerId);
       const sequence = await redis.incr(shared.sequence);

@@ -1,0 +1,77 @@
+/**
+ * kill -9 of one of two `serve` processes on one Redis, in the middle of a
+ * load: every order it acknowledged is still there, a retry of its key on
+ * the survivor replays the same id (never a second charge), and the money
+ * adds up — the balance plus every stored order is what the customer had.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { balanceOf, bearer, send } from "../support/http.ts";
+import { startServe } from "../support/processes.ts";
+import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
+
+const skip = redisSkipReason();
+const TOKEN = "kill-instance-token-01";
+const ADMIN = "kill-instance-admin-0001";
+const BALANCE = 100_000;
+
+const order = (url: string, i: number) =>
+  send(url, "/v1/airtime", {
+    method: "POST",
+    headers: { ...bearer(TOKEN), "idempotency-key": `kill-${i}` },
+    body: { account: "0712345678", amount: 10, currency: "KES", reference: `kill-${i}` },
+  });
+
+describe.skipIf(skip !== undefined)(`kill -9 of an instance${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("loses no acknowledged order, and no key replays to a new id", { timeout: 90_000 }, async () => {
+    const args = ["--store", redis.url, "--demo-token", TOKEN, "--admin-token", ADMIN, "--timing", "1h", "--quiet"];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    try {
+      const acknowledged = new Map<number, string>();
+      let sent = 0;
+      const worker = async () => {
+        for (;;) {
+          const i = sent++;
+          if (i >= 2_000) return;
+          const reply = await order(doomed.url, i).catch(() => undefined);
+          if (reply === undefined) return; // the instance is gone
+          if (reply.status === 200) acknowledged.set(i, reply.body.id as string);
+        }
+      };
+      const load = Promise.all(Array.from({ length: 16 }, () => worker()));
+      await expect.poll(() => acknowledged.size, { timeout: 30_000 }).toBeGreaterThan(100);
+      doomed.server.child.kill("SIGKILL");
+      await load;
+      expect(await doomed.server.exited).toBeNull();
+
+      for (const [i, id] of acknowledged) {
+        const replay = await order(survivor.url, i);
+        expect(replay.status).toBe(200);
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        expect(replay.body.id).toBe(id);
+      }
+      const stored = await send(survivor.url, "/_sim/orders?limit=1000&customer=demo", { headers: bearer(ADMIN) });
+      let orders = (stored.body.orders as unknown[]).length;
+      for (let cursor = stored.body.next_cursor as string | null; cursor !== null;) {
+        const page = await send(survivor.url, `/_sim/orders?limit=1000&customer=demo&cursor=${cursor}`, {
+          headers: bearer(ADMIN),
+        });
+        orders += (page.body.orders as unknown[]).length;
+        cursor = page.body.next_cursor as string | null;
+      }
+      expect(orders).toBeGreaterThanOrEqual(acknowledged.size);
+      expect(await balanceOf(survivor.url, TOKEN)).toBe(BALANCE - orders * 10);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+    }
+  });
+});
