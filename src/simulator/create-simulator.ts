@@ -23,6 +23,7 @@ import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
+import { createRedisScheduler } from "../time/redis-scheduler.ts";
 import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
 import type {
   AdminExtension,
@@ -174,9 +175,15 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
   const redis = await openRedisStore(options, onError);
   const memoryStore = redis === undefined ? createMemoryStore() : undefined;
+  // On Redis with a real clock the lifecycle's steps are shared: any process finishes any order.
+  const sharedScheduler =
+    redis === undefined || mode !== "real"
+      ? undefined
+      : createRedisScheduler(redis.client, { onError: (error) => onError(error) });
   const domain = createEmbeddedDomain({
     clock: mode,
     store: redis?.store ?? (memoryStore as MemoryStore),
+    ...(sharedScheduler === undefined ? {} : { sharedScheduler }),
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
@@ -194,7 +201,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const context: SimulatorContext = {
     store,
     clock: time.clock,
-    scheduler: time.scheduler,
+    scheduler: domain.scheduler,
     ids,
     random,
     statusTable,
@@ -292,12 +299,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const server = createHttpServer(http.requestListener);
+  sharedScheduler?.start();
   let closed: Promise<ShutdownReport> | undefined;
   const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
     if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
       throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
     }
     time.stop();
+    await sharedScheduler?.stop();
     for (const plugin of plugins) plugin.closing?.();
     const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { requestsCutOff } = await server.close(deadline);

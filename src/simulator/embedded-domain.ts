@@ -8,7 +8,7 @@ import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
 import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../domain/idempotency.ts";
 import { createIds, createSequentialIds } from "../domain/ids.ts";
-import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
+import { DEFAULT_LIFECYCLE, ORDER_STEP_JOB } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
 import { createOrderRetention, DEFAULT_MAX_ORDERS, type OrderRetention } from "../domain/order-retention.ts";
@@ -18,6 +18,7 @@ import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
 import { createCryptoRandom } from "../store/crypto-random.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
+import { createRoutedScheduler } from "../time/routed-scheduler.ts";
 import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 
 export interface EmbeddedDomainOptions {
@@ -44,6 +45,8 @@ export interface EmbeddedDomainOptions {
   readonly onFirstEviction?: (message: string) => void;
   /** Another Store adapter (default: a fresh memory store). */
   readonly store?: Store;
+  /** A scheduler shared with other processes: the lifecycle's steps run there (default: this process's own). */
+  readonly sharedScheduler?: Scheduler;
   /** Generated customer secrets: `crypto` (default) or `seeded` from the random source. */
   readonly secrets?: "crypto" | "seeded";
   /** Called when a scheduled job throws (default: console.error). */
@@ -84,6 +87,10 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
     ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
   });
+  const scheduler =
+    options.sharedScheduler === undefined
+      ? time.scheduler
+      : createRoutedScheduler(time.scheduler, options.sharedScheduler, new Set([ORDER_STEP_JOB]));
   const random = createSeededRandom(options.seed ?? 1);
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
   const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
@@ -100,7 +107,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
   const service = createAirtimeService({
     store,
     clock: time.clock,
-    scheduler: time.scheduler,
+    scheduler,
     ids,
     random,
     events: events.events,
@@ -124,7 +131,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     store,
     time,
     clock: time.clock,
-    scheduler: time.scheduler,
+    scheduler,
     ids,
     random,
     statusTable,

@@ -74,4 +74,34 @@ describe.skipIf(skip !== undefined)(`kill -9 of an instance${skip === undefined 
       await survivor.server.stop(5_000);
     }
   });
+
+  it("lets the survivor finish the orders of the killed instance", { timeout: 120_000 }, async () => {
+    const args = ["--store", redis.url.replace(/\/0$/, "/1"), "--demo-token", TOKEN, "--timing", "2s", "--quiet"];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    try {
+      const placed: number[] = [];
+      for (let batch = 0; batch < 5; batch++) {
+        const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => order(doomed.url, batch * 40 + i)));
+        replies.forEach((reply, i) => {
+          if (reply.status === 200) placed.push(batch * 40 + i);
+        });
+      }
+      doomed.server.child.kill("SIGKILL");
+      expect(placed).toHaveLength(200);
+      // Every step the dead instance held (scheduled, or claimed and cut off) is run by the survivor.
+      const pending = async () => {
+        let left = 0;
+        for (const i of placed) {
+          const reply = await send(survivor.url, `/v1/airtime/kill-${i}`, { headers: bearer(TOKEN) });
+          if (reply.body.status !== 20) left++;
+        }
+        return left;
+      };
+      await expect.poll(pending, { timeout: 60_000, interval: 1_000 }).toBe(0);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+    }
+  });
 });

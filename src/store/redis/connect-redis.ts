@@ -16,6 +16,8 @@ const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dep
 
 export interface RedisStoreConnection {
   readonly store: Store;
+  /** The client, for the other adapters on the same Redis (the shared scheduler). */
+  readonly client: RedisClient;
   /** Closes the connection (after the simulator stopped using the store). */
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function connectRedisStore(
   const store = guardStore(createRedisStore(redis, options.prefix === undefined ? {} : { prefix: options.prefix }));
   return {
     store,
+    client: redis,
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },
