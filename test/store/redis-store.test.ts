@@ -3,32 +3,16 @@
  * memory store, plus what only a shared store can show — two clients (two
  * simulator processes) racing on one customer's balance and keys.
  */
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRedisStore } from "../../src/store/redis/redis-store.ts";
-import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
+import { redisSkipReason, useRedis } from "../support/redis.ts";
 import { describeStoreContract, NOW, order } from "./store-contract.ts";
 
 const skip = redisSkipReason();
 
 describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  let redis: TestRedis;
-  const clients: Redis[] = [];
+  const { client } = useRedis();
   let prefixes = 0;
-
-  function client(): Redis {
-    const made = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    clients.push(made);
-    return made;
-  }
-
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    for (const made of clients) made.disconnect();
-    await redis?.stop();
-  });
 
   // A fresh prefix per test: each starts with an empty store on the shared server.
   describeStoreContract("redis", () => createRedisStore(client(), { prefix: `t${++prefixes}:` }));

@@ -6,6 +6,8 @@
  * in CI (`CI=true`), where `.ci/run` installs it, a missing server fails.
  */
 import { existsSync } from "node:fs";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
 import { freePort } from "./processes.ts";
 
@@ -74,4 +76,36 @@ async function launch(port: number): Promise<RunningProcess> {
     throw new Error(`redis-server did not start (${ready.kind}): ${server.output()}`);
   }
   return server;
+}
+
+/**
+ * A test Redis for the file's tests, started before them and stopped after,
+ * with ioredis clients on it that are closed with it.
+ *
+ * @example
+ * const redis = useRedis();
+ * it("…", async () => { const store = createRedisStore(redis.client()); … });
+ */
+export function useRedis(): { readonly server: () => TestRedis; client(): Redis } {
+  let server: TestRedis | undefined;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    for (const made of clients) made.disconnect();
+    await server?.stop();
+  });
+  const running = (): TestRedis => {
+    if (server === undefined) throw new Error("the test Redis is not started yet (use it inside a test)");
+    return server;
+  };
+  return {
+    server: running,
+    client() {
+      const made = new Redis(running().url, { maxRetriesPerRequest: 1 });
+      clients.push(made);
+      return made;
+    },
+  };
 }

@@ -3,30 +3,16 @@
  * on one Redis run each job once, and a job whose holder failed (or died) is
  * run again once its lease has run out.
  */
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
 import { createRedisScheduler } from "../../src/time/redis-scheduler.ts";
-import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
+import { redisSkipReason, useRedis } from "../support/redis.ts";
 
 const skip = redisSkipReason();
 
 describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  let redis: TestRedis;
-  const clients: Redis[] = [];
+  const { client } = useRedis();
   let prefixes = 0;
-  const client = () => {
-    const made = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    clients.push(made);
-    return made;
-  };
-  beforeAll(async () => {
-    redis = await startRedis();
-  });
-  afterAll(async () => {
-    for (const made of clients) made.disconnect();
-    await redis?.stop();
-  });
 
   it("runs each of 200 jobs exactly once across two schedulers", async () => {
     const prefix = `s${++prefixes}:`;
