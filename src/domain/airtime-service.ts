@@ -1,26 +1,18 @@
 /**
  * The simulator's three operations and the admin transition, framework-free.
  *
- * `placeOrder` does its work in this order: normalise the request
- * → idempotency → reference and balance → debit → insert the order at
- * 0 Pending → start its lifecycle. Any failure before the order exists
- * releases the idempotency key and gives back a debit, so the client can fix
- * the cause and retry with the same key and reference.
+ * `placeOrder` normalises the request, builds the order at 0 Pending, and
+ * hands it to the store's one atomic step (idempotency key → reference →
+ * balance → debit → order → key bound to it), then starts its lifecycle. A
+ * refusal changes nothing, so the client can fix the cause and retry with
+ * the same key and reference.
  */
 import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createCustomerAuthenticator } from "./customer-auth.ts";
 import { flatString } from "./flat-string.ts";
 import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
 import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
-import type {
-  Customer,
-  EvictedOrder,
-  IdempotencyRecord,
-  Order,
-  OrderFingerprint,
-  OutcomePlan,
-  Wallet,
-} from "./model.ts";
+import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import { normaliseOrderRequest } from "./order-request.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
@@ -43,15 +35,6 @@ export interface AirtimeServiceDeps {
   /** The order cap, told of every insert (default: none, every order kept). */
   readonly retention?: Pick<OrderRetention, "afterInsert">;
 }
-
-/** How long a request waits for another process holding its idempotency key, and how often it looks. */
-const IN_FLIGHT_WAIT_MS = 5_000;
-const IN_FLIGHT_POLL_MS = 5;
-
-/** Real time passes while another process works; the simulator clock (possibly virtual) is not the one to wait on. */
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-type Normalised = { readonly customer: Customer; readonly fingerprint: OrderFingerprint };
 
 /**
  * Builds the domain service on the given ports. Registers the `order.step`
@@ -84,43 +67,6 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     return (
       customer?.wallets.find((wallet) => wallet.shortcode === shortcode) ?? { shortcode, balanceCents: 0, currency }
     );
-  }
-
-  /** Reference check, debit, insert, lifecycle: the part that runs once per order. */
-  async function commit(command: PlaceOrderCommand, fingerprint: OrderFingerprint): Promise<PlaceOrderOutcome> {
-    const { customerId } = command;
-    const { reference, shortcode, amountCents, currency } = fingerprint;
-    if (command.plan !== undefined) assertPlan(command.plan);
-    // Checked before the debit too, so a duplicate never shows as a passing dip in the balance;
-    // the atomic insert below still decides under a race.
-    if ((await store.getOrderByReference(customerId, reference)) !== undefined) {
-      return { kind: "duplicate_reference", reference };
-    }
-    if (command.forceInsufficient === true) {
-      return { kind: "insufficient_balance", reference, wallet: await walletOf(customerId, shortcode, currency) };
-    }
-    const debit = await store.debitWallet(customerId, shortcode, amountCents);
-    switch (debit.kind) {
-      case "debited":
-        break;
-      case "insufficient":
-        return { kind: "insufficient_balance", reference, wallet: debit.wallet };
-      case "unknown_wallet":
-        // The customer or wallet was removed after the request was normalised.
-        return { kind: "unknown_shortcode", shortcode: shortcode ?? "" };
-      default:
-        return assertNever(debit);
-    }
-
-    const order = newOrder(command, fingerprint);
-    if (!(await store.insertOrder(order))) {
-      await store.creditWallet(customerId, shortcode, amountCents);
-      return { kind: "duplicate_reference", reference };
-    }
-    if (command.request.idempotencyKey !== undefined) {
-      await store.completeIdempotencyKey(customerId, command.request.idempotencyKey, order.id);
-    }
-    return started(order);
   }
 
   /** The order at 0 Pending, its plan drawn. */
@@ -165,7 +111,6 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     command: PlaceOrderCommand,
     fingerprint: OrderFingerprint,
   ): Promise<PlaceOrderOutcome> {
-    const place = store.placeOrder as NonNullable<Store["placeOrder"]>;
     const { customerId } = command;
     const { reference, shortcode, currency } = fingerprint;
     if (command.plan !== undefined) assertPlan(command.plan);
@@ -175,7 +120,7 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     const order = newOrder(command, fingerprint);
     const key = command.request.idempotencyKey;
     const now = clock.now();
-    const result = await place.call(store, {
+    const result = await store.placeOrder({
       order,
       now,
       ...(key === undefined
@@ -221,56 +166,6 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     throw new Error(`idempotency key of ${record.customerId} is bound to an order that is gone`);
   }
 
-  /** Claims the key, or answers from the record it already holds. Runs alone per customer+key. */
-  async function placeWithKey(
-    command: PlaceOrderCommand,
-    key: string,
-    { fingerprint }: Normalised,
-  ): Promise<PlaceOrderOutcome> {
-    const text = fingerprintOrder(fingerprint);
-    const { customerId } = command;
-    let waited = 0;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const now = clock.now();
-      const claim = await store.claimIdempotencyKey(
-        { customerId, key, fingerprint: text, expiresAt: now + retentionMs },
-        now,
-      );
-      if (claim.kind === "claimed") {
-        try {
-          const outcome = await commit(command, fingerprint);
-          if (outcome.kind !== "placed") await store.releaseIdempotencyKey(customerId, key);
-          return outcome;
-        } catch (error) {
-          // Keep the key when the order exists already (a later step threw): retries must replay it.
-          const record = await store.getIdempotencyRecord(customerId, key, clock.now());
-          if (record?.orderId === undefined) await store.releaseIdempotencyKey(customerId, key);
-          throw error;
-        }
-      }
-      const { record } = claim;
-      if (record.fingerprint !== text) return { kind: "payload_mismatch" };
-      if (record.orderId === undefined) {
-        // Same-key requests of this process queue up, so only another process (sharing the store) can
-        // hold the key in flight: wait for it to place its order or give the key back, then look again.
-        if (waited >= IN_FLIGHT_WAIT_MS) {
-          throw new Error(`idempotency key of ${customerId} stayed in flight in another process`);
-        }
-        await pause(IN_FLIGHT_POLL_MS);
-        waited += IN_FLIGHT_POLL_MS;
-        attempt--;
-        continue;
-      }
-      const order = await store.getOrder(record.orderId);
-      if (order !== undefined) return { kind: "replayed", order };
-      const evicted = await store.getEvictedOrder(record.orderId, now);
-      if (evicted !== undefined) return { kind: "replayed", order: orderFromEvicted(evicted, fingerprint) };
-      // The record outlived its order (reset between the two): free it and claim afresh.
-      await store.releaseIdempotencyKey(customerId, key);
-    }
-    throw new Error("idempotency key could not be claimed");
-  }
-
   return {
     async placeOrder(command) {
       const customer = await store.getCustomer(command.customerId);
@@ -281,15 +176,10 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
       const normalised = normaliseOrderRequest(customer, command.request);
       if (normalised.kind !== "normalised") return normalised;
       const key = command.request.idempotencyKey;
-      if (store.placeOrder !== undefined) {
-        const { fingerprint } = normalised;
-        if (key === undefined) return placeAtomically(command, fingerprint);
-        return sameKey.run(`${command.customerId}\u0000${key}`, () => placeAtomically(command, fingerprint));
-      }
-      if (key === undefined) return commit(command, normalised.fingerprint);
-      return sameKey.run(`${command.customerId}\u0000${key}`, () =>
-        placeWithKey(command, key, { customer, fingerprint: normalised.fingerprint }),
-      );
+      const { fingerprint } = normalised;
+      if (key === undefined) return placeAtomically(command, fingerprint);
+      // Same-key requests of this process answer in arrival order: a replay sees the order as its placement left it.
+      return sameKey.run(`${command.customerId}\u0000${key}`, () => placeAtomically(command, fingerprint));
     },
 
     getOrderByReference(customerId, reference) {

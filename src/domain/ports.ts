@@ -89,9 +89,6 @@ export type PlaceResult =
   | { readonly kind: "insufficient"; readonly wallet: Wallet }
   | { readonly kind: "unknown_wallet" };
 
-export type ClaimResult =
-  { readonly kind: "claimed" } | { readonly kind: "existing"; readonly record: IdempotencyRecord };
-
 /**
  * Storage of customers, wallets, orders and idempotency records. Every method
  * that must be atomic says so: the domain relies on it instead of locks.
@@ -138,23 +135,19 @@ export interface Store {
   countEvictedOrders(now: number): Promise<number>;
 
   /**
-   * Optional, atomic: the whole placement as one step — the idempotency key
-   * (a live record is returned as `existing`, nothing changed), the
-   * reference, the balance, the debit of `order.amountCents`, the order, and
-   * the key's record bound to the order. A store shared by several processes
-   * offers it so that a process killed mid-way leaves all or nothing; without
-   * it the domain takes those steps one by one.
+   * Atomic: the whole placement as one step — the idempotency key (a live
+   * record is returned as `existing`, nothing changed), the reference, the
+   * balance, the debit of `order.amountCents`, the order, and the key's
+   * record (already bound to the order). A process killed mid-way leaves all
+   * of it or none: never a debit without its order, or a key without it.
    */
-  placeOrder?(placement: {
+  placeOrder(placement: {
     readonly order: Order;
     readonly key?: IdempotencyRecord;
     readonly now: number;
   }): Promise<PlaceResult>;
 
-  /** Atomic set-if-absent of an idempotency record (expired records count as absent). */
-  claimIdempotencyKey(record: IdempotencyRecord, now: number): Promise<ClaimResult>;
-  completeIdempotencyKey(customerId: string, key: string, orderId: string): Promise<void>;
-  releaseIdempotencyKey(customerId: string, key: string): Promise<void>;
+  /** The live record of an idempotency key (expired records count as absent). */
   getIdempotencyRecord(customerId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
 
   /** Removes everything of one customer (orders, keys) or, without an id, everything. */

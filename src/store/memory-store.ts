@@ -13,7 +13,7 @@
 import * as nodeCrypto from "node:crypto";
 import { flatString } from "../domain/flat-string.ts";
 import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
-import type { ClaimResult, CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
+import type { CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { createCreationIndex } from "./creation-index.ts";
 
@@ -230,6 +230,30 @@ export function createMemoryStore(): MemoryStore {
     return record !== undefined && record.expiresAt > now ? record : undefined;
   }
 
+  function debit(customerId: string, shortcode: string | null, cents: number): DebitResult {
+    assertCents(cents);
+    const customer = customers.get(customerId);
+    const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
+    const wallet = customer?.wallets[index];
+    if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
+    if (wallet.balanceCents < cents) return { kind: "insufficient", wallet };
+    return {
+      kind: "debited",
+      wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents - cents }),
+    };
+  }
+
+  /** Whether the order went in: false when its customer already used the reference. */
+  function insert(order: Order): boolean {
+    sweepEvicted(order.createdAt);
+    if (references.get(order.customerId)?.has(order.reference)) return false;
+    const stored = freezeCopy(order);
+    takeReference(stored.customerId, stored.reference, stored.id);
+    orders.set(stored.id, stored);
+    index.add(stored);
+    return true;
+  }
+
   function clear(): void {
     customers.clear();
     tokens.clear();
@@ -314,16 +338,7 @@ export function createMemoryStore(): MemoryStore {
     },
 
     async debitWallet(customerId, shortcode, cents) {
-      assertCents(cents);
-      const customer = customers.get(customerId);
-      const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
-      const wallet = customer?.wallets[index];
-      if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" } satisfies DebitResult;
-      if (wallet.balanceCents < cents) return { kind: "insufficient", wallet };
-      return {
-        kind: "debited",
-        wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents - cents }),
-      };
+      return debit(customerId, shortcode, cents);
     },
     async creditWallet(customerId, shortcode, cents) {
       assertCents(cents);
@@ -374,13 +389,27 @@ export function createMemoryStore(): MemoryStore {
     },
 
     async insertOrder(order) {
+      return insert(order);
+    },
+    async placeOrder({ order, key, now }) {
+      // One synchronous stretch, so the whole placement is atomic; each refusal changes nothing.
+      if (key !== undefined) {
+        sweepExpiredKeys(now);
+        const existing = liveKey(key.customerId, key.key, now);
+        if (existing !== undefined) return { kind: "existing", record: existing };
+      }
       sweepEvicted(order.createdAt);
-      if (references.get(order.customerId)?.has(order.reference)) return false;
-      const stored = freezeCopy(order);
-      takeReference(stored.customerId, stored.reference, stored.id);
-      orders.set(stored.id, stored);
-      index.add(stored);
-      return true;
+      if (references.get(order.customerId)?.has(order.reference)) return { kind: "duplicate_reference" };
+      const debited = debit(order.customerId, order.shortcode, order.amountCents);
+      if (debited.kind !== "debited") return debited;
+      insert(order);
+      if (key !== undefined) {
+        const composite = keyOf(key.customerId, key.key);
+        // Delete first so a key bound again after it expired moves to the back (keeps expiry order).
+        keys.delete(composite);
+        keys.set(composite, freezeCopy(key));
+      }
+      return { kind: "placed" };
     },
     async updateOrder(order) {
       // An order removed by a reset stays removed.
@@ -462,24 +491,6 @@ export function createMemoryStore(): MemoryStore {
       return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
     },
 
-    async claimIdempotencyKey(record, now) {
-      sweepExpiredKeys(now);
-      const existing = liveKey(record.customerId, record.key, now);
-      if (existing !== undefined) return { kind: "existing", record: existing } satisfies ClaimResult;
-      const composite = keyOf(record.customerId, record.key);
-      // Delete first so a re-claimed key moves to the back (keeps expiry order).
-      keys.delete(composite);
-      keys.set(composite, freezeCopy(record));
-      return { kind: "claimed" };
-    },
-    async completeIdempotencyKey(customerId, key, orderId) {
-      const composite = keyOf(customerId, key);
-      const record = keys.get(composite);
-      if (record !== undefined) keys.set(composite, Object.freeze({ ...record, orderId }));
-    },
-    async releaseIdempotencyKey(customerId, key) {
-      keys.delete(keyOf(customerId, key));
-    },
     async getIdempotencyRecord(customerId, key, now) {
       return liveKey(customerId, key, now);
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
-import { describeStoreContract } from "./store-contract.ts";
+import { describeStoreContract, order } from "./store-contract.ts";
 
 describeStoreContract("memory", () => createMemoryStore());
 
@@ -25,15 +25,26 @@ describe("memory store", () => {
     await expect(store.creditWallet("a", null, 1.5)).rejects.toThrow(RangeError);
   });
 
-  it("forgets expired idempotency keys as later keys are claimed", async () => {
+  it("forgets expired idempotency keys as later orders bind theirs", async () => {
     const store = createMemoryStore();
-    for (let i = 0; i < 100; i++) {
-      await store.claimIdempotencyKey({ customerId: "a", key: `k${i}`, fingerprint: "f", expiresAt: i + 10 }, i);
-    }
-    // At time 200 every earlier key has expired; a new claim sweeps them.
-    await store.claimIdempotencyKey({ customerId: "a", key: "fresh", fingerprint: "f", expiresAt: 300 }, 200);
+    await store.putCustomer({
+      id: "a",
+      name: "A",
+      tokens: [],
+      apiKey: "k",
+      wallets: [{ shortcode: null, balanceCents: 1_000_000, currency: "KES" }],
+    });
+    const place = (i: number | string, expiresAt: number, now: number) =>
+      store.placeOrder({
+        order: { ...order(`o${i}`, "a", `r${i}`), createdAt: now },
+        key: { customerId: "a", key: `k${i}`, fingerprint: "f", expiresAt, orderId: `o${i}` },
+        now,
+      });
+    for (let i = 0; i < 100; i++) await place(i, i + 10, i);
+    // At time 200 every earlier key has expired; a new placement sweeps them.
+    await place("fresh", 300, 200);
     for (let i = 0; i < 100; i += 25) expect(await store.getIdempotencyRecord("a", `k${i}`, 0)).toBeUndefined();
-    expect(await store.getIdempotencyRecord("a", "fresh", 200)).toBeDefined();
+    expect(await store.getIdempotencyRecord("a", "kfresh", 200)).toBeDefined();
   });
 });
 

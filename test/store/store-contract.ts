@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Customer, IdempotencyRecord, Order } from "../../src/domain/model.ts";
 import type { OrderPageQuery, Store } from "../../src/domain/ports.ts";
 
-export const NOW = 1_000_000;
+const NOW = 1_000_000;
 
 function customer(id: string, overrides: Partial<Customer> = {}): Customer {
   return {
@@ -322,43 +322,70 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
       });
     });
 
-    describe("idempotency keys", () => {
-      it("claims a key once; later claims see the record", async () => {
-        expect(await store.claimIdempotencyKey(keyRecord("a", "k"), NOW)).toEqual({ kind: "claimed" });
-        const again = await store.claimIdempotencyKey(keyRecord("a", "k", { fingerprint: "other" }), NOW);
-        expect(again).toMatchObject({ kind: "existing", record: { fingerprint: "fp-1" } });
+    describe("placing an order in one step", () => {
+      const place = (id: string, customerId: string, reference: string, key?: IdempotencyRecord, now = NOW) =>
+        store.placeOrder({ order: order(id, customerId, reference), now, ...(key === undefined ? {} : { key }) });
+
+      it("keeps the order, debits its amount and binds the key to it", async () => {
+        const key = keyRecord("a", "k", { orderId: "o1" });
+        expect(await place("o1", "a", "r1", key)).toEqual({ kind: "placed" });
+        expect((await store.getOrderByReference("a", "r1"))?.id).toBe("o1");
+        expect((await store.getCustomer("a"))?.wallets[0]?.balanceCents).toBe(9_000);
+        expect(await store.getIdempotencyRecord("a", "k", NOW)).toEqual(key);
+      });
+
+      it("answers a live key with its record and changes nothing", async () => {
+        const key = keyRecord("a", "k", { orderId: "o1" });
+        await place("o1", "a", "r1", key);
+        const again = await place("o2", "a", "r2", keyRecord("a", "k", { fingerprint: "other", orderId: "o2" }));
+        expect(again).toEqual({ kind: "existing", record: key });
+        expect(await store.getOrder("o2")).toBeUndefined();
+        expect((await store.getCustomer("a"))?.wallets[0]?.balanceCents).toBe(9_000);
+      });
+
+      it("refuses a used reference, a short balance and an unknown wallet without keeping anything", async () => {
+        await place("o1", "a", "r1");
+        expect(await place("o2", "a", "r1", keyRecord("a", "k2", { orderId: "o2" }))).toEqual({
+          kind: "duplicate_reference",
+        });
+        for (let i = 0; i < 9; i++) await place(`f${i}`, "a", `fill${i}`);
+        expect(await place("o3", "a", "r3", keyRecord("a", "k3", { orderId: "o3" }))).toEqual({
+          kind: "insufficient",
+          wallet: { shortcode: null, balanceCents: 0, currency: "KES" },
+        });
+        expect(await place("o4", "nobody", "r4")).toEqual({ kind: "unknown_wallet" });
+        expect(await store.getIdempotencyRecord("a", "k2", NOW)).toBeUndefined();
+        expect(await store.getIdempotencyRecord("a", "k3", NOW)).toBeUndefined();
+        expect((await store.listOrders({ customerId: "a" })).map((o) => o.id)).not.toContain("o3");
       });
 
       it("scopes keys per customer", async () => {
-        await store.claimIdempotencyKey(keyRecord("a", "k"), NOW);
-        expect(await store.claimIdempotencyKey(keyRecord("b", "k"), NOW)).toEqual({ kind: "claimed" });
-        expect(await store.getIdempotencyRecord("b", "k", NOW)).toMatchObject({ customerId: "b" });
+        await place("o1", "a", "r1", keyRecord("a", "k", { orderId: "o1" }));
+        expect(await place("o2", "b", "r1", keyRecord("b", "k", { orderId: "o2" }))).toEqual({ kind: "placed" });
+        expect(await store.getIdempotencyRecord("b", "k", NOW)).toMatchObject({ customerId: "b", orderId: "o2" });
       });
 
-      it("completes a key with its order and releases it", async () => {
-        await store.claimIdempotencyKey(keyRecord("a", "k"), NOW);
-        expect((await store.getIdempotencyRecord("a", "k", NOW))?.orderId).toBeUndefined();
-        await store.completeIdempotencyKey("a", "k", "o1");
-        expect((await store.getIdempotencyRecord("a", "k", NOW))?.orderId).toBe("o1");
-        await store.releaseIdempotencyKey("a", "k");
-        expect(await store.getIdempotencyRecord("a", "k", NOW)).toBeUndefined();
-        expect(await store.claimIdempotencyKey(keyRecord("a", "k"), NOW)).toEqual({ kind: "claimed" });
-      });
-
-      it("treats an expired key as absent", async () => {
-        await store.claimIdempotencyKey(keyRecord("a", "k", { expiresAt: NOW + 10 }), NOW);
+      it("treats an expired key as absent, and binds it afresh", async () => {
+        await place("o1", "a", "r1", keyRecord("a", "k", { expiresAt: NOW + 10, orderId: "o1" }));
         expect(await store.getIdempotencyRecord("a", "k", NOW + 9)).toBeDefined();
         expect(await store.getIdempotencyRecord("a", "k", NOW + 10)).toBeUndefined();
-        const later = await store.claimIdempotencyKey(keyRecord("a", "k", { fingerprint: "new" }), NOW + 10);
-        expect(later).toEqual({ kind: "claimed" });
+        const later = keyRecord("a", "k", { fingerprint: "new", expiresAt: NOW + 100, orderId: "o2" });
+        expect(await place("o2", "a", "r2", later, NOW + 10)).toEqual({ kind: "placed" });
         expect((await store.getIdempotencyRecord("a", "k", NOW + 10))?.fingerprint).toBe("new");
       });
 
-      it("claims atomically: of 50 concurrent claims exactly one wins", async () => {
+      it("is atomic: of 50 concurrent placements with one key exactly one is placed and debited", async () => {
         const results = await Promise.all(
-          Array.from({ length: 50 }, () => store.claimIdempotencyKey(keyRecord("a", "k"), NOW)),
+          Array.from({ length: 50 }, (_, i) => place(`o${i}`, "a", `r${i}`, keyRecord("a", "k", { orderId: `o${i}` }))),
         );
-        expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+        expect(results.filter((r) => r.kind === "placed")).toHaveLength(1);
+        expect((await store.getCustomer("a"))?.wallets[0]?.balanceCents).toBe(9_000);
+      });
+
+      it("is atomic: 50 concurrent placements against a balance for 10 place exactly 10", async () => {
+        const results = await Promise.all(Array.from({ length: 50 }, (_, i) => place(`o${i}`, "a", `r${i}`)));
+        expect(results.filter((r) => r.kind === "placed")).toHaveLength(10);
+        expect((await store.getCustomer("a"))?.wallets[0]?.balanceCents).toBe(0);
       });
     });
 
@@ -386,8 +413,16 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
       it("removes one customer's orders, keys and issued tokens, keeping the customer and the others", async () => {
         await store.insertOrder(order("o1", "a", "r1"));
         await store.insertOrder(order("o2", "b", "r1"));
-        await store.claimIdempotencyKey(keyRecord("a", "k"), NOW);
-        await store.claimIdempotencyKey(keyRecord("b", "k"), NOW);
+        await store.placeOrder({
+          order: order("o4", "a", "r4"),
+          key: keyRecord("a", "k", { orderId: "o4" }),
+          now: NOW,
+        });
+        await store.placeOrder({
+          order: order("o5", "b", "r5"),
+          key: keyRecord("b", "k", { orderId: "o5" }),
+          now: NOW,
+        });
         await store.putIssuedToken({ token: "at_a", customerId: "a", issuedAt: NOW, expiresAt: NOW + 1_000 });
         await store.reset("a");
         expect(await store.getOrder("o1")).toBeUndefined();
@@ -401,8 +436,11 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
       });
 
       it("empties everything without a customer", async () => {
-        await store.insertOrder(order("o1", "a", "r1"));
-        await store.claimIdempotencyKey(keyRecord("a", "k"), NOW);
+        await store.placeOrder({
+          order: order("o1", "a", "r1"),
+          key: keyRecord("a", "k", { orderId: "o1" }),
+          now: NOW,
+        });
         await store.reset();
         expect(await store.listCustomers()).toEqual([]);
         expect(await store.listOrders()).toEqual([]);

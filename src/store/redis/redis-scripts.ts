@@ -89,38 +89,6 @@ return 1
 `;
 
 /**
- * Set-if-absent of an idempotency record; an expired one counts as absent.
- * Sweeps a few expired keys on the way. KEYS: idempotency, idempotencyExpiry.
- * ARGV: key, record JSON, expires at, now. Returns the live record's JSON,
- * or nil when claimed.
- */
-const CLAIM_KEY = `
-local now = tonumber(ARGV[4])
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 16)
-for _, key in ipairs(expired) do
-  if key ~= ARGV[1] then
-    redis.call('HDEL', KEYS[1], key)
-    redis.call('ZREM', KEYS[2], key)
-  end
-end
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if current and tonumber(cjson.decode(current).expiresAt) > now then return current end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-return false
-`;
-
-/** Adds the order id to a claimed record. KEYS: idempotency. ARGV: key, order id. */
-const COMPLETE_KEY = `
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if not current then return 0 end
-local record = cjson.decode(current)
-record.orderId = ARGV[2]
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
-return 1
-`;
-
-/**
  * Keeps an issued token and sweeps expired ones. KEYS: issued, issuedExpiry.
  * ARGV: digest, JSON, expires at, issued at.
  */
@@ -140,11 +108,16 @@ return 1
  * orders, versions, orderSequence, evicted, evictedUntil, idempotency,
  * idempotencyExpiry. ARGV: wallet field, cents, reference, id, order JSON,
  * version, sequence, now, idempotency key ('' for none), key record JSON,
- * key expiry. Returns {'placed'}, {'existing', record JSON},
+ * key expiry. Sweeps a few expired keys first. Returns {'placed'}, {'existing', record JSON},
  * {'duplicate'}, {'insufficient', balance, currency} or {'unknown_wallet'}.
  */
 const PLACE_ORDER = `
 local now = tonumber(ARGV[8])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', now, 'LIMIT', 0, 16)
+for _, key in ipairs(expired) do
+  redis.call('HDEL', KEYS[9], key)
+  redis.call('ZREM', KEYS[10], key)
+end
 if ARGV[9] ~= '' then
   local current = redis.call('HGET', KEYS[9], ARGV[9])
   if current and tonumber(cjson.decode(current).expiresAt) > now then return {'existing', current} end
@@ -183,8 +156,6 @@ export const REDIS_SCRIPTS = {
   ahInsertOrder: { numberOfKeys: 6, lua: INSERT_ORDER },
   ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
-  ahClaimKey: { numberOfKeys: 2, lua: CLAIM_KEY },
-  ahCompleteKey: { numberOfKeys: 1, lua: COMPLETE_KEY },
   ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
   ahPlaceOrder: { numberOfKeys: 10, lua: PLACE_ORDER },
 } as const;

@@ -9,7 +9,7 @@
 import * as nodeCrypto from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../../domain/model.ts";
-import type { ClaimResult, DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
+import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
 import { evictedRecordOf } from "../../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
@@ -438,27 +438,6 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       return redis.zcount(shared.evicted, `(${now}`, "+inf");
     },
 
-    async claimIdempotencyKey(record, now) {
-      const keys = keysOf(record.customerId);
-      const existing = await run(
-        "ahClaimKey",
-        keys.idempotency,
-        keys.idempotencyExpiry,
-        record.key,
-        JSON.stringify(record),
-        record.expiresAt,
-        now,
-      );
-      if (typeof existing !== "string") return { kind: "claimed" } satisfies ClaimResult;
-      return { kind: "existing", record: JSON.parse(existing) as IdempotencyRecord };
-    },
-    async completeIdempotencyKey(customerId, key, orderId) {
-      await run("ahCompleteKey", keysOf(customerId).idempotency, key, orderId);
-    },
-    async releaseIdempotencyKey(customerId, key) {
-      const keys = keysOf(customerId);
-      await redis.multi().hdel(keys.idempotency, key).zrem(keys.idempotencyExpiry, key).exec();
-    },
     async getIdempotencyRecord(customerId, key, now) {
       const json = await redis.hget(keysOf(customerId).idempotency, key);
       const record = json === null ? undefined : (JSON.parse(json) as IdempotencyRecord);
