@@ -83,13 +83,13 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       events: {
         async statusChanged(change) {
           metrics.recordStatusChange(change);
-          stream.send("order", presentAdminOrder(change.order));
+          stream.send("order", () => presentAdminOrder(change.order));
         },
       },
       onRequest(request) {
         metrics.recordRequest(request);
         // Only public API traffic: the dashboard's own admin calls would echo back as events.
-        if (!request.path.startsWith("/_sim")) stream.send("request", request);
+        if (!request.path.startsWith("/_sim")) stream.send("request", () => request);
       },
       adminSpec: DASHBOARD_ADMIN_SPEC,
       admin: {

@@ -11,7 +11,8 @@ const KEEP_ALIVE_MS = 15_000;
 export interface EventStream {
   /** Holds the response open and sends it every event until it closes. */
   attach(res: ServerResponse): void;
-  send(event: string, data: unknown): void;
+  /** Sends `data()` to every open stream; with none open, `data` is not even called (it runs for every order). */
+  send(event: string, data: () => unknown): void;
   /** Ends every open stream (the simulator is closing; clients reconnect elsewhere or give up). */
   endAll(): void;
 }
@@ -37,7 +38,7 @@ export function createEventStream(): EventStream {
     },
     send(event, data) {
       if (open.size === 0) return;
-      const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+      const frame = `event: ${event}\ndata: ${JSON.stringify(data())}\n\n`;
       for (const res of open) res.write(frame);
     },
     endAll() {
