@@ -16,6 +16,7 @@ import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wal
 import type { CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { createCreationIndex } from "./creation-index.ts";
+import { freezeCopy } from "./freeze-copy.ts";
 
 interface TokenEntry {
   readonly digest: Buffer;
@@ -24,53 +25,6 @@ interface TokenEntry {
 
 interface IssuedEntry extends TokenEntry {
   readonly expiresAt: number;
-}
-
-function isPlainData(value: object): boolean {
-  return Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/**
- * Whether nothing reachable from `value` can change: it and every object
- * under it are frozen plain objects or arrays (a frozen Map or Date could
- * still change). Parts shared with `stored` are known to be so already.
- */
-function isDeeplyFrozen(value: object, stored: unknown): boolean {
-  if (!Object.isFrozen(value) || !isPlainData(value)) return false;
-  const previous = stored !== null && typeof stored === "object" ? (stored as Record<string, unknown>) : undefined;
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key];
-    if (child === null || typeof child !== "object" || child === previous?.[key]) continue;
-    if (!isDeeplyFrozen(child, previous?.[key])) return false;
-  }
-  return true;
-}
-
-/**
- * Frozen deep copy of plain data: the stored record can change only by being
- * replaced. What cannot change needs no copy, so two cases are kept as they
- * are: a record frozen all the way down by its author (the domain freezes
- * the orders it builds — freeze once), and any part of `value` that is the
- * very same object as the matching part of `stored`, the version it replaces
- * (`{...order, history: [...order.history, entry]}` copies only what is new).
- */
-function freezeCopy<T>(value: T, stored?: unknown): T {
-  if (value === null || typeof value !== "object") return value;
-  if (value === stored || isDeeplyFrozen(value, stored)) return value;
-  if (Array.isArray(value)) {
-    const previous = Array.isArray(stored) ? stored : undefined;
-    const copy = new Array<unknown>(value.length);
-    for (let index = 0; index < value.length; index++) copy[index] = freezeCopy(value[index], previous?.[index]);
-    return Object.freeze(copy) as T;
-  }
-  const previous = stored !== null && typeof stored === "object" ? (stored as Record<string, unknown>) : undefined;
-  // Spread makes own data properties for every key (even "__proto__"), so the assignments below never hit a setter.
-  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  for (const key in copy) {
-    const child = copy[key];
-    if (child !== null && typeof child === "object") copy[key] = freezeCopy(child, previous?.[key]);
-  }
-  return Object.freeze(copy) as T;
 }
 
 const { createHash, timingSafeEqual } = nodeCrypto;

@@ -1,12 +1,14 @@
 /**
- * The in-memory DeliveryStore. Records are copied in and out so callers
- * cannot change stored state behind the store's back; `update` runs without
- * an await between read and write, so it is atomic in one process.
+ * The in-memory DeliveryStore. Records are copied in and frozen, so callers
+ * cannot change stored state behind the store's back, and reads hand out the
+ * frozen records themselves; `update` runs without an await between read and
+ * write, so it is atomic in one process.
  *
  * Deliveries are indexed by order (the eviction guard asks per order) and by
  * creation (a listing page starts where the last one ended).
  */
 import { createCreationIndex } from "../store/creation-index.ts";
+import { freezeCopy } from "../store/freeze-copy.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
 
 const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
@@ -63,8 +65,8 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     exportState() {
       return {
         deliveries: [...deliveries.values()].map((delivery) => ({
-          delivery: structuredClone(delivery),
-          attempts: structuredClone(attemptsById.get(delivery.id) ?? []),
+          delivery,
+          attempts: attemptsById.get(delivery.id) ?? [],
         })),
       };
     },
@@ -76,7 +78,7 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     },
     async insert(delivery) {
       if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
-      const stored = structuredClone(delivery);
+      const stored = freezeCopy(delivery);
       deliveries.set(delivery.id, stored);
       index.add(stored);
       const own = byOrder.get(delivery.orderId);
@@ -84,38 +86,35 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
       else own.push(delivery.id);
     },
     async get(id) {
-      const delivery = deliveries.get(id);
-      return delivery === undefined ? undefined : structuredClone(delivery);
+      return deliveries.get(id);
     },
     async update(id, change) {
       const current = deliveries.get(id);
       if (current === undefined) return undefined;
-      const next = structuredClone(change(structuredClone(current)));
+      const next = freezeCopy(change(current), current);
       deliveries.set(id, next);
-      return structuredClone(next);
+      return next;
     },
     async list(filter = {}) {
       const found: Delivery[] = [];
       const candidates = filter.orderId === undefined ? deliveries.values() : ofOrder(filter.orderId);
-      for (const delivery of candidates) if (matches(delivery, filter)) found.push(structuredClone(delivery));
+      for (const delivery of candidates) if (matches(delivery, filter)) found.push(delivery);
       return found;
     },
     async listPage(query) {
       const page = index.page(query, (delivery) => matches(delivery, query));
-      return { deliveries: page.items.map((delivery) => structuredClone(delivery)), nextCursor: page.nextCursor };
+      return { deliveries: page.items, nextCursor: page.nextCursor };
     },
     async addAttempt(attempt) {
       // An attempt that finishes after its delivery was reset away is not kept.
       const delivery = deliveries.get(attempt.deliveryId);
       if (delivery === undefined) return;
       const list = attemptsById.get(attempt.deliveryId) ?? [];
-      const stored = structuredClone(attempt);
-      // Every attempt sends the delivery's body: keep one copy of it, not one per attempt.
-      list.push(stored.requestBody === delivery.body ? { ...stored, requestBody: delivery.body } : stored);
+      list.push(freezeCopy(attempt));
       attemptsById.set(attempt.deliveryId, list);
     },
     async attempts(deliveryId) {
-      return structuredClone(attemptsById.get(deliveryId) ?? []);
+      return [...(attemptsById.get(deliveryId) ?? [])];
     },
     async removeOrders(orderIds) {
       for (const orderId of orderIds) {

@@ -59,12 +59,15 @@ it("filters by customer, order, reference, state and message id, in creation ord
   await expect(store.insert(delivery("1", "a"))).rejects.toThrow(/already exists/);
 });
 
-it("copies records in and out, and updates atomically", async () => {
+it("keeps records apart from what callers hold, and updates atomically", async () => {
   const store = createMemoryDeliveryStore();
-  const original = delivery("1", "a");
-  await store.insert(original);
+  const original = delivery("1", "a") as { state: string };
+  await store.insert(original as ReturnType<typeof delivery>);
+  original.state = "failed";
   const read = (await store.get("1")) as { state: string };
-  read.state = "delivered";
+  expect(() => {
+    read.state = "delivered";
+  }).toThrow(TypeError);
   expect((await store.get("1"))?.state).toBe("pending");
   const updates = await Promise.all(
     Array.from({ length: 50 }, () => store.update("1", (d) => ({ ...d, attemptCount: d.attemptCount + 1 }))),
