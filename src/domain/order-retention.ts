@@ -7,7 +7,10 @@
  *
  * Eviction runs after an insert that takes the count over the cap, in one
  * batch that makes room for a few more, so the scan from the oldest order
- * (past the pending ones) is paid once per batch, not once per order.
+ * (past the pending ones) is paid once per batch, not once per order. A
+ * batch gives way to other work every {@link ORDERS_PER_TURN} orders: an
+ * in-memory store answers without ever yielding, and a batch of a thousand
+ * evictions in one stretch would hold every other request back.
  */
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { EvictedOrder, Order } from "./model.ts";
@@ -36,6 +39,11 @@ export function evictedRecordOf(order: Order, keptUntil: number): EvictedOrder {
 
 /** Orders read per page of the eviction scan. */
 const SCAN_PAGE = 512;
+/** Orders looked at between two turns of the event loop. */
+const ORDERS_PER_TURN = 64;
+
+/** Lets I/O and timers run (a macrotask: resolved promises alone never let them in). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** A part of the simulator that may hold an order back from eviction, and is told of evictions. */
 export interface RetentionGuard {
@@ -101,8 +109,9 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
     // Each order is looked at once per batch; a batch never goes round again.
     for (;;) {
       const page = await store.listOrderPage({ limit: SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) });
-      for (const order of page.orders) {
+      for (const [at, order] of page.orders.entries()) {
         if (gone.length >= wanted) break;
+        if (at % ORDERS_PER_TURN === ORDERS_PER_TURN - 1) await nextTurn();
         if (!(await evictable(order))) continue;
         const now = clock.now();
         if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyRetentionMs, now)) {
