@@ -9,6 +9,7 @@ import type { RequestListener } from "node:http";
 import inject from "light-my-request";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
+import { testStore } from "./test-store.ts";
 
 export const DEMO_TOKEN = "demo-token-for-tests";
 
@@ -35,13 +36,19 @@ export interface SendInit {
 /** A simulator, or the base URL of any server (always reached over a socket). */
 export type Target = Simulator | string;
 
-/** A simulator with the tests' defaults: virtual clock, seed 1, a demo customer, no default plugins. */
-export function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+/**
+ * A simulator with the tests' defaults: virtual clock, seed 1, a demo
+ * customer, no default plugins; on the memory store, or on a fresh Redis
+ * database in the `redis` test project.
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const store = await testStore();
   return createSimulator({
     clock: "virtual",
     seed: 1,
     demo: { token: DEMO_TOKEN, balance: 100_000 },
     defaultPlugins: false,
+    ...(store === undefined ? {} : { store }),
     ...options,
   });
 }

@@ -40,11 +40,13 @@ export interface TestRedis {
 
 /**
  * A fresh `redis-server` on a free loopback port, once it accepts
- * connections. The caller stops it (`afterAll(() => redis.stop())`).
+ * connections, with `databases` numbered databases (16 unless told). The
+ * caller stops it (`afterAll(() => redis.stop())`).
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(options: { readonly databases?: number } = {}): Promise<TestRedis> {
   const port = await freePort();
-  let server = await launch(port);
+  const databases = options.databases ?? 16;
+  let server = await launch(port, databases);
   return {
     url: `redis://127.0.0.1:${port}/0`,
     port,
@@ -52,13 +54,15 @@ export async function startRedis(): Promise<TestRedis> {
       await server.stop();
     },
     async restart() {
-      server = await launch(port);
+      server = await launch(port, databases);
     },
   };
 }
 
-async function launch(port: number): Promise<RunningProcess> {
+async function launch(port: number, databases: number): Promise<RunningProcess> {
   const server = startProcess(REDIS_SERVER, [
+    "--databases",
+    String(databases),
     "--port",
     String(port),
     "--bind",
