@@ -16,12 +16,15 @@
  * last slice within 1.5× of the first; no replay creating an order.
  *
  * Options (environment): SOAK_SECONDS (600), SOAK_SLICE_SECONDS (60),
- * SOAK_MAX_ORDERS (50000), SOAK_CONNECTIONS (32).
+ * SOAK_MAX_ORDERS (50000), SOAK_CONNECTIONS (32), SOAK_RATE (600, or max),
+ * SOAK_KEY_RETENTION_SECONDS (120); diagnostics: SOAK_CPU_PROF=DIR,
+ * SOAK_SERVER_FLAGS="--trace-gc …", SOAK_SERVER_LOG=FILE (the server's output).
  * Roles (internal): `soak.ts server <maxOrders> <keyRetentionMs> <webhookUrl>`, `soak.ts receiver`.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { resolve } from "node:path";
 import { startProcess, type RunningProcess } from "../src/harness/child-process.ts";
 import { createSimulator } from "../src/simulator/create-simulator.ts";
@@ -48,6 +51,13 @@ async function serveSimulator(maxOrders: number, keyRetentionMs: number, webhook
     onError: (error) => console.error(error),
   });
   console.log(`READY ${await sim.listen(0, "127.0.0.1")}`);
+  // How long the event loop was held, per slice: pauses (GC, long tasks) show here before they show in p99.
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  setInterval(() => {
+    console.log(`LOOP_DELAY p99 ${(delay.percentile(99) / 1e6).toFixed(1)} max ${(delay.max / 1e6).toFixed(1)}`);
+    delay.reset();
+  }, 10_000).unref();
 }
 
 function serveReceiver(): void {
@@ -66,9 +76,14 @@ function serveReceiver(): void {
 }
 
 async function start(role: string, ...args: string[]): Promise<{ process: RunningProcess; url: string }> {
-  // SOAK_CPU_PROF=DIR: a CPU profile of the simulator's process, written to DIR when it stops.
-  const profile = role === "server" && process.env.SOAK_CPU_PROF !== undefined;
-  const flags = profile ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SOAK_CPU_PROF}`] : [];
+  // SOAK_CPU_PROF=DIR: a CPU profile of the simulator's process, written to DIR when it stops;
+  // SOAK_SERVER_FLAGS: more node flags for it (say --trace-gc, to see what holds the event loop).
+  const server = role === "server";
+  const profile = server && process.env.SOAK_CPU_PROF !== undefined;
+  const flags = [
+    ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SOAK_CPU_PROF}`] : []),
+    ...(server ? (process.env.SOAK_SERVER_FLAGS ?? "").split(" ").filter((flag) => flag !== "") : []),
+  ];
   const child = startProcess(
     process.execPath,
     [...flags, "--import", "tsx", resolve(ROOT, "bench/soak.ts"), role, ...args],
@@ -183,6 +198,15 @@ async function soak(): Promise<void> {
   );
 
   const slices: Slice[] = [];
+  let serverOutputSeen = 0;
+  /** The worst event-loop delay the server reported since the last call, in ms. */
+  const loopDelayMax = (): number => {
+    const output = server.process.output();
+    const fresh = output.slice(serverOutputSeen);
+    serverOutputSeen = output.length;
+    const maxima = [...fresh.matchAll(/LOOP_DELAY p99 \S+ max (\S+)/g)].map((match) => Number(match[1]));
+    return maxima.length === 0 ? Number.NaN : Math.max(...maxima);
+  };
   const probesBySlice: Probe[][] = [];
   let badReplays = 0;
   let replays = 0;
@@ -223,6 +247,7 @@ async function soak(): Promise<void> {
       console.log(
         `slice ${index + 1}/${sliceCount}: ${Math.round(load.rps)} req/s, p50 ${load.p50Ms.toFixed(1)} ms, ` +
           `p99 ${load.p99Ms.toFixed(1)} ms, ${load.problems} errors, RSS peak ${slice.peakRssMb.toFixed(0)} MB, ` +
+          `server event-loop delay max ${loopDelayMax().toFixed(0)} ms, ` +
           `replays ${sample.length} (bad so far ${badReplays})`,
       );
     }
@@ -242,6 +267,8 @@ async function soak(): Promise<void> {
     }
     process.exitCode = failed ? 1 : 0;
   } finally {
+    // SOAK_SERVER_LOG=FILE: what the server printed (its --trace-gc lines, say).
+    if (process.env.SOAK_SERVER_LOG !== undefined) writeFileSync(process.env.SOAK_SERVER_LOG, server.process.output());
     await server.process.stop();
     await receiver.process.stop();
   }

@@ -41,10 +41,10 @@ describe("memory store", () => {
         now,
       });
     for (let i = 0; i < 100; i++) await place(i, i + 10, i);
-    // At time 200 every earlier key has expired; a new placement sweeps them.
-    await place("fresh", 300, 200);
+    // A second later every earlier key has expired; the next placement sweeps them (at most once a second).
+    await place("fresh", 2_000, 1_000);
     for (let i = 0; i < 100; i += 25) expect(await store.getIdempotencyRecord("a", `k${i}`, 0)).toBeUndefined();
-    expect(await store.getIdempotencyRecord("a", "kfresh", 200)).toBeDefined();
+    expect(await store.getIdempotencyRecord("a", "kfresh", 1_000)).toBeDefined();
   });
 });
 
