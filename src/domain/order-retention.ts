@@ -23,6 +23,12 @@ import type { Clock, Store } from "./ports.ts";
  */
 export const DEFAULT_MAX_ORDERS = 300_000;
 
+/** Whether an order is settled (final) under a status table: what the memory store packs once cold. */
+export const finalIn =
+  (statusTable: StatusTable) =>
+  (order: Order): boolean =>
+    isFinalStatus(statusTable, order.status);
+
 /** What an evicted order leaves while its key is retained: enough to replay and to answer a lookup. */
 export function evictedRecordOf(order: Order, keptUntil: number): EvictedOrder {
   return {

@@ -23,6 +23,7 @@ import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
+import { finalIn } from "../domain/order-retention.ts";
 import { createRedisScheduler } from "../time/redis-scheduler.ts";
 import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
 import type {
@@ -174,7 +175,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
   const redis = await openRedisStore(options, onError);
-  const memoryStore = redis === undefined ? createMemoryStore() : undefined;
+  const statusTable = resolveStatusTable(options.statusTable);
+  const memoryStore = redis === undefined ? createMemoryStore({ settled: finalIn(statusTable) }) : undefined;
   // On Redis with a real clock the lifecycle's steps are shared: any process finishes any order.
   const sharedScheduler =
     redis === undefined || mode !== "real"
@@ -188,13 +190,13 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
     failureRate,
-    statusTable: resolveStatusTable(options.statusTable),
+    statusTable,
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
     ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
     onJobError: (error) => onError(error),
     onEventError: (error) => onError(error),
   });
-  const { store, time, ids, random, statusTable, service } = domain;
+  const { store, time, ids, random, service } = domain;
 
   const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const plugins: SimulatorPlugin[] = [];

@@ -11,7 +11,7 @@ import { createIds, createSequentialIds } from "../domain/ids.ts";
 import { DEFAULT_LIFECYCLE, ORDER_STEP_JOB } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
-import { createOrderRetention, DEFAULT_MAX_ORDERS, type OrderRetention } from "../domain/order-retention.ts";
+import { createOrderRetention, DEFAULT_MAX_ORDERS, finalIn, type OrderRetention } from "../domain/order-retention.ts";
 import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
@@ -81,7 +81,8 @@ export interface EmbeddedDomain {
  * await domain.time.advance(2_000); // the order is now 20 Success
  */
 export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): EmbeddedDomain {
-  const store = options.store ?? createMemoryStore();
+  const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
+  const store = options.store ?? createMemoryStore({ settled: finalIn(statusTable) });
   const time = createTimeKeeper({
     mode: options.clock ?? "virtual",
     ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
@@ -93,7 +94,6 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
       : createRoutedScheduler(time.scheduler, options.sharedScheduler, new Set([ORDER_STEP_JOB]));
   const random = createSeededRandom(options.seed ?? 1);
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
-  const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
   const events = createOrderEventBus();
   const keyRetentionMs = options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
   const retention = createOrderRetention({

@@ -15,8 +15,10 @@ import { flatString } from "../domain/flat-string.ts";
 import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
 import type { CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
+import { createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
 import { createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
+import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 
 interface TokenEntry {
   readonly digest: Buffer;
@@ -82,6 +84,17 @@ export interface MemoryStore extends Store {
   importState(state: MemoryStoreState): void;
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * Whether an order is settled (final): a settled order beyond the
+   * `hotOrders` most recently settled is kept packed (see record-packer.ts).
+   * Without it nothing is packed.
+   */
+  readonly settled?: (order: Order) => boolean;
+  /** Settled orders kept as objects; default {@link DEFAULT_HOT_RECORDS}. */
+  readonly hotOrders?: number;
+}
+
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
@@ -98,18 +111,36 @@ function assertCents(cents: number): void {
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
  * await store.debitWallet("cus_1", null, 2_500); // { kind: "debited", wallet: { balanceCents: 7_500, … } }
  */
-export function createMemoryStore(): MemoryStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  const settled = options.settled ?? (() => false);
   const customers = new Map<string, Customer>();
   const tokens = new Map<string, TokenEntry>();
   const issued = new Map<string, IssuedEntry>();
-  const orders = new Map<string, Order>();
+  const orders = new Map<string, StoredOrder>();
   /** customerId → reference → order id */
   const references = new Map<string, Map<string, string>>();
   /** `customerId\0key` → record; insertion order is expiry order while retention is constant. */
   const keys = new Map<string, IdempotencyRecord>();
   /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
   const evicted = new Map<string, EvictedOrder>();
-  const index = createCreationIndex<Order>((id) => orders.get(id));
+  const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
+  const cold = createColdQueue(options.hotOrders ?? DEFAULT_HOT_RECORDS, (id) => {
+    const stored = orders.get(id);
+    if (stored !== undefined && !(stored instanceof PackedOrder) && settled(stored)) {
+      orders.set(id, new PackedOrder(stored));
+    }
+  });
+
+  /** Keeps a new version of an order, and queues it for packing once it is settled. */
+  function keepOrder(order: Order): void {
+    orders.set(order.id, order);
+    if (settled(order)) cold.settled(order.id);
+  }
+
+  function readOrder(id: string | undefined): Order | undefined {
+    const stored = id === undefined ? undefined : orders.get(id);
+    return stored === undefined ? undefined : orderOf(stored);
+  }
 
   function indexTokens(customer: Customer): void {
     for (const token of customer.tokens) {
@@ -234,7 +265,7 @@ export function createMemoryStore(): MemoryStore {
     if (referenceTaken(order.customerId, order.reference, order.createdAt)) return false;
     const stored = freezeCopy(order);
     takeReference(stored.customerId, stored.reference, stored.id);
-    orders.set(stored.id, stored);
+    keepOrder(stored);
     index.add(stored);
     return true;
   }
@@ -248,6 +279,7 @@ export function createMemoryStore(): MemoryStore {
     keys.clear();
     evicted.clear();
     index.clear();
+    cold.clear();
   }
 
   function takeReference(customerId: string, reference: string, id: string): void {
@@ -263,7 +295,7 @@ export function createMemoryStore(): MemoryStore {
     exportState() {
       return {
         customers: [...customers.values()],
-        orders: [...orders.values()],
+        orders: Array.from(orders.values(), orderOf),
         idempotencyKeys: [...keys.values()],
         evictedOrders: [...evicted.values()],
         issuedTokens: [...issued.values()].map((entry) => ({
@@ -282,7 +314,7 @@ export function createMemoryStore(): MemoryStore {
       }
       for (const order of state.orders) {
         const stored = freezeCopy(order);
-        orders.set(stored.id, stored);
+        keepOrder(stored);
         index.add(stored);
         takeReference(stored.customerId, stored.reference, stored.id);
       }
@@ -399,20 +431,19 @@ export function createMemoryStore(): MemoryStore {
     async updateOrder(order) {
       // An order removed by a reset stays removed.
       const current = orders.get(order.id);
-      if (current !== undefined) orders.set(order.id, freezeCopy(order, current));
+      if (current !== undefined) keepOrder(freezeCopy(order, current));
     },
     async updateOrderIf(order, expectedVersion) {
       const current = orders.get(order.id);
-      if (current === undefined || current.history.length !== expectedVersion) return false;
-      orders.set(order.id, freezeCopy(order, current));
+      if (current === undefined || versionOf(current) !== expectedVersion) return false;
+      keepOrder(freezeCopy(order, current));
       return true;
     },
     async getOrder(id) {
-      return orders.get(id);
+      return readOrder(id);
     },
     async getOrderByReference(customerId, reference) {
-      const id = references.get(customerId)?.get(reference);
-      return id === undefined ? undefined : orders.get(id);
+      return readOrder(references.get(customerId)?.get(reference));
     },
     async listOrderPage(query) {
       if (query.reference === undefined) {
@@ -423,14 +454,13 @@ export function createMemoryStore(): MemoryStore {
             (status === undefined || order.status === status) &&
             (referencePrefix === undefined || order.reference.startsWith(referencePrefix)),
         );
-        return { orders: page.items, nextCursor: page.nextCursor };
+        return { orders: page.items.map(orderOf), nextCursor: page.nextCursor };
       }
       // An exact reference names at most one order per customer: no scan.
       const found: Order[] = [];
-      const byId = (id: string | undefined) => (id === undefined ? undefined : orders.get(id));
       const customerIds = query.customerId === undefined ? [...references.keys()] : [query.customerId];
       for (const customerId of customerIds) {
-        const order = byId(references.get(customerId)?.get(query.reference));
+        const order = readOrder(references.get(customerId)?.get(query.reference));
         if (order !== undefined) found.push(order);
       }
       const matching = found
@@ -448,8 +478,9 @@ export function createMemoryStore(): MemoryStore {
       return orders.size;
     },
     async evictOrder(id, expectedVersion, keepUntil, now) {
-      const order = orders.get(id);
-      if (order === undefined || order.history.length !== expectedVersion) return false;
+      const stored = orders.get(id);
+      if (stored === undefined || versionOf(stored) !== expectedVersion) return false;
+      const order = orderOf(stored);
       orders.delete(id);
       index.removed(order.customerId);
       sweepEvicted(now);
@@ -471,7 +502,7 @@ export function createMemoryStore(): MemoryStore {
       return evicted.size;
     },
     async listOrders(filter) {
-      const all = [...orders.values()];
+      const all = Array.from(orders.values(), orderOf);
       const customerId = filter?.customerId;
       return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
     },

@@ -5,13 +5,20 @@
  * write, so it is atomic in one process.
  *
  * Deliveries are indexed by order (the eviction guard asks per order) and by
- * creation (a listing page starts where the last one ended).
+ * creation (a listing page starts where the last one ended). A finished
+ * delivery beyond the most recently finished ones is kept packed with its
+ * attempts (packed-delivery.ts).
  */
+import { createColdQueue, DEFAULT_HOT_RECORDS } from "../store/cold-queue.ts";
 import { createCreationIndex } from "../store/creation-index.ts";
 import { freezeCopy } from "../store/freeze-copy.ts";
+import { PackedDelivery } from "./packed-delivery.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
 
-const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
+/** What a listing filters on, which a packed delivery keeps unpacked. */
+type Listed = Pick<Delivery, "id" | "customerId" | "orderId" | "reference" | "state" | "messageId" | "createdAt">;
+
+const matches = (delivery: Listed, filter: DeliveryFilter): boolean =>
   (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
   (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
   (filter.reference === undefined || delivery.reference === filter.reference) &&
@@ -31,18 +38,51 @@ export interface MemoryDeliveryStore extends DeliveryStore {
   importState(state: DeliveryStoreState): Promise<void>;
 }
 
+export interface MemoryDeliveryStoreOptions {
+  /** Finished deliveries kept as objects; default {@link DEFAULT_HOT_RECORDS}. */
+  readonly hotDeliveries?: number;
+}
+
 /**
  * @example
  * const deliveries = createMemoryDeliveryStore();
  * await deliveries.list({ customerId: "demo", state: "failed" });
  */
-export function createMemoryDeliveryStore(): MemoryDeliveryStore {
+export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = {}): MemoryDeliveryStore {
   // Map iteration follows insertion, which is creation order.
-  const deliveries = new Map<string, Delivery>();
+  const deliveries = new Map<string, Delivery | PackedDelivery>();
+  /** The attempts of the deliveries kept as objects (a packed one holds its own). */
   const attemptsById = new Map<string, DeliveryAttempt[]>();
   /** orderId → its deliveries' ids */
   const byOrder = new Map<string, string[]>();
-  const index = createCreationIndex<Delivery>((id) => deliveries.get(id));
+  const index = createCreationIndex<Delivery | PackedDelivery>((id) => deliveries.get(id));
+  const cold = createColdQueue(options.hotDeliveries ?? DEFAULT_HOT_RECORDS, (id) => {
+    const stored = deliveries.get(id);
+    if (stored === undefined || stored instanceof PackedDelivery || stored.state === "pending") return;
+    deliveries.set(id, new PackedDelivery(stored, attemptsById.get(id) ?? []));
+    attemptsById.delete(id);
+  });
+
+  /** Keeps a new version of a delivery as an object, and queues it for packing once it is finished. */
+  function keep(delivery: Delivery): void {
+    deliveries.set(delivery.id, delivery);
+    if (delivery.state !== "pending") cold.settled(delivery.id);
+  }
+
+  function read(id: string): Delivery | undefined {
+    const stored = deliveries.get(id);
+    return stored instanceof PackedDelivery ? stored.unpack().delivery : stored;
+  }
+
+  /** A delivery as an object again, with its attempts, so it can change. */
+  function unpacked(id: string): Delivery | undefined {
+    const stored = deliveries.get(id);
+    if (!(stored instanceof PackedDelivery)) return stored;
+    const { delivery, attempts } = stored.unpack();
+    deliveries.set(id, delivery);
+    attemptsById.set(id, [...attempts]);
+    return delivery;
+  }
 
   function forget(id: string): void {
     const delivery = deliveries.get(id);
@@ -55,7 +95,7 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
   function ofOrder(orderId: string): Delivery[] {
     const found: Delivery[] = [];
     for (const id of byOrder.get(orderId) ?? []) {
-      const delivery = deliveries.get(id);
+      const delivery = read(id);
       if (delivery !== undefined) found.push(delivery);
     }
     return found;
@@ -64,10 +104,11 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
   const store: MemoryDeliveryStore = {
     exportState() {
       return {
-        deliveries: [...deliveries.values()].map((delivery) => ({
-          delivery,
-          attempts: attemptsById.get(delivery.id) ?? [],
-        })),
+        deliveries: Array.from(deliveries.values(), (stored) =>
+          stored instanceof PackedDelivery
+            ? stored.unpack()
+            : { delivery: stored, attempts: attemptsById.get(stored.id) ?? [] },
+        ),
       };
     },
     async importState(state) {
@@ -79,41 +120,50 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
     async insert(delivery) {
       if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
       const stored = freezeCopy(delivery);
-      deliveries.set(delivery.id, stored);
+      keep(stored);
       index.add(stored);
       const own = byOrder.get(delivery.orderId);
       if (own === undefined) byOrder.set(delivery.orderId, [delivery.id]);
       else own.push(delivery.id);
     },
     async get(id) {
-      return deliveries.get(id);
+      return read(id);
     },
     async update(id, change) {
-      const current = deliveries.get(id);
+      const current = unpacked(id);
       if (current === undefined) return undefined;
       const next = freezeCopy(change(current), current);
-      deliveries.set(id, next);
+      keep(next);
       return next;
     },
     async list(filter = {}) {
       const found: Delivery[] = [];
-      const candidates = filter.orderId === undefined ? deliveries.values() : ofOrder(filter.orderId);
-      for (const delivery of candidates) if (matches(delivery, filter)) found.push(delivery);
+      if (filter.orderId !== undefined) {
+        for (const delivery of ofOrder(filter.orderId)) if (matches(delivery, filter)) found.push(delivery);
+        return found;
+      }
+      for (const [id, stored] of deliveries) if (matches(stored, filter)) found.push(read(id) as Delivery);
       return found;
     },
     async listPage(query) {
       const page = index.page(query, (delivery) => matches(delivery, query));
-      return { deliveries: page.items, nextCursor: page.nextCursor };
+      return {
+        deliveries: page.items.map((stored) => (stored instanceof PackedDelivery ? stored.unpack().delivery : stored)),
+        nextCursor: page.nextCursor,
+      };
     },
     async addAttempt(attempt) {
       // An attempt that finishes after its delivery was reset away is not kept.
-      const delivery = deliveries.get(attempt.deliveryId);
+      const delivery = unpacked(attempt.deliveryId);
       if (delivery === undefined) return;
       const list = attemptsById.get(attempt.deliveryId) ?? [];
       list.push(freezeCopy(attempt));
       attemptsById.set(attempt.deliveryId, list);
+      if (delivery.state !== "pending") cold.settled(delivery.id);
     },
     async attempts(deliveryId) {
+      const stored = deliveries.get(deliveryId);
+      if (stored instanceof PackedDelivery) return [...stored.unpack().attempts];
       return [...(attemptsById.get(deliveryId) ?? [])];
     },
     async removeOrders(orderIds) {
@@ -128,6 +178,7 @@ export function createMemoryDeliveryStore(): MemoryDeliveryStore {
         attemptsById.clear();
         byOrder.clear();
         index.clear();
+        cold.clear();
         return;
       }
       for (const [id, delivery] of deliveries) {

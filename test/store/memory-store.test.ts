@@ -3,6 +3,10 @@ import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { describeStoreContract, order } from "./store-contract.ts";
 
 describeStoreContract("memory", () => createMemoryStore());
+// Every order packed as soon as it is written: the contract holds for packed orders too.
+describeStoreContract("memory, every order packed at once", () =>
+  createMemoryStore({ settled: () => true, hotOrders: 0 }),
+);
 
 describe("memory store", () => {
   it("hands out frozen records, so a careless caller fails loudly instead of corrupting state", async () => {

@@ -1,0 +1,46 @@
+/**
+ * Settled records packed small: a retained final order, or a finished
+ * webhook delivery with its attempts, is read rarely and never changes
+ * until it is evicted, yet as objects it costs kilobytes of heap (a field
+ * per slot, boxed timestamps, a body and a signature per attempt) and
+ * thousands of objects for every collection to trace.
+ *
+ * Packed, a record is its JSON deflated against a preset dictionary (a
+ * sample record of the same shape, so the field names and the common
+ * values cost almost nothing), kept as one latin1 string on the heap: about
+ * a tenth of the object's size, and one object for the collector. Reading
+ * it back inflates and parses it (a few µs), and hands out a deeply frozen
+ * copy, as the stores hand out every record. Records must be plain JSON
+ * data, as everything the stores keep is (`--state-file` saves it as JSON).
+ */
+import { deflateRawSync, inflateRawSync, type ZlibOptions } from "node:zlib";
+
+export interface RecordPacker<T> {
+  pack(record: T): string;
+  unpack(packed: string): T;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * @param sample a typical record: the dictionary both directions use, so it
+ *   must stay the same for as long as anything packed with it is kept.
+ * @example
+ * const packer = createRecordPacker(sampleOrder);
+ * const packed = packer.pack(order); // ~60 characters for a ~400-character order
+ * packer.unpack(packed); // a frozen copy equal to order
+ */
+export function createRecordPacker<T>(sample: T): RecordPacker<T> {
+  const options: ZlibOptions = { dictionary: Buffer.from(JSON.stringify(sample)) };
+  return {
+    pack: (record) => deflateRawSync(JSON.stringify(record), options).toString("latin1"),
+    unpack: (packed) =>
+      deepFreeze(JSON.parse(inflateRawSync(Buffer.from(packed, "latin1"), options).toString("utf8")) as T),
+  };
+}

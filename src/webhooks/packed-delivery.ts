@@ -1,0 +1,94 @@
+/**
+ * A finished delivery as the memory delivery store keeps it once it is
+ * cold: the fields its listings filter and page on, and the delivery with
+ * its attempts packed (the attempts repeat the delivery's ids and body,
+ * which the packing stores once).
+ */
+import { createRecordPacker } from "../store/record-packer.ts";
+import type { Delivery, DeliveryAttempt, DeliveryState } from "./ports.ts";
+
+interface DeliveryRecord {
+  readonly delivery: Delivery;
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+const BODY =
+  '{"type":"airtime.status","id":"ord_0000000000000000000","reference":"ref-0000","status":20,"message":"Success","final":true,"service":"safaricom","account":"+254712345678","amount":100,"balance":99900,"currency":"KES","shortcode":null,"timestamp":"2026-01-01T00:00:02.000Z"}';
+
+/** The dictionary's sample: a typical delivered webhook with its one attempt. */
+const SAMPLE: DeliveryRecord = {
+  delivery: {
+    id: "dlv_0000000000000000000",
+    messageId: "msg_0000000000000000000",
+    kind: "status",
+    customerId: "demo",
+    orderId: "ord_0000000000000000000",
+    reference: "ref-0000",
+    status: 20,
+    final: true,
+    body: BODY,
+    state: "delivered",
+    createdAt: 1_800_000_002_000,
+    nextAttemptAt: null,
+    nextJobId: null,
+    scheduleIndex: 1,
+    attemptCount: 1,
+    deliveredAt: 1_800_000_002_000,
+    badSignature: false,
+  },
+  attempts: [
+    {
+      deliveryId: "dlv_0000000000000000000",
+      messageId: "msg_0000000000000000000",
+      customerId: "demo",
+      orderId: "ord_0000000000000000000",
+      reference: "ref-0000",
+      number: 1,
+      trigger: "schedule",
+      scheduledAt: 1_800_000_002_000,
+      sentAt: 1_800_000_002_000,
+      sentAtWall: 1_800_000_002_000,
+      url: "http://127.0.0.1:8080/webhooks/airtime",
+      requestHeaders: {
+        "content-type": "application/json",
+        "user-agent": "airtime-harness-webhooks/1",
+        "webhook-id": "msg_0000000000000000000",
+        "webhook-timestamp": "1800000002",
+        "webhook-signature": "v1,0000000000000000000000000000000000000000000=",
+      },
+      requestBody: BODY,
+      responseStatus: 200,
+      error: null,
+      latencyMs: 1,
+      outcome: "delivered",
+    },
+  ],
+};
+
+const packer = createRecordPacker(SAMPLE);
+
+export class PackedDelivery {
+  readonly id: string;
+  readonly customerId: string;
+  readonly orderId: string;
+  readonly reference: string;
+  readonly messageId: string;
+  readonly state: DeliveryState;
+  readonly createdAt: number;
+  private readonly packed: string;
+
+  constructor(delivery: Delivery, attempts: readonly DeliveryAttempt[]) {
+    this.id = delivery.id;
+    this.customerId = delivery.customerId;
+    this.orderId = delivery.orderId;
+    this.reference = delivery.reference;
+    this.messageId = delivery.messageId;
+    this.state = delivery.state;
+    this.createdAt = delivery.createdAt;
+    this.packed = packer.pack({ delivery, attempts });
+  }
+
+  unpack(): DeliveryRecord {
+    return packer.unpack(this.packed);
+  }
+}
