@@ -11,13 +11,13 @@
  * stored one shares every part it did not change with the stored version.
  */
 import * as nodeCrypto from "node:crypto";
-import { flatString } from "../domain/flat-string.ts";
 import type { Customer, EvictedOrder, IdempotencyRecord, IssuedToken, Order, Wallet } from "../domain/model.ts";
 import type { CustomerPatch, DebitResult, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
 import { createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
+import { KeptKey, keyOf } from "./kept-key.ts";
 import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 
 interface TokenEntry {
@@ -50,11 +50,6 @@ function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: 
   const entry = index.get(digest.toString("hex"));
   if (entry === undefined || !timingSafeEqual(entry.digest, digest)) return undefined;
   return entry;
-}
-
-function keyOf(customerId: string, key: string): string {
-  // Flat: the composite is kept as a map key as long as the idempotency key lives.
-  return flatString(`${customerId}\u0000${key}`);
 }
 
 /**
@@ -120,7 +115,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** customerId → reference → order id */
   const references = new Map<string, Map<string, string>>();
   /** `customerId\0key` → record; insertion order is expiry order while retention is constant. */
-  const keys = new Map<string, IdempotencyRecord>();
+  const keys = new Map<string, KeptKey>();
   /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
   const evicted = new Map<string, EvictedOrder>();
   const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
@@ -242,8 +237,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   }
 
   function liveKey(customerId: string, key: string, now: number): IdempotencyRecord | undefined {
-    const record = keys.get(keyOf(customerId, key));
-    return record !== undefined && record.expiresAt > now ? record : undefined;
+    const composite = keyOf(customerId, key);
+    const kept = keys.get(composite);
+    return kept !== undefined && kept.expiresAt > now ? kept.record(composite) : undefined;
   }
 
   function debit(customerId: string, shortcode: string | null, cents: number): DebitResult {
@@ -296,7 +292,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return {
         customers: [...customers.values()],
         orders: Array.from(orders.values(), orderOf),
-        idempotencyKeys: [...keys.values()],
+        idempotencyKeys: Array.from(keys, ([composite, kept]) => kept.record(composite)),
         evictedOrders: [...evicted.values()],
         issuedTokens: [...issued.values()].map((entry) => ({
           digest: entry.digest.toString("hex"),
@@ -319,7 +315,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         takeReference(stored.customerId, stored.reference, stored.id);
       }
       for (const record of state.idempotencyKeys) {
-        keys.set(keyOf(record.customerId, record.key), freezeCopy(record));
+        keys.set(keyOf(record.customerId, record.key), new KeptKey(record));
       }
       for (const record of state.evictedOrders) {
         evicted.set(record.id, freezeCopy(record));
@@ -424,7 +420,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         const composite = keyOf(key.customerId, key.key);
         // Delete first so a key bound again after it expired moves to the back (keeps expiry order).
         keys.delete(composite);
-        keys.set(composite, freezeCopy(key));
+        keys.set(composite, new KeptKey(key));
       }
       return { kind: "placed" };
     },

@@ -15,16 +15,17 @@ import { freezeCopy } from "../store/freeze-copy.ts";
 import { PackedDelivery } from "./packed-delivery.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
 
-/** What a listing filters on, which a packed delivery keeps unpacked. */
-type Listed = Pick<Delivery, "id" | "customerId" | "orderId" | "reference" | "state" | "messageId" | "createdAt">;
+// A packed delivery keeps every field a listing filters on but the message id: a rare filter, it unpacks.
+const messageIdOf = (stored: Delivery | PackedDelivery): string =>
+  stored instanceof PackedDelivery ? stored.unpack().delivery.messageId : stored.messageId;
 
-const matches = (delivery: Listed, filter: DeliveryFilter): boolean =>
+const matches = (delivery: Delivery | PackedDelivery, filter: DeliveryFilter): boolean =>
   (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
   (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
   (filter.reference === undefined || delivery.reference === filter.reference) &&
   (filter.referencePrefix === undefined || delivery.reference.startsWith(filter.referencePrefix)) &&
   (filter.state === undefined || delivery.state === filter.state) &&
-  (filter.messageId === undefined || delivery.messageId === filter.messageId);
+  (filter.messageId === undefined || messageIdOf(delivery) === filter.messageId);
 
 /** Every delivery with its attempts, in creation order: what `--state-file` saves. */
 export interface DeliveryStoreState {
@@ -53,8 +54,12 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
   const deliveries = new Map<string, Delivery | PackedDelivery>();
   /** The attempts of the deliveries kept as objects (a packed one holds its own). */
   const attemptsById = new Map<string, DeliveryAttempt[]>();
-  /** orderId → its deliveries' ids */
-  const byOrder = new Map<string, string[]>();
+  /** orderId → its delivery's id, or their ids when it has several (most have one: no array for them). */
+  const byOrder = new Map<string, string | string[]>();
+  const idsOfOrder = (orderId: string): readonly string[] => {
+    const ids = byOrder.get(orderId);
+    return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids;
+  };
   const index = createCreationIndex<Delivery | PackedDelivery>((id) => deliveries.get(id));
   const cold = createColdQueue(options.hotDeliveries ?? DEFAULT_HOT_RECORDS, (id) => {
     const stored = deliveries.get(id);
@@ -94,7 +99,7 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
 
   function ofOrder(orderId: string): Delivery[] {
     const found: Delivery[] = [];
-    for (const id of byOrder.get(orderId) ?? []) {
+    for (const id of idsOfOrder(orderId)) {
       const delivery = read(id);
       if (delivery !== undefined) found.push(delivery);
     }
@@ -123,7 +128,8 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
       keep(stored);
       index.add(stored);
       const own = byOrder.get(delivery.orderId);
-      if (own === undefined) byOrder.set(delivery.orderId, [delivery.id]);
+      if (own === undefined) byOrder.set(delivery.orderId, delivery.id);
+      else if (typeof own === "string") byOrder.set(delivery.orderId, [own, delivery.id]);
       else own.push(delivery.id);
     },
     async get(id) {
@@ -168,7 +174,7 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     },
     async removeOrders(orderIds) {
       for (const orderId of orderIds) {
-        for (const id of byOrder.get(orderId) ?? []) forget(id);
+        for (const id of idsOfOrder(orderId)) forget(id);
         byOrder.delete(orderId);
       }
     },

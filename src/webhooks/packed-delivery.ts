@@ -13,48 +13,52 @@ interface DeliveryRecord {
 }
 
 const BODY =
-  '{"type":"airtime.status","id":"ord_0000000000000000000","reference":"ref-0000","status":20,"message":"Success","final":true,"service":"safaricom","account":"+254712345678","amount":100,"balance":99900,"currency":"KES","shortcode":null,"timestamp":"2026-01-01T00:00:02.000Z"}';
+  '{"type":"airtime.status","id":"ord_00000000000000000000","reference":"ref-0000","status":20,"message":"Success","final":true,"service":"safaricom","account":"+254712345678","amount":100,"balance":99900,"currency":"KES","shortcode":null,"timestamp":"2026-01-01T00:00:00.000Z"}';
 
-/** The dictionary's sample: a typical delivered webhook with its one attempt. */
+/**
+ * The dictionary's sample: a typical delivered webhook with its one attempt,
+ * its fields in the order the dispatcher writes them (matches in the
+ * dictionary run longer that way: a quarter of the size, measured).
+ */
 const SAMPLE: DeliveryRecord = {
   delivery: {
-    id: "dlv_0000000000000000000",
-    messageId: "msg_0000000000000000000",
+    messageId: "msg_00000000000000000000",
     kind: "status",
     customerId: "demo",
-    orderId: "ord_0000000000000000000",
+    orderId: "ord_00000000000000000000",
     reference: "ref-0000",
     status: 20,
     final: true,
     body: BODY,
+    createdAt: 1_795_000_000_000,
+    badSignature: false,
     state: "delivered",
-    createdAt: 1_800_000_002_000,
+    id: "dlv_00000000000000000000",
     nextAttemptAt: null,
     nextJobId: null,
-    scheduleIndex: 1,
+    scheduleIndex: 0,
     attemptCount: 1,
-    deliveredAt: 1_800_000_002_000,
-    badSignature: false,
+    deliveredAt: 1_795_000_000_000,
   },
   attempts: [
     {
-      deliveryId: "dlv_0000000000000000000",
-      messageId: "msg_0000000000000000000",
+      deliveryId: "dlv_00000000000000000000",
+      messageId: "msg_00000000000000000000",
       customerId: "demo",
-      orderId: "ord_0000000000000000000",
+      orderId: "ord_00000000000000000000",
       reference: "ref-0000",
       number: 1,
       trigger: "schedule",
-      scheduledAt: 1_800_000_002_000,
-      sentAt: 1_800_000_002_000,
-      sentAtWall: 1_800_000_002_000,
+      scheduledAt: 1_795_000_000_000,
+      sentAt: 1_795_000_000_000,
+      sentAtWall: 1_795_000_000_000,
       url: "http://127.0.0.1:8080/webhooks/airtime",
       requestHeaders: {
         "content-type": "application/json",
         "user-agent": "airtime-harness-webhooks/1",
-        "webhook-id": "msg_0000000000000000000",
-        "webhook-timestamp": "1800000002",
-        "webhook-signature": "v1,0000000000000000000000000000000000000000000=",
+        "webhook-id": "msg_00000000000000000000",
+        "webhook-timestamp": "1795000000",
+        "webhook-signature": "v1,00000000000000000000000000000000000000000000",
       },
       requestBody: BODY,
       responseStatus: 200,
@@ -72,7 +76,6 @@ export class PackedDelivery {
   readonly customerId: string;
   readonly orderId: string;
   readonly reference: string;
-  readonly messageId: string;
   readonly state: DeliveryState;
   readonly createdAt: number;
   private readonly packed: string;
@@ -82,7 +85,6 @@ export class PackedDelivery {
     this.customerId = delivery.customerId;
     this.orderId = delivery.orderId;
     this.reference = delivery.reference;
-    this.messageId = delivery.messageId;
     this.state = delivery.state;
     this.createdAt = delivery.createdAt;
     this.packed = packer.pack({ delivery, attempts });
