@@ -62,6 +62,7 @@ async function everything(store: MemoryDeliveryStore) {
       store.list({ state: "delivered" }),
       store.list({ reference: "REF-4" }),
       store.list({ messageId: "msg_5" }),
+      store.list({ messageId: "msg_4" }),
       store.listPage({ limit: 100, state: "failed", customerId: "a" }),
       store.listPage({ limit: 100, referencePrefix: "REF-1", from: 1_010 }),
     ]),
