@@ -25,7 +25,7 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function startRedisServer(): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startRedisServer(): Promise<{ port: number; stop(): Promise<void> }> {
   const port = await freePort();
   const server = startProcess(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", ""]);
   const ready = await server.waitFor(/Ready to accept connections/, 15_000);
@@ -34,7 +34,7 @@ async function startRedisServer(): Promise<{ port: number; stop(): Promise<void>
 }
 
 /** Redis's own count of commands run so far (INFO stats), over a raw connection. */
-async function commandsProcessed(port: number): Promise<number> {
+export async function commandsProcessed(port: number): Promise<number> {
   const { Redis } = await import("ioredis");
   const client = new Redis({ port, host: "127.0.0.1", lazyConnect: true });
   await client.connect();

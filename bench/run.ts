@@ -21,7 +21,8 @@
  * (a table) and docs/performance-http.svg (a plot).
  *
  * Then the Redis store against the memory store, and 2 workers against 1
- * (`bench/redis-store.ts`), and the pending-orders bars
+ * (`bench/redis-store.ts`) with 100,000 pending orders on Redis
+ * (`bench/redis-pending.ts`), and the pending-orders bars
  * (`bench/pending-orders.ts`), in a child process with `--expose-gc`.
  *
  * Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per target
@@ -36,6 +37,7 @@ import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
+import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 
@@ -302,6 +304,18 @@ async function runHttp(): Promise<void> {
   }
 }
 
+/** The pending orders on Redis, in a process of their own (its own heap and event loop). */
+async function runRedisPendingChild(): Promise<void> {
+  const child = startProcess(
+    process.execPath,
+    ["--import", "tsx", resolve(ROOT, "bench/redis-pending.ts"), "--orders", String(ORDERS), "--json"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const code = await child.exited;
+  if (code !== 0) throw new Error(`bench/redis-pending.ts exited ${code}`);
+  printRedisPending(JSON.parse(child.output().trim().split("\n").at(-1) ?? "null") as RedisPendingReport | undefined);
+}
+
 async function runPending(): Promise<void> {
   const child = startProcess(
     process.execPath,
@@ -316,5 +330,6 @@ async function runPending(): Promise<void> {
 if (ONLY === undefined || ONLY === "http") await runHttp();
 if (ONLY === undefined || ONLY === "redis") {
   await runRedisBench({ rounds: ROUNDS, durationS: DURATION_S, connections: CONNECTIONS });
+  await runRedisPendingChild();
 }
 if (ONLY === undefined || ONLY === "pending") await runPending();

@@ -1,0 +1,144 @@
+/**
+ * Many pending orders on the Redis store: N orders (default 100,000) placed
+ * through the domain on a real redis-server, each due at a time spread
+ * uniformly over a window that starts once all are placed, finalised by the
+ * lifecycle's leased jobs in Redis (`src/time/redis-scheduler.ts`), as a
+ * simulator on `--store redis://…` with a real clock runs them. Lateness is
+ * the wall-clock time each final status was stored minus its due time.
+ * Target: p99 ≤ 50 ms. It also prints Redis's own count of commands per
+ * order over the whole run (placing and finalising).
+ *
+ * `node --import tsx bench/redis-pending.ts [--orders N] [--window-ms MS] [--json]`;
+ * `npm run bench` runs it with the Redis bars.
+ */
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { Order } from "../src/domain/model.ts";
+import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
+import { connectRedisStore } from "../src/store/redis/connect-redis.ts";
+import { createRedisScheduler } from "../src/time/redis-scheduler.ts";
+import { commandsProcessed, startRedisServer } from "./redis-store.ts";
+
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
+const CUSTOMER = "cus_bench";
+/** Orders placed at once: the domain awaits Redis for each, so one at a time would leave it idle. */
+const LANES = 32;
+
+export interface RedisPendingReport {
+  readonly orders: number;
+  readonly windowMs: number;
+  readonly placeMs: number;
+  readonly latenessMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  readonly commandsPerOrder: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const dueAt = (order: Order): number => order.createdAt + (order.plan?.steps[0]?.afterMs ?? Number.NaN);
+
+export async function runRedisPending(count: number, windowMs: number): Promise<RedisPendingReport | undefined> {
+  if (!existsSync(REDIS_SERVER)) return undefined;
+  const server = await startRedisServer();
+  const connection = await connectRedisStore(`redis://127.0.0.1:${server.port}/0`);
+  const scheduler = createRedisScheduler(connection.client, { onError: (error) => console.error(error) });
+  // Every order's delay starts after the last is placed: about 0.2 ms each, with room to spare.
+  const delayMs = Math.ceil(count * 0.4) + 5_000;
+  const domain = createEmbeddedDomain({
+    clock: "real",
+    store: connection.store,
+    sharedScheduler: scheduler,
+    timing: { kind: "uniform", minMs: delayMs, maxMs: delayMs + windowMs },
+    onJobError: (error) => console.error(error),
+  });
+  await domain.store.putCustomer({
+    id: CUSTOMER,
+    name: "Bench",
+    tokens: ["bench-token"],
+    apiKey: "bench-key",
+    wallets: [{ shortcode: null, balanceCents: Number.MAX_SAFE_INTEGER, currency: "KES" }],
+  });
+  const lateness = new Float64Array(count);
+  let finals = 0;
+  const allFinal = new Promise<void>((resolve) => {
+    domain.events.subscribe({
+      async statusChanged(change) {
+        if (!change.final) return;
+        lateness[finals++] = Date.now() - dueAt(change.order);
+        if (finals === count) resolve();
+      },
+    });
+  });
+  scheduler.start();
+  const commandsBefore = await commandsProcessed(server.port);
+  const placeStart = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const outcome = await domain.service.placeOrder({
+          customerId: CUSTOMER,
+          request: {
+            account: "0712345678",
+            amountCents: 1_000,
+            currency: "KES",
+            reference: `pending-${i}`,
+            idempotencyKey: `pending-${i}`,
+          },
+        });
+        if (outcome.kind !== "placed") throw new Error(`order ${i} was not placed: ${outcome.kind}`);
+      }
+    }),
+  );
+  const placeMs = performance.now() - placeStart;
+  if (placeMs > delayMs) console.warn(`placing took ${placeMs.toFixed(0)} ms, past the first due time`);
+  await allFinal;
+  const commands = (await commandsProcessed(server.port)) - commandsBefore;
+  await scheduler.stop();
+  domain.time.stop();
+  await connection.close();
+  await server.stop();
+  lateness.sort();
+  return {
+    orders: count,
+    windowMs,
+    placeMs,
+    latenessMs: {
+      p50: percentile(lateness, 50),
+      p99: percentile(lateness, 99),
+      max: lateness[count - 1] ?? Number.NaN,
+    },
+    commandsPerOrder: commands / count,
+  };
+}
+
+export function printRedisPending(report: RedisPendingReport | undefined): void {
+  if (report === undefined) {
+    console.log(`\npending orders on Redis: skipped, no redis-server at ${REDIS_SERVER}`);
+    return;
+  }
+  const { latenessMs } = report;
+  console.log(
+    `\n${report.orders.toLocaleString("en-US")} pending orders on Redis (domain + Redis store + Redis scheduler, no HTTP), ` +
+      `due over ${(report.windowMs / 1000).toFixed(0)} s, placed in ${(report.placeMs / 1000).toFixed(1)} s:`,
+  );
+  console.log(
+    `  final status − due time: p50 ${latenessMs.p50.toFixed(0)} ms, p99 ${latenessMs.p99.toFixed(0)} ms, ` +
+      `max ${latenessMs.max.toFixed(0)} ms (target p99 ≤ 50 ms) — ${latenessMs.p99 <= 50 ? "meets the target" : "BELOW the target"}`,
+  );
+  console.log(`  Redis commands per order, placed and finalised: ${report.commandsPerOrder.toFixed(1)}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      orders: { type: "string", default: "100000" },
+      "window-ms": { type: "string", default: "60000" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const report = await runRedisPending(Number(values.orders), Number(values["window-ms"]));
+  if (values.json) console.log(JSON.stringify(report ?? null));
+  else printRedisPending(report);
+}
