@@ -21,6 +21,7 @@ import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
+import { openSharedJournal } from "./shared-journal.ts";
 import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
@@ -194,7 +195,9 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const { store, time, ids, random, statusTable, service } = domain;
   sharedTime.attach(time);
 
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const journalLimit = options.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
+  const journal = createJournal(journalLimit);
+  const sharedJournal = openSharedJournal(journal, redis?.client, journalLimit);
   const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
     store,
@@ -237,7 +240,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     store,
     directory,
     service,
-    journal,
+    journal: sharedJournal.view,
     clock,
     retention: domain.retention,
     onReset: async (customerId) => {
@@ -271,7 +274,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
   const http = createHttpListeners({
     clock: time.clock,
-    journal,
+    journal: sharedJournal.recorder,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
     ...requestListener(options.onRequest, plugins),

@@ -4,64 +4,41 @@
  * it final once; the other then reads the new time and the final status;
  * advances on both at once add up, and every lifecycle step runs once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StatusChange } from "../../src/domain/service-types.ts";
-import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
+import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { admin, bearer, send } from "../support/http.ts";
-import { redisSkipReason, useRedis } from "../support/redis.ts";
+import { redisSkipReason } from "../support/redis.ts";
+import { placeOrderOn as order, SHARED_TOKEN as TOKEN, useRedisSimulators } from "../support/redis-simulators.ts";
 
 const skip = redisSkipReason();
-const TOKEN = "shared-clock-token-0001";
 const START = Date.UTC(2030, 0, 1);
 const HOUR = 3_600_000;
-
-const order = (sim: Simulator, reference: string) =>
-  send(sim.url, "/v1/airtime", {
-    method: "POST",
-    headers: { ...bearer(TOKEN), "idempotency-key": reference },
-    body: { account: "0712345678", amount: 10, currency: "KES", reference },
-  });
 
 const lookup = (sim: Simulator, reference: string) =>
   send(sim.url, `/v1/airtime/${reference}`, { headers: bearer(TOKEN) });
 
 describe.skipIf(skip !== undefined)(`a shared virtual clock${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  const { server } = useRedis();
-  let databases = 0;
-  const stops: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const stop of stops.splice(0).reverse()) await stop();
-  });
+  const simulators = useRedisSimulators();
 
   /** Two simulators on a fresh database, and every final status change either of them made. */
   async function pair(timing = "2s"): Promise<{ one: Simulator; two: Simulator; finals: StatusChange[] }> {
-    const db = ++databases;
     const finals: StatusChange[] = [];
-    const start = async () => {
-      const sim = await createSimulator({
-        clock: "virtual",
-        startAt: START,
-        timing,
-        store: `redis://127.0.0.1:${server().port}/${db}`,
-        demo: { token: TOKEN, balance: 100_000 },
-        scenarios: false,
-        onError: () => undefined,
-        plugins: [
-          () => ({
-            name: "final-counter",
-            events: {
-              async statusChanged(change) {
-                if (change.final) finals.push(change);
-              },
+    const [one, two] = (await simulators(2, {
+      startAt: START,
+      timing,
+      plugins: [
+        () => ({
+          name: "final-counter",
+          events: {
+            async statusChanged(change) {
+              if (change.final) finals.push(change);
             },
-          }),
-        ],
-      });
-      await sim.listen(0);
-      stops.push(() => sim.close());
-      return sim;
-    };
-    return { one: await start(), two: await start(), finals };
+          },
+        }),
+      ],
+    })) as [Simulator, Simulator];
+    return { one, two, finals };
   }
 
   it("an order placed on one stays pending, and an advance on the other makes it final once, seen by both", async () => {
