@@ -26,6 +26,7 @@ import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
 import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
+import { createRedisAttemptCounters } from "../store/redis/redis-attempt-counters.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -209,6 +210,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     journal,
     retention: domain.retention,
+    ...(redis === undefined ? {} : { attemptCounters: createRedisAttemptCounters(redis.client) }),
     plugins,
   };
   const factories: SimulatorPluginFactory[] = [

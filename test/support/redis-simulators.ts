@@ -14,10 +14,10 @@ import { useRedis } from "./redis.ts";
 export const SHARED_TOKEN = "shared-redis-token-0001";
 
 /** An order of KES 10 for the demo customer, placed on `sim`, its reference doubling as its idempotency key. */
-export function placeOrderOn(sim: Simulator, reference: string): Promise<Reply> {
+export function placeOrderOn(sim: Simulator, reference: string, headers: Record<string, string> = {}): Promise<Reply> {
   return send(sim.url, "/v1/airtime", {
     method: "POST",
-    headers: { ...bearer(SHARED_TOKEN), "idempotency-key": reference },
+    headers: { ...bearer(SHARED_TOKEN), "idempotency-key": reference, ...headers },
     body: { account: "0712345678", amount: 10, currency: "KES", reference },
   });
 }
