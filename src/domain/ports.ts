@@ -5,9 +5,10 @@
  *
  * `Clock.now()`, `Ids.next()` and `Random.next()` are deliberately
  * synchronous: reading the time and drawing ids or random numbers stay local
- * to the process even with a Redis store (the virtual clock is the process's
- * own, and ids need no coordination), so making them async would only add an
- * `await` to every hot path.
+ * to the process even with a Redis store (a virtual clock shared on Redis is
+ * read from the process's copy, which follows the shared time, and ids need
+ * no coordination), so making them async would only add an `await` to every
+ * hot path.
  */
 import type {
   Customer,
@@ -19,7 +20,7 @@ import type {
   WebhookEndpoint,
 } from "./model.ts";
 
-/** Milliseconds since the epoch on the simulator clock (real or virtual). Synchronous: local to the process. */
+/** Milliseconds since the epoch on the simulator clock (real or virtual). Synchronous: the process's own copy. */
 export interface Clock {
   now(): number;
   /**

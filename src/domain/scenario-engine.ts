@@ -56,3 +56,16 @@ export interface ScenarioEngine {
   /** Resolves the effects for one request; advances the rules' attempt counters. */
   evaluate(facts: RequestFacts): Promise<ResolvedEffects>;
 }
+
+/**
+ * Attempt counts of scenario rules kept outside the process (on a Redis
+ * store), so instances sharing the store count one customer's attempts
+ * together: the Nth attempt across instances is the one a rule for the Nth
+ * matches.
+ */
+export interface SharedAttemptCounters {
+  /** One more attempt of a customer under `counter` (a rule of one activation); resolves to the count, this one included. */
+  increment(customerId: string, counter: string, attempt: string): Promise<number>;
+  /** Forgets the counts of one customer, or of every customer. */
+  forget(customerId?: string): Promise<void>;
+}

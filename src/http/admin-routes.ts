@@ -29,7 +29,7 @@ import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
 import type { TransitionOutcome } from "../domain/service-types.ts";
 import { createAdminAuth } from "./auth.ts";
 import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
-import type { Journal } from "./journal.ts";
+import type { JournalView } from "./journal.ts";
 import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";
 import { methodNotAllowed } from "./method-not-allowed.ts";
 import { validate } from "./validation.ts";
@@ -65,7 +65,7 @@ export interface AdminControls {
     now(): number;
     advance(ms: number): Promise<void>;
   };
-  readonly journal: Journal;
+  readonly journal: JournalView;
 }
 
 export interface AdminApiDeps {
@@ -261,13 +261,13 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/clock/advance", methodNotAllowed(["POST"]));
 
-  router.get("/journal", (req, res) => {
+  router.get("/journal", async (req, res) => {
     const query = validate(
       querySchema(GET_JOURNAL_ROUTE),
       queryObject(req.query, ["customer", "status", "from", "to", "limit", "cursor"]),
       "journal query",
     );
-    const page = controls.journal.page({
+    const page = await controls.journal.page({
       customerId: query.customer,
       status: query.status,
       from: query.from,

@@ -21,7 +21,8 @@ export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "f
   readonly idempotency?: IdempotencyOutcome;
 }
 
-function toEntry(id: number, record: JournalRecord): JournalEntry {
+/** A record as the admin API shows it, under its id. */
+export function toJournalEntry(id: number, record: JournalRecord): JournalEntry {
   const { wallMs, fired, idempotency: _idempotency, ...rest } = record;
   return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
 }
@@ -45,6 +46,25 @@ export interface JournalPage {
   readonly entries: JournalEntry[];
   /** The id to pass as `before` for the older entries, or undefined when there are none. */
   readonly olderThan: number | undefined;
+}
+
+/** Whether a record passes the filters of a page query (`before` aside). */
+export function matchesJournalQuery(record: JournalRecord, query: JournalPageQuery): boolean {
+  return (
+    (query.customerId === undefined || record.customerId === query.customerId) &&
+    (query.status === undefined || record.status === query.status) &&
+    (query.from === undefined || record.at >= query.from) &&
+    (query.to === undefined || record.at <= query.to)
+  );
+}
+
+/**
+ * The journal as the admin API reads and resets it: this process's own, or,
+ * on a Redis store, every process's.
+ */
+export interface JournalView {
+  page(query: JournalPageQuery): Promise<JournalPage>;
+  clear(customerId?: string): Promise<void>;
 }
 
 export interface Journal {
@@ -82,14 +102,10 @@ export function createJournal(limit: number = DEFAULT_JOURNAL_LIMIT): Journal {
       if (filter.limit !== undefined && selected.length > filter.limit) {
         selected = selected.slice(selected.length - filter.limit);
       }
-      return selected.map((e) => toEntry(e.id, e.record));
+      return selected.map((e) => toJournalEntry(e.id, e.record));
     },
     page(query) {
-      const matches = (record: JournalRecord): boolean =>
-        (query.customerId === undefined || record.customerId === query.customerId) &&
-        (query.status === undefined || record.status === query.status) &&
-        (query.from === undefined || record.at >= query.from) &&
-        (query.to === undefined || record.at <= query.to);
+      const matches = (record: JournalRecord): boolean => matchesJournalQuery(record, query);
       // Newest first, over at most the ring's size (`limit` × 1.25 records): bounded work per request.
       const oldest = Math.max(0, records.length - limit);
       const picked: number[] = [];
@@ -100,7 +116,7 @@ export function createJournal(limit: number = DEFAULT_JOURNAL_LIMIT): Journal {
       }
       let older = false;
       for (; index >= oldest && !older; index--) older = matches(records[index] as JournalRecord);
-      const entries = picked.reverse().map((i) => toEntry(ids[i] as number, records[i] as JournalRecord));
+      const entries = picked.reverse().map((i) => toJournalEntry(ids[i] as number, records[i] as JournalRecord));
       return { entries, olderThan: older ? entries[0]?.id : undefined };
     },
     clear(customerId) {

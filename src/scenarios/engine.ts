@@ -25,7 +25,13 @@ import { createSeededRandom } from "../domain/random.ts";
 import type { Timing } from "../domain/timing.ts";
 import { DEFAULT_TIMING, sampleDelay } from "../domain/timing.ts";
 import { type CompiledRule, type CompiledScenario, compileScenario, type EffectTemplate } from "./compile.ts";
-import type { HttpFailure, RequestFacts, ResolvedEffects, ScenarioEngine } from "../domain/scenario-engine.ts";
+import type {
+  HttpFailure,
+  RequestFacts,
+  ResolvedEffects,
+  ScenarioEngine,
+  SharedAttemptCounters,
+} from "../domain/scenario-engine.ts";
 import type { LoadedScenario } from "./load.ts";
 import { MAGIC_ACCOUNTS_SCENARIO, MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
 
@@ -46,6 +52,12 @@ export interface ScenarioEngineOptions {
    * it with a shared one to prove the isolation property can fail.
    */
   readonly stateScope?: (kind: "request" | "customer", customerId: string) => string;
+  /**
+   * Attempt counts shared with other instances (a Redis store). They restart
+   * with a reset, not when a scenario is activated or replaced: another
+   * instance may be counting with them.
+   */
+  readonly counters?: SharedAttemptCounters;
 }
 
 export interface ActivationScope {
@@ -94,12 +106,15 @@ export interface ManagedScenarioEngine extends ScenarioEngine {
   list(): ScenarioListing;
   /**
    * Forgets attempt counters and restarts generators: all of them (a full
-   * simulator reset), or only what one customer's traffic built up.
+   * simulator reset), or only what one customer's traffic built up. This
+   * process's state is forgotten at once; shared counters when it resolves.
    */
-  resetState(customerId?: string): void;
+  resetState(customerId?: string): Promise<void>;
 }
 
 interface ScenarioState {
+  /** Scope and scenario name: what names its counters when they are shared. */
+  readonly key: string;
   readonly random: Random;
   /** Per rule index: attempt count per customer + idempotency key (or reference). */
   readonly counters: Map<number, Map<string, number>>;
@@ -201,7 +216,11 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
     const key = `${scope}\u0000${scenario.name}`;
     let state = states.get(key);
     if (state === undefined) {
-      state = { random: createSeededRandom(scenario.seed ?? hashSeed(scenario.name, engineSeed)), counters: new Map() };
+      state = {
+        key,
+        random: createSeededRandom(scenario.seed ?? hashSeed(scenario.name, engineSeed)),
+        counters: new Map(),
+      };
       states.set(key, state);
     }
     return state;
@@ -230,19 +249,28 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
     return count;
   }
 
-  function run(scenario: CompiledScenario, state: ScenarioState, facts: RequestFacts, into: EffectsAccumulator) {
+  async function run(
+    scenario: CompiledScenario,
+    state: ScenarioState,
+    facts: RequestFacts,
+    into: EffectsAccumulator,
+  ): Promise<void> {
     if (scenario.onlyAccounts !== undefined && !scenario.onlyAccounts.has(facts.account)) return;
     // Attempts are counted per customer and idempotency key, or per reference without a key.
-    const attemptKey = `${facts.customerId}\u0000${facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`}`;
-    scenario.rules.forEach((rule, index) => {
-      if (!rule.matches(facts)) return;
+    const attempt = facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`;
+    const attemptKey = `${facts.customerId}\u0000${attempt}`;
+    for (const [index, rule] of scenario.rules.entries()) {
+      if (!rule.matches(facts)) continue;
       if (rule.attempt !== undefined) {
-        const count = bump(state, index, attemptKey);
-        if (rule.attempt.kind === "nth" ? count !== rule.attempt.n : count > rule.attempt.n) return;
+        const count =
+          options.counters === undefined
+            ? bump(state, index, attemptKey)
+            : await options.counters.increment(facts.customerId, `${state.key}\u0000${index}`, attempt);
+        if (rule.attempt.kind === "nth" ? count !== rule.attempt.n : count > rule.attempt.n) continue;
       }
-      if (rule.probability !== undefined && !(state.random.next() < rule.probability)) return;
+      if (rule.probability !== undefined && !(state.random.next() < rule.probability)) continue;
       into.apply(rule, state.random);
-    });
+    }
   }
 
   const engine: ManagedScenarioEngine = {
@@ -263,18 +291,18 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
       for (const name of requested) {
         const entry = loaded.get(name);
         if (entry !== undefined)
-          run(entry.compiled, stateOf(scopeOf("request", facts.customerId), entry.compiled), facts, into);
+          await run(entry.compiled, stateOf(scopeOf("request", facts.customerId), entry.compiled), facts, into);
       }
       for (const name of perCustomer.get(facts.customerId) ?? []) {
         const entry = loaded.get(name);
         if (entry !== undefined)
-          run(entry.compiled, stateOf(scopeOf("customer", facts.customerId), entry.compiled), facts, into);
+          await run(entry.compiled, stateOf(scopeOf("customer", facts.customerId), entry.compiled), facts, into);
       }
       for (const name of global) {
         const entry = loaded.get(name);
-        if (entry !== undefined) run(entry.compiled, stateOf("global", entry.compiled), facts, into);
+        if (entry !== undefined) await run(entry.compiled, stateOf("global", entry.compiled), facts, into);
       }
-      if (magicEnabled) run(magic, stateOf("magic", magic), facts, into);
+      if (magicEnabled) await run(magic, stateOf("magic", magic), facts, into);
       return into.result();
     },
 
@@ -334,10 +362,11 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
       };
     },
 
-    resetState(customerId) {
+    async resetState(customerId) {
+      const shared = options.counters?.forget(customerId);
       if (customerId === undefined) {
         states.clear();
-        return;
+        return shared;
       }
       const own = new Set([scopeOf("request", customerId), scopeOf("customer", customerId)]);
       const prefix = `${customerId}\u0000`;
@@ -350,6 +379,7 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
           for (const counted of [...counts.keys()]) if (counted.startsWith(prefix)) counts.delete(counted);
         }
       }
+      return shared;
     },
   };
 

@@ -42,6 +42,7 @@ export function createScenariosPlugin(options: ScenariosPluginOptions = {}): Sim
       ...(options.magicAccounts === undefined ? {} : { magicAccounts: options.magicAccounts }),
       defaultOutcomeTiming: resolveTiming(options.defaultOutcomeTiming),
       scenarios: prepared.scenarios,
+      ...(context.attemptCounters === undefined ? {} : { counters: context.attemptCounters }),
     });
     for (const activation of prepared.activations) {
       engine.activate(activation.name, activation.customer === undefined ? {} : { customer: activation.customer });
@@ -53,7 +54,7 @@ export function createScenariosPlugin(options: ScenariosPluginOptions = {}): Sim
       adminSpec: SCENARIO_ADMIN_SPEC,
       // A reset customer may reuse its references: attempt counting starts again.
       async reset(customerId) {
-        engine.resetState(customerId);
+        await engine.resetState(customerId);
       },
     };
   };

@@ -13,14 +13,14 @@ import type { Customer } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import type { AdminControls, CreateCustomerResult, UpdateCustomerResult } from "../http/admin-routes.ts";
-import type { Journal } from "../http/journal.ts";
+import type { JournalView } from "../http/journal.ts";
 import { type CustomerInput, patchBaseline, toDirectoryInput, toDirectoryUpdate } from "./customer-setup.ts";
 
 export interface AdminControlsDeps {
   readonly store: Store;
   readonly directory: CustomerDirectory;
   readonly service: AirtimeService;
-  readonly journal: Journal;
+  readonly journal: JournalView;
   readonly clock: AdminControls["clock"];
   readonly retention: Pick<OrderRetention, "stats">;
   /** Tells the plugins (webhook logs, scenario counters) to forget the same state. */
@@ -88,7 +88,7 @@ export function createAdminControls(deps: AdminControlsDeps): AdminControls & Si
       if (customerId === undefined) {
         await store.reset();
         for (const baseline of baselines.values()) await store.putCustomer(baseline);
-        deps.journal.clear();
+        await deps.journal.clear();
         await deps.onReset?.();
         return true;
       }
@@ -96,7 +96,7 @@ export function createAdminControls(deps: AdminControlsDeps): AdminControls & Si
       if (baseline === undefined && (await store.getCustomer(customerId)) === undefined) return false;
       await store.reset(customerId);
       if (baseline !== undefined) await store.putCustomer(baseline);
-      deps.journal.clear(customerId);
+      await deps.journal.clear(customerId);
       await deps.onReset?.(customerId);
       return true;
     },

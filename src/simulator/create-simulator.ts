@@ -21,11 +21,13 @@ import { generateToken } from "./credentials.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
+import { openSharedJournal } from "./shared-journal.ts";
+import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
 import { finalIn } from "../domain/order-retention.ts";
-import { createRedisScheduler } from "../time/redis-scheduler.ts";
 import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
+import { createRedisAttemptCounters } from "../store/redis/redis-attempt-counters.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -177,16 +179,13 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const redis = await openRedisStore(options, onError);
   const statusTable = resolveStatusTable(options.statusTable);
   const memoryStore = redis === undefined ? createMemoryStore({ settled: finalIn(statusTable) }) : undefined;
-  // On Redis with a real clock the lifecycle's steps are shared: any process finishes any order.
-  const sharedScheduler =
-    redis === undefined || mode !== "real"
-      ? undefined
-      : createRedisScheduler(redis.client, { onError: (error) => onError(error) });
+  // On Redis the lifecycle's steps are shared (any process finishes any order), and so is a virtual clock.
+  const sharedTime = await openSharedTime(redis?.client, mode, options.startAt, onError);
   const domain = createEmbeddedDomain({
     clock: mode,
     store: redis?.store ?? (memoryStore as MemoryStore),
-    ...(sharedScheduler === undefined ? {} : { sharedScheduler }),
-    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+    ...(sharedTime.scheduler === undefined ? {} : { sharedScheduler: sharedTime.scheduler }),
+    ...(sharedTime.startAt === undefined ? {} : { startAt: sharedTime.startAt }),
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
     failureRate,
@@ -197,8 +196,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     onEventError: (error) => onError(error),
   });
   const { store, time, ids, random, service } = domain;
+  sharedTime.attach(time);
 
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const journalLimit = options.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
+  const journal = createJournal(journalLimit);
+  const sharedJournal = openSharedJournal(journal, redis?.client, journalLimit);
   const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
     store,
@@ -210,6 +212,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     journal,
     retention: domain.retention,
+    ...(redis === undefined ? {} : { attemptCounters: createRedisAttemptCounters(redis.client) }),
     plugins,
   };
   const factories: SimulatorPluginFactory[] = [
@@ -231,7 +234,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     mode,
     now: () => time.clock.now(),
     async advance(ms) {
-      await time.advance(ms);
+      await sharedTime.advance(time, ms);
       await settle();
     },
   };
@@ -241,7 +244,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     store,
     directory,
     service,
-    journal,
+    journal: sharedJournal.view,
     clock,
     retention: domain.retention,
     onReset: async (customerId) => {
@@ -275,7 +278,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
   const http = createHttpListeners({
     clock: time.clock,
-    journal,
+    journal: sharedJournal.recorder,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
     ...requestListener(options.onRequest, plugins),
@@ -301,14 +304,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const server = createHttpServer(http.requestListener);
-  sharedScheduler?.start();
+  sharedTime.start();
   let closed: Promise<ShutdownReport> | undefined;
   const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
     if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
       throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
     }
     time.stop();
-    await sharedScheduler?.stop();
+    await sharedTime.stop();
     for (const plugin of plugins) plugin.closing?.();
     const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { requestsCutOff } = await server.close(deadline);

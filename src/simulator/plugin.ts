@@ -12,7 +12,7 @@ import type { Order } from "../domain/model.ts";
 import type { OrderRetention, RetentionGuard } from "../domain/order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
-import type { ScenarioEngine } from "../domain/scenario-engine.ts";
+import type { ScenarioEngine, SharedAttemptCounters } from "../domain/scenario-engine.ts";
 import type { Journal, JournalRecord } from "../http/journal.ts";
 
 /**
@@ -78,6 +78,8 @@ export interface SimulatorContext {
   readonly journal: Journal;
   /** What the order cap has evicted so far (`GET /_sim/stats`). */
   readonly retention: Pick<OrderRetention, "stats">;
+  /** Scenario attempt counts shared by every instance on a Redis store; absent on the memory store. */
+  readonly attemptCounters?: SharedAttemptCounters;
   /**
    * Every plugin of the simulator, this one included, filled in as they are
    * built: read it once the simulator runs (when answering a request), not

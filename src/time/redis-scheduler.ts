@@ -66,8 +66,19 @@ return 1
 `;
 
 export interface RedisScheduler extends Scheduler {
-  /** Starts looking for due jobs (after the handlers are registered). */
+  /** Starts looking for due jobs (after the handlers are registered); a real clock's way of running them. */
   start(): void;
+  /**
+   * A shared virtual clock's way instead of `start`: the earliest time a job
+   * waits for (its due time, or the end of its lease), undefined when none waits.
+   */
+  nextDueAt(): Promise<number | undefined>;
+  /**
+   * Claims every job due (or whose lease ended) at `at` and runs them here,
+   * one after another in due order, until none is left; a job that threw
+   * stays leased until `at` + the lease.
+   */
+  runDue(at: number): Promise<void>;
   /** Stops looking; jobs stay in Redis for the other processes. Resolves when the jobs running here are done. */
   stop(): Promise<void>;
 }
@@ -98,21 +109,14 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     }
   }
 
+  const claim = async (at: number): Promise<string[]> =>
+    (await redis.eval(CLAIM, 3, keys.due, keys.leased, keys.data, at, at + leaseMs, batch)) as string[];
+
   async function poll(): Promise<void> {
     timer = undefined;
     if (stopped) return;
     try {
-      const at = now();
-      const claimed = (await redis.eval(
-        CLAIM,
-        3,
-        keys.due,
-        keys.leased,
-        keys.data,
-        at,
-        at + leaseMs,
-        batch,
-      )) as string[];
+      const claimed = await claim(now());
       for (const json of claimed) {
         const work = run(json);
         running.add(work);
@@ -163,6 +167,20 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     start() {
       stopped = false;
       schedulePoll(0);
+    },
+    async nextDueAt() {
+      const [due, leased] = (await redis
+        .multi()
+        .zrange(keys.due, 0, 0, "WITHSCORES")
+        .zrange(keys.leased, 0, 0, "WITHSCORES")
+        .exec()) as [[Error | null, string[]], [Error | null, string[]]];
+      const scores = [due[1][1], leased[1][1]].filter((score) => score !== undefined).map(Number);
+      return scores.length === 0 ? undefined : Math.min(...scores);
+    },
+    async runDue(at) {
+      for (let claimed = await claim(at); claimed.length > 0; claimed = await claim(at)) {
+        for (const json of claimed) await run(json);
+      }
     },
     async stop() {
       stopped = true;

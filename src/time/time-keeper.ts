@@ -13,6 +13,12 @@ export interface TimeKeeper {
   readonly mode: "real" | "virtual";
   /** Virtual mode only; throws in real mode. */
   advance(ms: number): Promise<void>;
+  /**
+   * Virtual mode only: moves time to `time` (never back), running what falls
+   * due on the way, as `advance` does, in the same queue: a clock shared with
+   * other processes brings this one to the time they moved it to.
+   */
+  advanceTo(time: number): Promise<void>;
   /** Stops real timers; pending jobs are kept but never run. */
   stop(): void;
   /** The jobs not yet run, in run order, and the virtual time (what `--state-file` saves). */
@@ -268,8 +274,7 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     return found;
   }
 
-  async function advanceNow(ms: number): Promise<void> {
-    const target = virtualNow + ms;
+  async function advanceNow(target: number): Promise<void> {
     for (;;) {
       const next = heap.peek();
       const until = next !== undefined && next.dueAt <= target ? Math.max(next.dueAt, virtualNow) : target;
@@ -324,6 +329,13 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     },
   };
 
+  /** Concurrent advances run one after another, each from where the previous one stopped. */
+  function enqueueAdvance(targetOf: () => number): Promise<void> {
+    const advanced = advancing.then(() => advanceNow(targetOf()));
+    advancing = advanced.catch(() => undefined);
+    return advanced;
+  }
+
   return {
     clock: options.mode === "virtual" ? { now, virtual: true } : { now },
     scheduler,
@@ -331,10 +343,12 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     advance(ms: number) {
       if (options.mode !== "virtual") return Promise.reject(new Error("advance() needs a virtual clock"));
       if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance(ms) needs a finite ms >= 0"));
-      // Concurrent advances run one after another, each from where the previous one stopped.
-      const advanced = advancing.then(() => advanceNow(ms));
-      advancing = advanced.catch(() => undefined);
-      return advanced;
+      return enqueueAdvance(() => virtualNow + ms);
+    },
+    advanceTo(time: number) {
+      if (options.mode !== "virtual") return Promise.reject(new Error("advanceTo() needs a virtual clock"));
+      if (!Number.isFinite(time)) return Promise.reject(new RangeError("advanceTo(time) needs a finite time"));
+      return enqueueAdvance(() => Math.max(virtualNow, time));
     },
     exportState() {
       return { virtualNow: options.mode === "virtual" ? virtualNow : null, jobs: heap.jobs() };

@@ -197,6 +197,16 @@ describe("virtual time keeper", () => {
     expect(ran.every((r, i) => i === 0 || ran[i - 1]!.at <= r.at)).toBe(true);
     expect(ran.some((r) => (r.payload as number) % 10 === 0)).toBe(false);
   });
+
+  it("advanceTo moves to a time, running what falls due on the way, and never moves back", async () => {
+    const { time, ran } = virtual();
+    await time.scheduler.schedule({ id: "a", type: "t", dueAt: 40, payload: null });
+    await time.advanceTo(50);
+    expect(ran.map((r) => [r.id, r.at])).toEqual([["a", 40]]);
+    await time.advanceTo(20);
+    expect(time.clock.now()).toBe(50);
+    await expect(time.advanceTo(Number.NaN)).rejects.toThrow(RangeError);
+  });
 });
 
 describe("real time keeper", () => {
