@@ -9,15 +9,8 @@
  */
 import { createCreationIndex } from "../store/creation-index.ts";
 import { freezeCopy } from "../store/freeze-copy.ts";
-import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
-
-const matches = (delivery: Delivery, filter: DeliveryFilter): boolean =>
-  (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
-  (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
-  (filter.reference === undefined || delivery.reference === filter.reference) &&
-  (filter.referencePrefix === undefined || delivery.reference.startsWith(filter.referencePrefix)) &&
-  (filter.state === undefined || delivery.state === filter.state) &&
-  (filter.messageId === undefined || delivery.messageId === filter.messageId);
+import { matchesDeliveryFilter as matches } from "./delivery-filter.ts";
+import type { Delivery, DeliveryAttempt, DeliveryStore } from "./ports.ts";
 
 /** Every delivery with its attempts, in creation order: what `--state-file` saves. */
 export interface DeliveryStoreState {

@@ -1,26 +1,14 @@
 import { expect, it } from "vitest";
 import { type AttemptContext, jobIdFor, nextState, outcomeOf } from "../../src/webhooks/delivery-transitions.ts";
 import type { Delivery } from "../../src/webhooks/ports.ts";
+import { delivery } from "./delivery-store-contract.ts";
 
-const pending: Delivery = {
-  id: "dlv_1",
+const pending: Delivery = delivery("dlv_1", "acme", {
   messageId: "msg_1",
-  kind: "status",
-  customerId: "acme",
   orderId: "ord_1",
   reference: "R-1",
-  status: 20,
-  final: true,
-  body: "{}",
-  state: "pending",
-  createdAt: 0,
-  nextAttemptAt: 0,
   nextJobId: jobIdFor("dlv_1", 0),
-  scheduleIndex: 0,
-  attemptCount: 0,
-  deliveredAt: null,
-  badSignature: false,
-};
+});
 
 const scheduled: AttemptContext = {
   trigger: "schedule",
