@@ -25,6 +25,7 @@ import {
   jobIdFor,
   nextState,
   outcomeOf,
+  plannedRetry,
 } from "./delivery-transitions.ts";
 import { createFairLimiter } from "./fair-limiter.ts";
 import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
@@ -346,9 +347,20 @@ export function createWebhookDispatcher(
     const finishedAt = virtual ? sentAt : sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
     const retryDelay = retryDelayAfter(context, result);
     const before = delivery.state;
+    // The retry's job exists before the delivery names it: a process stopped in between leaves a
+    // job the delivery ignores, never a delivery waiting for a job nobody scheduled. A closing
+    // dispatcher schedules nothing more; the delivery stays pending with its next time.
+    const retry = plannedRetry(delivery.id, context, outcome, finishedAt, retryDelay);
+    const scheduled = retry !== undefined && !stopping;
+    if (scheduled) {
+      const payload: AttemptJobPayload = { deliveryId: delivery.id, scheduleIndex: retry.scheduleIndex };
+      await scheduler.schedule({ id: retry.jobId, type: WEBHOOK_ATTEMPT_JOB, dueAt: retry.dueAt, payload });
+    }
     const updated = await deliveries.update(delivery.id, (current) =>
       nextState(current, context, outcome, finishedAt, retryDelay, schedule.length),
     );
+    // Delivered, disabled or superseded meanwhile: the retry is not wanted.
+    if (scheduled && updated?.nextJobId !== retry.jobId) await scheduler.cancel(retry.jobId);
     // Reset away while the request was out.
     if (updated === undefined) return undefined;
     const attemptRecord: DeliveryAttempt = {
@@ -372,17 +384,6 @@ export function createWebhookDispatcher(
       ...(result.kind === "response" && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
     };
     await deliveries.addAttempt(attemptRecord);
-    const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
-    // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
-    if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !stopping) {
-      const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
-      await scheduler.schedule({
-        id: updated.nextJobId,
-        type: WEBHOOK_ATTEMPT_JOB,
-        dueAt: updated.nextAttemptAt,
-        payload,
-      });
-    }
     if (outcome === "gone") {
       await disableEndpoint(delivery.customerId, endpoint.url);
       // Attempts already waiting for this endpoint are not sent either.

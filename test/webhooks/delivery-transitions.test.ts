@@ -1,5 +1,11 @@
 import { expect, it } from "vitest";
-import { type AttemptContext, jobIdFor, nextState, outcomeOf } from "../../src/webhooks/delivery-transitions.ts";
+import {
+  type AttemptContext,
+  jobIdFor,
+  nextState,
+  outcomeOf,
+  plannedRetry,
+} from "../../src/webhooks/delivery-transitions.ts";
 import type { Delivery } from "../../src/webhooks/ports.ts";
 import { delivery } from "./delivery-store-contract.ts";
 
@@ -68,4 +74,16 @@ it("delivered is final, and 410 disables", () => {
     reason: "the endpoint answered 410 Gone",
     nextJobId: null,
   });
+});
+
+it("plans the retry a failed scheduled attempt leads to, as nextState records it, and none otherwise", () => {
+  const failed = nextState(pending, scheduled, "failed", 10, 100, 3);
+  expect(plannedRetry("dlv_1", scheduled, "failed", 10, 100)).toEqual({
+    jobId: failed.nextJobId,
+    scheduleIndex: failed.scheduleIndex,
+    dueAt: failed.nextAttemptAt,
+  });
+  expect(plannedRetry("dlv_1", scheduled, "failed", 10, undefined)).toBeUndefined();
+  expect(plannedRetry("dlv_1", scheduled, "delivered", 10, 100)).toBeUndefined();
+  expect(plannedRetry("dlv_1", manual, "failed", 10, 100)).toBeUndefined();
 });
