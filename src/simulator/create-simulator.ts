@@ -18,7 +18,7 @@ import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
-import { DEFAULT_PLUGINS } from "./default-plugins.ts";
+import { DEFAULT_PLUGINS, type SharedPluginState } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import { openSharedJournal } from "./shared-journal.ts";
@@ -26,8 +26,15 @@ import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
 import { finalIn } from "../domain/order-retention.ts";
-import { connectRedisStore, isRedisUrl, type RedisStoreConnection } from "../store/redis/connect-redis.ts";
+import {
+  connectRedisStore,
+  guardUnavailable,
+  isRedisUrl,
+  type RedisStoreConnection,
+} from "../store/redis/connect-redis.ts";
 import { createRedisAttemptCounters } from "../store/redis/redis-attempt-counters.ts";
+import { WEBHOOK_ATTEMPT_JOB } from "../webhooks/dispatcher.ts";
+import { createRedisDeliveryStore } from "../webhooks/redis-delivery-store.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -184,7 +191,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const domain = createEmbeddedDomain({
     clock: mode,
     store: redis?.store ?? (memoryStore as MemoryStore),
-    ...(sharedTime.scheduler === undefined ? {} : { sharedScheduler: sharedTime.scheduler }),
+    // With a real clock webhook attempts are shared too: whichever process claims one makes it,
+    // from the shared delivery log. A virtual clock's advance runs each process's own attempts.
+    ...(sharedTime.scheduler === undefined
+      ? {}
+      : {
+          sharedScheduler: sharedTime.scheduler,
+          ...(mode === "real" ? { sharedJobTypes: [WEBHOOK_ATTEMPT_JOB] } : {}),
+        }),
     ...(sharedTime.startAt === undefined ? {} : { startAt: sharedTime.startAt }),
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
@@ -215,10 +229,21 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     ...(redis === undefined ? {} : { attemptCounters: createRedisAttemptCounters(redis.client) }),
     plugins,
   };
+  const shared: SharedPluginState =
+    redis === undefined
+      ? {}
+      : {
+          deliveries: {
+            deliveryStore: guardUnavailable(createRedisDeliveryStore(redis.client)),
+            placement: mode === "real" ? "shared" : "local",
+          },
+        };
   const factories: SimulatorPluginFactory[] = [
     ...(options.defaultPlugins === false
       ? []
-      : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
+      : DEFAULT_PLUGINS.map((entry) => entry(options, shared)).filter(
+          (f): f is SimulatorPluginFactory => f !== undefined,
+        )),
     ...(options.plugins ?? []),
   ];
   for (const factory of factories) plugins.push(await factory(context));
@@ -311,7 +336,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
     }
     time.stop();
-    await sharedTime.stop();
+    // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
+    const sharedStopped = sharedTime.stop();
     for (const plugin of plugins) plugin.closing?.();
     const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { requestsCutOff } = await server.close(deadline);
@@ -320,6 +346,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
       for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
     }
+    await sharedStopped;
     const orders = await store.listOrders();
     const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
     await redis?.close();

@@ -47,6 +47,8 @@ export interface EmbeddedDomainOptions {
   readonly store?: Store;
   /** A scheduler shared with other processes: the lifecycle's steps run there (default: this process's own). */
   readonly sharedScheduler?: Scheduler;
+  /** Other job types that run on `sharedScheduler` too (webhook attempts, when their deliveries are shared). */
+  readonly sharedJobTypes?: readonly string[];
   /** Generated customer secrets: `crypto` (default) or `seeded` from the random source. */
   readonly secrets?: "crypto" | "seeded";
   /** Called when a scheduled job throws (default: console.error). */
@@ -91,7 +93,11 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
   const scheduler =
     options.sharedScheduler === undefined
       ? time.scheduler
-      : createRoutedScheduler(time.scheduler, options.sharedScheduler, new Set([ORDER_STEP_JOB]));
+      : createRoutedScheduler(
+          time.scheduler,
+          options.sharedScheduler,
+          new Set([ORDER_STEP_JOB, ...(options.sharedJobTypes ?? [])]),
+        );
   const random = createSeededRandom(options.seed ?? 1);
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
   const events = createOrderEventBus();

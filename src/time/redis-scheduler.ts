@@ -8,6 +8,10 @@
  * Handlers must therefore tolerate a second run of a job whose first run
  * may have done part of its work (the lifecycle's steps do: they
  * compare-and-set on the order's version).
+ *
+ * A live process renews the leases of the jobs it is running (every third of
+ * the lease), so a handler may take longer than the lease (a webhook attempt
+ * waiting on a slow receiver) without another process running it too.
  */
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -93,11 +97,15 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
   const onError = options.onError ?? ((error: unknown) => console.error("scheduler:", error));
   const handlers = new Map<string, JobHandler>();
   const running = new Set<Promise<void>>();
+  /** Ids of the jobs running here, whose leases are renewed. */
+  const held = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
+  let renewal: NodeJS.Timeout | undefined;
   let stopped = true;
 
   async function run(json: string): Promise<void> {
     const job = JSON.parse(json) as Job;
+    held.add(job.id);
     try {
       const handler = handlers.get(job.type);
       if (handler === undefined) throw new Error(`no handler for job type ${job.type}`);
@@ -106,6 +114,19 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     } catch (error) {
       // Left leased: it runs again, here or elsewhere, once the lease ends.
       onError(error, job);
+    } finally {
+      held.delete(job.id);
+    }
+  }
+
+  /** Pushes the lease end of every job still running here (XX: a job completed meanwhile is not leased again). */
+  async function renewLeases(): Promise<void> {
+    if (held.size === 0) return;
+    const until = now() + leaseMs;
+    try {
+      await redis.zadd(keys.leased, "XX", ...[...held].flatMap((id) => [until, id]));
+    } catch (error) {
+      onError(error);
     }
   }
 
@@ -167,6 +188,8 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     start() {
       stopped = false;
       schedulePoll(0);
+      renewal ??= setInterval(() => void renewLeases(), Math.max(1, Math.floor(leaseMs / 3)));
+      renewal.unref?.();
     },
     async nextDueAt() {
       const [due, leased] = (await redis
@@ -186,7 +209,10 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
+      // Jobs still running keep their leases until they are done.
       while (running.size > 0) await Promise.allSettled([...running]);
+      clearInterval(renewal);
+      renewal = undefined;
     },
   };
 }

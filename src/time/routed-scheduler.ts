@@ -1,9 +1,8 @@
 /**
  * One Scheduler over two: the job types named go to `shared` (on Redis, run
  * by whichever process claims them), every other to `local` (this process's
- * own). The lifecycle's steps are shared, so a survivor finishes the orders
- * of a process that died; webhook attempts stay with the process that holds
- * their deliveries.
+ * own). The lifecycle's steps and webhook attempts are shared, so a survivor
+ * finishes the orders of a process that died and makes its attempts.
  */
 import type { Scheduler } from "../domain/ports.ts";
 

@@ -84,6 +84,25 @@ export function nextState(
   }
 }
 
+/**
+ * The retry `nextState` schedules when the attempt fails and the delivery
+ * still waits for this attempt's job: the next slot's job, due `retryDelay`
+ * after the attempt finished. Undefined when no retry can follow.
+ */
+export function plannedRetry(
+  deliveryId: string,
+  context: AttemptContext,
+  outcome: AttemptOutcome,
+  finishedAt: number,
+  retryDelay: number | undefined,
+): { readonly jobId: string; readonly scheduleIndex: number; readonly dueAt: number } | undefined {
+  if (outcome !== "failed" || retryDelay === undefined || context.jobId === null || context.scheduleIndex === null) {
+    return undefined;
+  }
+  const scheduleIndex = context.scheduleIndex + 1;
+  return { jobId: jobIdFor(deliveryId, scheduleIndex), scheduleIndex, dueAt: finishedAt + retryDelay };
+}
+
 export function outcomeOf(result: PostResult): AttemptOutcome {
   if (result.kind === "error") return "failed";
   if (result.status >= 200 && result.status < 300) return "delivered";

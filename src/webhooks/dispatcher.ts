@@ -10,6 +10,14 @@
  * answer can schedule a retry, so a virtual clock runs the retries due in
  * the same advance, in time order, without waiting on requests whose
  * retries fall later. `settle()` awaits the requests started so far.
+ *
+ * With attempts on a scheduler shared by several processes (leased jobs on
+ * Redis, `placement: "shared"`), a job instead holds its lease until its
+ * attempt is recorded and its retry scheduled: a process killed mid-attempt
+ * leaves the job leased, and a survivor makes the attempt once the lease
+ * runs out. The delivery's `nextJobId` tells a stale or repeated job from
+ * the one its delivery waits for, so a slot is attempted once per run of
+ * its job, on whichever process claimed it.
  */
 import { setMaxListeners } from "node:events";
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
@@ -25,6 +33,7 @@ import {
   jobIdFor,
   nextState,
   outcomeOf,
+  plannedRetry,
 } from "./delivery-transitions.ts";
 import { createFairLimiter } from "./fair-limiter.ts";
 import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
@@ -60,6 +69,15 @@ export interface WebhookDispatcherOptions {
   /** Attempts waiting for a slot, per endpoint; one more sheds the oldest as a failed `queue_overflow` attempt. Default 1000. */
   readonly maxQueuedPerEndpoint?: number | undefined;
 }
+
+/**
+ * Where attempts run. `local`: this process's own scheduler, which a job
+ * must not hold up (it only starts the request). `shared`: a scheduler
+ * several processes claim leased jobs from; a job holds its lease until its
+ * attempt is recorded, and a closing process hands the attempts it will not
+ * make back to the others.
+ */
+export type AttemptPlacement = "local" | "shared";
 
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */
 export interface WebhookDispatcherDeps {
@@ -122,8 +140,10 @@ export interface WebhookCloseReport {
 export function createWebhookDispatcher(
   deps: WebhookDispatcherDeps,
   options: WebhookDispatcherOptions = {},
+  placement: AttemptPlacement = "local",
 ): WebhookDispatcher {
   const { store, clock, scheduler, statusTable } = deps;
+  const shared = placement === "shared";
   // On a virtual clock an attempt is stamped with its due time and takes no simulator time.
   const virtual = clock.virtual === true;
   const schedule = resolveSchedule(options.schedule);
@@ -145,6 +165,8 @@ export function createWebhookDispatcher(
   // Closing starts no attempt; at the deadline the `closing` signal aborts the requests still out.
   let stopping = false;
   let posting = 0;
+  /** Shared attempts this closing process gave back to the other processes. */
+  let handedBack = 0;
   const closing = new AbortController();
   // Every attempt in flight listens on this one signal; hundreds at once are normal, not a leak.
   setMaxListeners(0, closing.signal);
@@ -172,10 +194,7 @@ export function createWebhookDispatcher(
     };
     // Stored before its job exists, so the job always finds it.
     await deliveries.insert(delivery);
-    if (dueAt !== null && scheduleFirst) {
-      const payload: AttemptJobPayload = { deliveryId: id, scheduleIndex: 0 };
-      await scheduler.schedule({ id: jobIdFor(id, 0), type: WEBHOOK_ATTEMPT_JOB, dueAt, payload });
-    }
+    if (dueAt !== null && scheduleFirst) await scheduleAttempt(id, 0, jobIdFor(id, 0), dueAt);
     return delivery;
   }
 
@@ -223,16 +242,37 @@ export function createWebhookDispatcher(
 
   async function runJob(job: Job): Promise<void> {
     if (!isAttemptJobPayload(job.payload)) throw new Error(`malformed ${WEBHOOK_ATTEMPT_JOB} payload`);
-    if (stopping) return;
     const { deliveryId, scheduleIndex } = job.payload;
+    if (stopping) {
+      if (shared) await handBack(deliveryId, scheduleIndex, job.id, job.dueAt);
+      return;
+    }
     const delivery = await deliveries.get(deliveryId);
-    // Delivered meanwhile, reset away, or superseded (redelivery, webhook before response).
-    if (delivery === undefined || delivery.state !== "pending" || delivery.nextJobId !== job.id) return;
-    // Not awaited: the scheduler moves on while the request is out.
+    if (delivery === undefined || delivery.state !== "pending") return;
+    // Superseded (redelivery, webhook before response), or run again after its attempt was recorded.
+    if (delivery.nextJobId !== job.id) return;
     const work = track(
       attemptScheduled(delivery, { trigger: "schedule", scheduledAt: job.dueAt, scheduleIndex, jobId: job.id }),
     );
-    scheduler.track(work, horizonOf(delivery, job.dueAt, scheduleIndex));
+    // Shared: the job holds its lease until the attempt is recorded. Local: the scheduler moves on while the request is out.
+    if (shared) await work;
+    else scheduler.track(work, horizonOf(delivery, job.dueAt, scheduleIndex));
+  }
+
+  /**
+   * Shared attempts: a claimed job this closing process will not run goes
+   * back to the shared scheduler for another process. Its due time moves on
+   * by at least 1 ms: the scheduler then sees a job scheduled again, not the
+   * one claimed, and keeps it when the claim completes.
+   */
+  async function handBack(deliveryId: string, scheduleIndex: number, jobId: string, dueAt: number): Promise<void> {
+    handedBack += 1;
+    await scheduleAttempt(deliveryId, scheduleIndex, jobId, Math.max(clock.now(), dueAt + 1));
+  }
+
+  async function scheduleAttempt(deliveryId: string, scheduleIndex: number, id: string, dueAt: number): Promise<void> {
+    const payload: AttemptJobPayload = { deliveryId, scheduleIndex };
+    await scheduler.schedule({ id, type: WEBHOOK_ATTEMPT_JOB, dueAt, payload });
   }
 
   /**
@@ -286,7 +326,12 @@ export function createWebhookDispatcher(
       }
       return send(delivery, current, context);
     });
-    if (slot.kind === "ran") return slot.value;
+    if (slot.kind === "ran") {
+      if (slot.value === undefined && stopping && shared && context.jobId !== null && context.scheduleIndex !== null) {
+        await handBack(delivery.id, context.scheduleIndex, context.jobId, context.scheduledAt);
+      }
+      return slot.value;
+    }
     if (slot.reason === "cancelled") {
       await disableDelivery(delivery, context, "cancelled while queued: the endpoint answered 410 Gone");
       return undefined;
@@ -346,9 +391,18 @@ export function createWebhookDispatcher(
     const finishedAt = virtual ? sentAt : sentAt + Math.max(0, Math.min(clock.now() - sentAt, result.latencyMs));
     const retryDelay = retryDelayAfter(context, result);
     const before = delivery.state;
+    // The retry's job exists before the delivery names it: a process killed in between leaves a
+    // job the delivery ignores, never a delivery waiting for a job nobody scheduled. A closing
+    // dispatcher schedules nothing more (the delivery stays pending with its next time), unless
+    // its attempts are shared: then another process makes the retry.
+    const retry = plannedRetry(delivery.id, context, outcome, finishedAt, retryDelay);
+    const scheduled = retry !== undefined && (!stopping || shared);
+    if (scheduled) await scheduleAttempt(delivery.id, retry.scheduleIndex, retry.jobId, retry.dueAt);
     const updated = await deliveries.update(delivery.id, (current) =>
       nextState(current, context, outcome, finishedAt, retryDelay, schedule.length),
     );
+    // Delivered, disabled or superseded meanwhile: the retry is not wanted.
+    if (scheduled && updated?.nextJobId !== retry.jobId) await scheduler.cancel(retry.jobId);
     // Reset away while the request was out.
     if (updated === undefined) return undefined;
     const attemptRecord: DeliveryAttempt = {
@@ -372,17 +426,6 @@ export function createWebhookDispatcher(
       ...(result.kind === "response" && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
     };
     await deliveries.addAttempt(attemptRecord);
-    const retry = updated.nextJobId !== null && updated.nextJobId !== delivery.nextJobId;
-    // A closing dispatcher schedules nothing more; the delivery stays pending with its next time.
-    if (retry && updated.nextAttemptAt !== null && updated.nextJobId !== null && !stopping) {
-      const payload: AttemptJobPayload = { deliveryId: updated.id, scheduleIndex: updated.scheduleIndex };
-      await scheduler.schedule({
-        id: updated.nextJobId,
-        type: WEBHOOK_ATTEMPT_JOB,
-        dueAt: updated.nextAttemptAt,
-        payload,
-      });
-    }
     if (outcome === "gone") {
       await disableEndpoint(delivery.customerId, endpoint.url);
       // Attempts already waiting for this endpoint are not sent either.
@@ -427,8 +470,10 @@ export function createWebhookDispatcher(
         state: "pending",
       },
       now,
-      { scheduleFirst: false },
+      // Shared: a job like any other, so a process killed now leaves it to a survivor.
+      { scheduleFirst: shared },
     );
+    if (shared) return;
     const context: AttemptContext = { trigger: "schedule", scheduledAt: now, scheduleIndex: 0, jobId: stale.nextJobId };
     // Not awaited: it runs after the final message's attempt has finished; settle() still waits for it.
     scheduler.track(track(attemptScheduled(stale, context)), horizonOf(stale, now, 0));
@@ -460,7 +505,8 @@ export function createWebhookDispatcher(
     const attemptsCutOff = posting;
     closing.abort();
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    const undelivered = (await deliveries.list({ state: "pending" })).length;
+    // Shared: what is pending is the other processes' to make; only what this one handed back is counted.
+    const undelivered = shared ? handedBack : (await deliveries.list({ state: "pending" })).length;
     return { attemptsCutOff, undelivered };
   }
 
@@ -515,13 +561,7 @@ export function createWebhookDispatcher(
     async resume() {
       for (const delivery of await deliveries.list({ state: "pending" })) {
         if (delivery.nextJobId === null || delivery.nextAttemptAt === null) continue;
-        const payload: AttemptJobPayload = { deliveryId: delivery.id, scheduleIndex: delivery.scheduleIndex };
-        await scheduler.schedule({
-          id: delivery.nextJobId,
-          type: WEBHOOK_ATTEMPT_JOB,
-          dueAt: delivery.nextAttemptAt,
-          payload,
-        });
+        await scheduleAttempt(delivery.id, delivery.scheduleIndex, delivery.nextJobId, delivery.nextAttemptAt);
       }
     },
     async reset(customerId) {

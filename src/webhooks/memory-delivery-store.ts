@@ -12,6 +12,7 @@
 import { createColdQueue, DEFAULT_HOT_RECORDS } from "../store/cold-queue.ts";
 import { createCreationIndex } from "../store/creation-index.ts";
 import { freezeCopy } from "../store/freeze-copy.ts";
+import { matchesDeliveryFilter } from "./delivery-filter.ts";
 import { PackedDelivery } from "./packed-delivery.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
 
@@ -19,13 +20,8 @@ import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from ".
 const messageIdOf = (stored: Delivery | PackedDelivery): string =>
   stored instanceof PackedDelivery ? stored.unpack().delivery.messageId : stored.messageId;
 
-const matches = (delivery: Delivery | PackedDelivery, filter: DeliveryFilter): boolean =>
-  (filter.customerId === undefined || delivery.customerId === filter.customerId) &&
-  (filter.orderId === undefined || delivery.orderId === filter.orderId) &&
-  (filter.reference === undefined || delivery.reference === filter.reference) &&
-  (filter.referencePrefix === undefined || delivery.reference.startsWith(filter.referencePrefix)) &&
-  (filter.state === undefined || delivery.state === filter.state) &&
-  (filter.messageId === undefined || messageIdOf(delivery) === filter.messageId);
+const matches = (stored: Delivery | PackedDelivery, filter: DeliveryFilter): boolean =>
+  matchesDeliveryFilter(stored, filter, messageIdOf);
 
 /** Every delivery with its attempts, in creation order: what `--state-file` saves. */
 export interface DeliveryStoreState {

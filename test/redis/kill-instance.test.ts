@@ -3,8 +3,11 @@
  * load: every order it acknowledged is still there, a retry of its key on
  * the survivor replays the same id (never a second charge), and the money
  * adds up — the balance plus every stored order is what the customer had.
+ * The survivor also finishes the killed instance's orders and makes the
+ * webhook attempts it held, each message accepted exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCountingReceiver } from "../support/counting-receiver.ts";
 import { balanceOf, bearer, send } from "../support/http.ts";
 import { startServe } from "../support/processes.ts";
 import { redisSkipReason, startRedis, type TestRedis } from "../support/redis.ts";
@@ -102,6 +105,50 @@ describe.skipIf(skip !== undefined)(`kill -9 of an instance${skip === undefined 
     } finally {
       await doomed.server.stop(1_000);
       await survivor.server.stop(5_000);
+    }
+  });
+
+  it("lets the survivor make the webhook attempts the killed instance held", { timeout: 150_000 }, async () => {
+    // Down (and slow to say so) until after the kill: every message waits for a retry, many in flight.
+    const receiver = await startCountingReceiver({ down: true, downLatencyMs: 300 });
+    const schedule = ["0", ...Array.from({ length: 200 }, () => "500ms")].join(",");
+    const args = [
+      ...["--store", redis.url.replace(/\/0$/, "/2"), "--demo-token", TOKEN, "--admin-token", ADMIN],
+      ...["--timing", "100ms", "--webhook-url", receiver.url, "--webhook-schedule", schedule, "--quiet"],
+    ];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    const listed = async (state?: string) => {
+      let count = 0;
+      let cursor: string | null = "";
+      while (cursor !== null) {
+        const query = `limit=1000${state === undefined ? "" : `&state=${state}`}${cursor === "" ? "" : `&cursor=${cursor}`}`;
+        const page = await send(survivor.url, `/_sim/deliveries?${query}`, { headers: bearer(ADMIN) });
+        count += (page.body.deliveries as { attemptCount: number }[]).filter((d) => d.attemptCount > 0).length;
+        cursor = page.body.next_cursor as string | null;
+      }
+      return count;
+    };
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => order(i % 2 === 0 ? doomed.url : survivor.url, 10_000 + i)),
+      );
+      expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
+      // Every order is final and its webhook refused at least once: each now waits for a retry.
+      await expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
+      doomed.server.child.kill("SIGKILL");
+      expect(await doomed.server.exited).toBeNull();
+      receiver.down = false;
+
+      const accepted = () => [...receiver.messages.values()].filter((message) => message.accepted > 0).length;
+      await expect.poll(accepted, { timeout: 60_000, interval: 500 }).toBe(200);
+      expect(new Set([...receiver.messages.values()].map((message) => message.body.reference)).size).toBe(200);
+      expect([...receiver.messages.values()].filter((message) => message.accepted !== 1)).toEqual([]);
+      await expect.poll(() => listed("delivered"), { timeout: 10_000, interval: 250 }).toBe(200);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+      await receiver.close();
     }
   });
 });

@@ -50,6 +50,26 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     expect(await holder.size()).toBe(0);
   });
 
+  it("keeps a job that runs longer than its lease from being run by a second scheduler", async () => {
+    const prefix = `s${++prefixes}:`;
+    const runs: string[] = [];
+    const schedulers = ["one", "two"].map((name) => {
+      const scheduler = createRedisScheduler(client(), { prefix, pollMs: 5, leaseMs: 150 });
+      scheduler.handle("slow", async () => {
+        runs.push(name);
+        // Six leases long: without renewal the other scheduler would claim it meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 900));
+      });
+      return scheduler;
+    });
+    await schedulers[0]?.schedule({ type: "slow", dueAt: Date.now(), payload: null });
+    for (const scheduler of schedulers) scheduler.start();
+    await expect.poll(() => runs.length, { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => schedulers[0]?.size(), { timeout: 5_000 }).toBe(0);
+    for (const scheduler of schedulers) await scheduler.stop();
+    expect(runs).toHaveLength(1);
+  });
+
   it("cancels a job, and replaces one scheduled again under its id", async () => {
     const prefix = `s${++prefixes}:`;
     const scheduler = createRedisScheduler(client(), { prefix });

@@ -1,26 +1,20 @@
 import { expect, it } from "vitest";
-import { type AttemptContext, jobIdFor, nextState, outcomeOf } from "../../src/webhooks/delivery-transitions.ts";
+import {
+  type AttemptContext,
+  jobIdFor,
+  nextState,
+  outcomeOf,
+  plannedRetry,
+} from "../../src/webhooks/delivery-transitions.ts";
 import type { Delivery } from "../../src/webhooks/ports.ts";
+import { delivery } from "./delivery-store-contract.ts";
 
-const pending: Delivery = {
-  id: "dlv_1",
+const pending: Delivery = delivery("dlv_1", "acme", {
   messageId: "msg_1",
-  kind: "status",
-  customerId: "acme",
   orderId: "ord_1",
   reference: "R-1",
-  status: 20,
-  final: true,
-  body: "{}",
-  state: "pending",
-  createdAt: 0,
-  nextAttemptAt: 0,
   nextJobId: jobIdFor("dlv_1", 0),
-  scheduleIndex: 0,
-  attemptCount: 0,
-  deliveredAt: null,
-  badSignature: false,
-};
+});
 
 const scheduled: AttemptContext = {
   trigger: "schedule",
@@ -80,4 +74,16 @@ it("delivered is final, and 410 disables", () => {
     reason: "the endpoint answered 410 Gone",
     nextJobId: null,
   });
+});
+
+it("plans the retry a failed scheduled attempt leads to, as nextState records it, and none otherwise", () => {
+  const failed = nextState(pending, scheduled, "failed", 10, 100, 3);
+  expect(plannedRetry("dlv_1", scheduled, "failed", 10, 100)).toEqual({
+    jobId: failed.nextJobId,
+    scheduleIndex: failed.scheduleIndex,
+    dueAt: failed.nextAttemptAt,
+  });
+  expect(plannedRetry("dlv_1", scheduled, "failed", 10, undefined)).toBeUndefined();
+  expect(plannedRetry("dlv_1", scheduled, "delivered", 10, 100)).toBeUndefined();
+  expect(plannedRetry("dlv_1", manual, "failed", 10, 100)).toBeUndefined();
 });

@@ -233,3 +233,49 @@ it("close() aborts an attempt in flight at once and starts no more", async () =>
   expect((await dispatcher.deliveries.attempts(delivery?.id ?? ""))[0]?.error).toBe("shutdown");
   expect(await dispatcher.redeliver(delivery?.id ?? "")).toEqual({ kind: "closed" });
 });
+
+it("shared attempts: a job holds until its attempt is recorded, and a job run again after that sends nothing", async () => {
+  const receiver = await inbox([generateWebhookSecret()]);
+  receiver.respondWith(503);
+  const time = createTimeKeeper({ mode: "virtual", startAt: START });
+  // A scheduler shared with other processes, driven by hand: the test runs each job as a claim would.
+  const jobs: Job[] = [];
+  let run: ((job: Job) => Promise<void>) | undefined;
+  const scheduler: Scheduler = {
+    ...time.scheduler,
+    handle: (_type, handler) => {
+      run = handler;
+    },
+    async schedule(job) {
+      const id = job.id ?? `job_${jobs.length}`;
+      jobs.push({ id, type: job.type, dueAt: job.dueAt, payload: job.payload });
+      return id;
+    },
+  };
+  const store = tinyStore([customer("a", { url: receiver.url, secrets: [generateWebhookSecret()] })]);
+  const dispatcher = createWebhookDispatcher(
+    { store, clock: time.clock, scheduler, random: createSeededRandom(1), statusTable: DEFAULT_STATUS_TABLE },
+    { schedule: [0, 1000, 60_000], timeout: 2000, jitter: 0 },
+    "shared",
+  );
+  cleanup.push(() => dispatcher.close());
+  await dispatcher.events.statusChanged(finalChange("a", "SH-1", START));
+  const [first] = jobs;
+  if (first === undefined || run === undefined) throw new Error("no attempt job was scheduled");
+
+  await run(first);
+  // Returned only once the attempt was recorded and its retry scheduled.
+  const [delivery] = await dispatcher.deliveries.list();
+  expect(delivery?.attemptCount).toBe(1);
+  expect(await dispatcher.deliveries.attempts(delivery?.id ?? "")).toHaveLength(1);
+  expect(jobs.map((job) => job.id)).toEqual([first.id, delivery?.nextJobId]);
+
+  // The same job again (a survivor after a lease ran out, a duplicate claim): the delivery waits for another.
+  await run(first);
+  expect(receiver.requests()).toHaveLength(1);
+  const retry = jobs[1] as Job;
+  await run(retry);
+  await run(retry);
+  expect(receiver.requests()).toHaveLength(2);
+  expect((await dispatcher.deliveries.get(delivery?.id ?? ""))?.attemptCount).toBe(2);
+});

@@ -59,7 +59,9 @@ export async function connectRedisStore(
     redis.disconnect();
     throw new Error(`cannot reach Redis at ${url}: ${(error as Error).message}`, { cause: error });
   }
-  const store = guardStore(createRedisStore(redis, options.prefix === undefined ? {} : { prefix: options.prefix }));
+  const store = guardUnavailable(
+    createRedisStore(redis, options.prefix === undefined ? {} : { prefix: options.prefix }),
+  );
   return {
     store,
     client: redis,
@@ -70,17 +72,18 @@ export async function connectRedisStore(
 }
 
 /**
- * The store with every failure to reach Redis turned into
- * `StoreUnavailableError`; programming errors (a RangeError) pass as they are.
+ * An adapter on Redis (the store, the delivery log) with every failure to
+ * reach Redis turned into `StoreUnavailableError`; programming errors (a
+ * RangeError) pass as they are.
  */
-function guardStore(store: Store): Store {
+export function guardUnavailable<T extends object>(adapter: T): T {
   const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(store) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+  for (const [name, method] of Object.entries(adapter) as [string, (...args: unknown[]) => Promise<unknown>][]) {
     guarded[name] = (...args: unknown[]) =>
-      method.apply(store, args).catch((error: unknown) => {
+      method.apply(adapter, args).catch((error: unknown) => {
         if (error instanceof RangeError) throw error;
         throw new StoreUnavailableError((error as Error).message ?? String(error), { cause: error });
       });
   }
-  return guarded as unknown as Store;
+  return guarded as T;
 }

@@ -13,14 +13,12 @@ import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain
 import { evictedRecordOf } from "../../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
+import { readSequencePage } from "./sequence-page.ts";
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
   readonly prefix?: string;
 }
-
-/** How many candidates one page call reads at most, per order asked for. */
-const SCAN_FACTOR = 4;
 
 type StoredCustomer = Omit<Customer, "wallets"> & {
   readonly wallets: readonly { readonly shortcode: string | null; readonly currency: string }[];
@@ -31,13 +29,6 @@ const digestOf = (token: string): string => nodeCrypto.createHash("sha256").upda
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
-}
-
-/** Sequences are positive integers; the cursor is the last one a page read, in base 36. */
-function decodeCursor(cursor: string): number {
-  const sequence = /^[0-9a-z]{1,11}$/.test(cursor) ? Number.parseInt(cursor, 36) : Number.NaN;
-  if (!Number.isSafeInteger(sequence)) throw new RangeError(`not a cursor of this listing: ${JSON.stringify(cursor)}`);
-  return sequence;
 }
 
 /**
@@ -208,29 +199,16 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
 
   async function page(query: OrderPageQuery): Promise<OrderPage> {
     const source = query.customerId === undefined ? shared.orders : keysOf(query.customerId).orderSequence;
-    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
-    const budget = Math.max(query.limit, 1) * SCAN_FACTOR;
-    const scanned = await redis.zrangebyscore(source, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget);
-    const ids: string[] = [];
-    const sequences: number[] = [];
-    for (let i = 0; i < scanned.length; i += 2) {
-      ids.push(scanned[i] as string);
-      sequences.push(Number(scanned[i + 1]));
-    }
-    const pairs =
-      query.customerId === undefined ? await ownersOf(ids) : ids.map((id) => [query.customerId as string, id] as const);
-    const byId = new Map((await readOrders(pairs)).map((order) => [order.id, order]));
-    const orders: Order[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      const order = byId.get(ids[i] as string);
-      if (order === undefined || !matchesPage(order, query)) continue;
-      orders.push(order);
-      if (orders.length === query.limit) {
-        return { orders, nextCursor: (sequences[i] as number).toString(36) };
-      }
-    }
-    const last = sequences[sequences.length - 1];
-    return { orders, nextCursor: scanned.length / 2 < budget || last === undefined ? null : last.toString(36) };
+    const load = async (ids: readonly string[]) =>
+      readOrders(
+        query.customerId === undefined
+          ? await ownersOf(ids)
+          : ids.map((id) => [query.customerId as string, id] as const),
+      );
+    const found = await readSequencePage(redis, source, query, load, (order) =>
+      matchesPage(order, query) ? "keep" : "skip",
+    );
+    return { orders: found.items, nextCursor: found.nextCursor };
   }
 
   async function getOrder(id: string): Promise<Order | undefined> {

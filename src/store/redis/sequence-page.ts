@@ -1,0 +1,62 @@
+/**
+ * One page of a listing kept in Redis as a sorted set by creation sequence
+ * (orders, webhook deliveries): it reads a bounded number of candidates
+ * after the cursor, so one call's work is bounded whatever the filter, and
+ * may hand back fewer records than asked with a cursor to go on from.
+ */
+import type { Redis } from "ioredis";
+
+/** Candidates one page call reads at most, per record asked for. */
+const SCAN_FACTOR = 4;
+
+export interface SequencePage<T> {
+  readonly items: T[];
+  readonly nextCursor: string | null;
+}
+
+/** What a page does with a candidate: list it, pass over it, or end the listing (nothing later can match). */
+export type PageVerdict = "keep" | "skip" | "stop";
+
+/** Sequences are positive integers; the cursor is the last one a page read, in base 36. */
+function decodeCursor(cursor: string): number {
+  const sequence = /^[0-9a-z]{1,11}$/.test(cursor) ? Number.parseInt(cursor, 36) : Number.NaN;
+  if (!Number.isSafeInteger(sequence)) throw new RangeError(`not a cursor of this listing: ${JSON.stringify(cursor)}`);
+  return sequence;
+}
+
+/**
+ * @param source the sorted set: record id by creation sequence.
+ * @param load the records with these ids (those gone left out), in any order.
+ * @example
+ * const page = await readSequencePage(redis, "ah:{idx}:orders", { limit: 100 }, readOrders, () => "keep");
+ */
+export async function readSequencePage<T extends { readonly id: string }>(
+  redis: Redis,
+  source: string,
+  query: { readonly limit: number; readonly cursor?: string | undefined },
+  load: (ids: readonly string[]) => Promise<readonly T[]>,
+  verdict: (record: T) => PageVerdict,
+): Promise<SequencePage<T>> {
+  const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+  const budget = Math.max(query.limit, 1) * SCAN_FACTOR;
+  const scanned = await redis.zrangebyscore(source, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget);
+  const ids: string[] = [];
+  const sequences: number[] = [];
+  for (let i = 0; i < scanned.length; i += 2) {
+    ids.push(scanned[i] as string);
+    sequences.push(Number(scanned[i + 1]));
+  }
+  const byId = new Map((await load(ids)).map((record) => [record.id, record]));
+  const items: T[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const record = byId.get(ids[i] as string);
+    if (record === undefined) continue;
+    const said = verdict(record);
+    if (said === "stop") return { items, nextCursor: null };
+    if (said === "skip") continue;
+    items.push(record);
+    if (items.length === query.limit) return { items, nextCursor: (sequences[i] as number).toString(36) };
+  }
+  const last = sequences[sequences.length - 1];
+  return { items, nextCursor: ids.length < budget || last === undefined ? null : last.toString(36) };
+}
