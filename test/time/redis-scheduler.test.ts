@@ -1,17 +1,22 @@
 /**
  * The Redis scheduler against a real redis-server: two processes' schedulers
- * on one Redis run each job once, and a job whose holder failed (or died) is
- * run again once its lease has run out.
+ * on one Redis run each job once, a job whose holder failed (or died) is run
+ * again once its lease has run out, and a job claimed ahead of its due time
+ * runs at its due time, never before.
  */
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
+import { startProcess } from "../../src/harness/child-process.ts";
 import { createRedisScheduler } from "../../src/time/redis-scheduler.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
+
+const SCHEDULER_MODULE = resolve(import.meta.dirname, "../../src/time/redis-scheduler.ts");
 
 const skip = redisSkipReason();
 
 describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
-  const { client } = useRedis();
+  const { client, server } = useRedis();
   let prefixes = 0;
 
   it("runs each of 200 jobs exactly once across two schedulers", async () => {
@@ -79,5 +84,93 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     expect(await scheduler.cancel(id)).toBe(true);
     expect(await scheduler.cancel(id)).toBe(false);
     expect(await scheduler.size()).toBe(0);
+  });
+
+  it("runs a job claimed ahead of its due time only once its clock reaches it", async () => {
+    const prefix = `s${++prefixes}:`;
+    const start = Date.now();
+    let clock = start;
+    const ranAt: number[] = [];
+    const scheduler = createRedisScheduler(client(), { prefix, pollMs: 5, lookaheadMs: 1_000, now: () => clock });
+    scheduler.handle("timed", async () => {
+      ranAt.push(clock);
+    });
+    const id = await scheduler.schedule({ type: "timed", dueAt: start + 100, payload: null });
+    scheduler.start();
+    // Claimed ahead: leased to this scheduler, waiting for its due time.
+    await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+    // Its timer fires after 100 ms of real time, but the scheduler's clock still reads the start.
+    await new Promise((resolveWait) => setTimeout(resolveWait, 300));
+    expect(ranAt).toEqual([]);
+    clock = start + 99;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+    expect(ranAt).toEqual([]);
+    clock = start + 100;
+    await expect.poll(() => ranAt.length, { timeout: 5_000 }).toBe(1);
+    expect(ranAt[0]).toBeGreaterThanOrEqual(start + 100);
+    await expect.poll(() => scheduler.size(), { timeout: 5_000 }).toBe(0);
+    await scheduler.stop();
+  });
+
+  it("hands a job claimed ahead back when it stops, and another scheduler runs it at its time", async () => {
+    const prefix = `s${++prefixes}:`;
+    const runs: string[] = [];
+    const first = createRedisScheduler(client(), { prefix, pollMs: 5, lookaheadMs: 60_000 });
+    const second = createRedisScheduler(client(), { prefix, pollMs: 5, lookaheadMs: 0 });
+    first.handle("handed", async () => {
+      runs.push("first");
+    });
+    second.handle("handed", async () => {
+      runs.push("second");
+    });
+    const dueAt = Date.now() + 500;
+    const id = await first.schedule({ type: "handed", dueAt, payload: null });
+    first.start();
+    await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+    await first.stop();
+    expect(await client().zscore(`${prefix}{jobs}:due`, id)).toBe(String(dueAt));
+    second.start();
+    await expect.poll(() => runs, { timeout: 5_000 }).toEqual(["second"]);
+    await second.stop();
+  });
+
+  it("runs once, after its lease, a job claimed ahead by a process killed before its due time", async () => {
+    const prefix = `s${++prefixes}:`;
+    const dueAt = Date.now() + 2_000;
+    // A process that claims the job 3 s ahead, with a 300 ms lease, and says so if it ever runs it.
+    const script = `
+      const { Redis } = await import("ioredis");
+      const { createRedisScheduler } = await import(${JSON.stringify(SCHEDULER_MODULE)});
+      const scheduler = createRedisScheduler(new Redis(${JSON.stringify(server().url)}), {
+        prefix: ${JSON.stringify(prefix)}, pollMs: 5, lookaheadMs: 3000, leaseMs: 300,
+      });
+      scheduler.handle("doomed", async () => console.log("the killed process ran it"));
+      scheduler.start();
+      console.log("started");
+      setInterval(() => {}, 1000);
+    `;
+    const survivorRuns: number[] = [];
+    const survivor = createRedisScheduler(client(), { prefix, pollMs: 5, leaseMs: 300 });
+    survivor.handle("doomed", async () => {
+      survivorRuns.push(Date.now());
+    });
+    const id = await survivor.schedule({ type: "doomed", dueAt, payload: null });
+    const doomed = startProcess(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    try {
+      expect((await doomed.waitFor(/started/, 30_000)).kind).toBe("matched");
+      await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+      doomed.child.kill("SIGKILL");
+      await doomed.exited;
+    } finally {
+      await doomed.stop();
+    }
+    expect(doomed.output()).not.toContain("the killed process ran it");
+    survivor.start();
+    await expect.poll(() => survivorRuns.length, { timeout: 10_000 }).toBe(1);
+    // At its due time or later: the killed process held it until its lease ran out.
+    expect(survivorRuns[0]).toBeGreaterThanOrEqual(dueAt);
+    await expect.poll(() => survivor.size(), { timeout: 5_000 }).toBe(0);
+    await survivor.stop();
+    expect(survivorRuns).toHaveLength(1);
   });
 });
