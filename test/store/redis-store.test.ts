@@ -1,14 +1,25 @@
 /**
  * The Redis store against a real redis-server: the same contract as the
  * memory store, plus what only a shared store can show — two clients (two
- * simulator processes) racing on one customer's balance and keys.
+ * simulator processes) racing on one customer's balance and keys, a token
+ * one process remembers being moved or revoked by another.
  */
 import { describe, expect, it } from "vitest";
+import type { Customer } from "../../src/domain/model.ts";
 import { createRedisStore } from "../../src/store/redis/redis-store.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 import { describeStoreContract, order } from "./store-contract.ts";
 
 const skip = redisSkipReason();
+
+/** A customer with one default wallet holding `balanceCents`. */
+const customer = (id: string, tokens: string[], balanceCents = 0): Customer => ({
+  id,
+  name: id,
+  tokens,
+  apiKey: "k",
+  wallets: [{ shortcode: null, balanceCents, currency: "KES" }],
+});
 
 describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : ` (skipped: ${skip})`}`, () => {
   const { client } = useRedis();
@@ -20,13 +31,7 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
   it("keeps one truth for two clients: 200 debits of 1 against 100 split across both succeed 100 times", async () => {
     const prefix = `t${++prefixes}:`;
     const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
-    await one.putCustomer({
-      id: "shared",
-      name: "Shared",
-      tokens: ["shared-token"],
-      apiKey: "k",
-      wallets: [{ shortcode: null, balanceCents: 100, currency: "KES" }],
-    });
+    await one.putCustomer(customer("shared", ["shared-token"], 100));
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? one : two).debitWallet("shared", null, 1)),
     );
@@ -38,13 +43,7 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
   it("lets one of two clients place an order with a key, and shows the other the record", async () => {
     const prefix = `t${++prefixes}:`;
     const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
-    await one.putCustomer({
-      id: "c",
-      name: "C",
-      tokens: ["c-token"],
-      apiKey: "k",
-      wallets: [{ shortcode: null, balanceCents: 100_000, currency: "KES" }],
-    });
+    await one.putCustomer(customer("c", ["c-token"], 100_000));
     const record = (orderId: string) => ({ customerId: "c", key: "k", fingerprint: "fp", expiresAt: 10_000, orderId });
     const placed = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -54,5 +53,35 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     const winners = placed.flatMap((result, i) => (result.kind === "placed" ? [`o${i}`] : []));
     expect(winners).toHaveLength(1);
     expect(await two.getIdempotencyRecord("c", "k", 0)).toEqual(record(winners[0] as string));
+  });
+
+  it("follows a static token another client moved or revoked, whatever the first remembers of it", async () => {
+    const prefix = `t${++prefixes}:`;
+    const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
+    await one.putCustomer(customer("a", ["moving-token", "kept-token"]));
+    await one.putCustomer(customer("b", ["b-token"]));
+    expect((await one.findCustomerByToken("moving-token"))?.id).toBe("a");
+    await two.patchCustomer("a", { tokens: ["kept-token"] });
+    await two.patchCustomer("b", { tokens: ["b-token", "moving-token"] });
+    expect((await one.findCustomerByToken("moving-token"))?.id).toBe("b");
+    expect((await one.findCustomerByToken("kept-token"))?.id).toBe("a");
+    await two.patchCustomer("b", { tokens: ["b-token"] });
+    expect(await one.findCustomerByToken("moving-token")).toBeUndefined();
+    await two.deleteCustomer("a");
+    expect(await one.findCustomerByToken("kept-token")).toBeUndefined();
+  });
+
+  it("refuses an issued token once expired, or once its customer is gone, though it was accepted before", async () => {
+    const prefix = `t${++prefixes}:`;
+    const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
+    await one.putCustomer(customer("c", []));
+    await two.putIssuedToken({ token: "issued-1", customerId: "c", issuedAt: 0, expiresAt: 1_000 });
+    expect((await one.findCustomerByIssuedToken("issued-1", 999))?.id).toBe("c");
+    expect((await one.findCustomerByIssuedToken("issued-1", 999))?.id).toBe("c");
+    expect(await one.findCustomerByIssuedToken("issued-1", 1_000)).toBeUndefined();
+    await two.putIssuedToken({ token: "issued-2", customerId: "c", issuedAt: 0, expiresAt: 1_000 });
+    expect((await one.findCustomerByIssuedToken("issued-2", 0))?.id).toBe("c");
+    await two.deleteCustomer("c");
+    expect(await one.findCustomerByIssuedToken("issued-2", 0)).toBeUndefined();
   });
 });

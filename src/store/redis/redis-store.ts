@@ -14,6 +14,7 @@ import { evictedRecordOf } from "../../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
 import { readSequencePage } from "./sequence-page.ts";
+import { createTokenHints } from "./token-hints.ts";
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
@@ -49,6 +50,8 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
   }
   const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> =>
     (redis as unknown as Record<RedisScriptName, (...a: (string | number)[]) => Promise<unknown>>)[name](...args);
+  const staticTokenOwners = createTokenHints();
+  const issuedTokenOwners = createTokenHints();
 
   function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
     if (json === null) return undefined;
@@ -238,9 +241,19 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       await removeCustomerData(id);
     },
     async findCustomerByToken(token) {
-      const id = await redis.hget(shared.tokens, digestOf(token));
+      const digest = digestOf(token);
+      const hinted = staticTokenOwners.get(digest);
+      if (hinted !== undefined) {
+        // The customer's own record says whether the token is still theirs.
+        const customer = await readCustomer(hinted);
+        if (customer?.tokens.includes(token) === true) return customer;
+        staticTokenOwners.forget(digest);
+      }
+      const id = await redis.hget(shared.tokens, digest);
       const customer = id === null ? undefined : await readCustomer(id);
-      return customer?.tokens.includes(token) === true ? customer : undefined;
+      if (id === null || customer?.tokens.includes(token) !== true) return undefined;
+      staticTokenOwners.remember(digest, id);
+      return customer;
     },
 
     debitWallet: (customerId, shortcode, cents) => walletChange(customerId, shortcode, cents, "debit"),
@@ -431,10 +444,20 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       return redis.hlen(shared.issued);
     },
     async findCustomerByIssuedToken(token, now) {
-      const json = await redis.hget(shared.issued, digestOf(token));
-      if (json === null) return undefined;
-      const entry = JSON.parse(json) as { customerId: string; expiresAt: number };
-      return entry.expiresAt > now ? readCustomer(entry.customerId) : undefined;
+      const digest = digestOf(token);
+      const hinted = issuedTokenOwners.get(digest);
+      // With a hint, the entry and the customer are read in one round trip; the entry decides.
+      const [json, customer] = await Promise.all([
+        redis.hget(shared.issued, digest),
+        hinted === undefined ? undefined : readCustomer(hinted),
+      ]);
+      const entry = json === null ? undefined : (JSON.parse(json) as { customerId: string; expiresAt: number });
+      if (entry === undefined || entry.expiresAt <= now) {
+        issuedTokenOwners.forget(digest);
+        return undefined;
+      }
+      issuedTokenOwners.remember(digest, entry.customerId);
+      return entry.customerId === hinted ? customer : readCustomer(entry.customerId);
     },
 
     async reset(customerId) {
