@@ -2,7 +2,8 @@
  * The Redis store against a real redis-server: the same contract as the
  * memory store, plus what only a shared store can show — two clients (two
  * simulator processes) racing on one customer's balance and keys, a token
- * one process remembers being moved or revoked by another.
+ * one process remembers being moved or revoked by another, and a refused
+ * order leaving nothing in the indexes across customers.
  */
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../src/domain/model.ts";
@@ -83,5 +84,20 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect((await one.findCustomerByIssuedToken("issued-2", 0))?.id).toBe("c");
     await two.deleteCustomer("c");
     expect(await one.findCustomerByIssuedToken("issued-2", 0)).toBeUndefined();
+  });
+
+  it("leaves a refused order out of the indexes across customers, and keeps a placed one in them", async () => {
+    const prefix = `t${++prefixes}:`;
+    const store = createRedisStore(client(), { prefix });
+    await store.putCustomer(customer("c", [], 1_000));
+    expect((await store.placeOrder({ order: order("o1", "c", "r1"), now: 0 })).kind).toBe("placed");
+    expect((await store.placeOrder({ order: order("o2", "c", "r1"), now: 0 })).kind).toBe("duplicate_reference");
+    expect(await store.insertOrder(order("o3", "c", "r1"))).toBe(false);
+    // The same id again: its index entries stay those of the stored order.
+    expect(await store.insertOrder(order("o1", "c", "r1"))).toBe(false);
+    expect(await client().hgetall(`${prefix}{idx}:owners`)).toEqual({ o1: "c" });
+    expect(await client().zrange(`${prefix}{idx}:orders`, 0, -1)).toEqual(["o1"]);
+    expect(await store.countOrders()).toBe(1);
+    expect((await store.getOrder("o1"))?.reference).toBe("r1");
   });
 });

@@ -3,7 +3,8 @@
  * tag `{customerId}`, so every atomic step (a debit, an order insert, a key
  * claim, an eviction) touches one hash slot and the layout works on Redis
  * Cluster. The few indexes across customers share the tag `{idx}` (or
- * `{issued}`), and are written after the atomic step, as separate calls.
+ * `{issued}`), and are written by a script of their own, sent in the same
+ * round trip as the atomic step.
  */
 export interface CustomerKeys {
   /** String: the customer as JSON, wallets without balances (they are in `wallets`). */
@@ -16,8 +17,10 @@ export interface CustomerKeys {
   readonly orders: string;
   /** Hash: order id → history length, the version compare-and-set checks. */
   readonly versions: string;
-  /** Sorted set: order id by creation sequence. */
+  /** Sorted set: order id by creation sequence (the customer's own counter). */
   readonly orderSequence: string;
+  /** String: the customer's creation sequence counter, taken inside the placement's script. */
+  readonly orderCounter: string;
   /** Hash: order id → what an evicted order left (JSON). */
   readonly evicted: string;
   /** Hash: order id → until when its evicted record is kept (simulator ms). */
@@ -61,6 +64,7 @@ export function customerKeys(prefix: string, customerId: string): CustomerKeys {
     orders: `${base}orders`,
     versions: `${base}versions`,
     orderSequence: `${base}order-sequence`,
+    orderCounter: `${base}order-counter`,
     evicted: `${base}evicted`,
     evictedUntil: `${base}evicted-until`,
     idempotency: `${base}idempotency`,

@@ -1,8 +1,9 @@
 /**
  * The Lua scripts behind the Redis store's atomic steps. Redis runs a script
  * alone, so each check and its write happen with nothing in between: the
- * atomicity the Store port promises, without locks. Each script touches one
- * customer's keys only (one hash slot).
+ * atomicity the Store port promises, without locks. Each script touches the
+ * keys of one hash slot only: one customer's, or the indexes across
+ * customers (`{idx}`).
  */
 
 /**
@@ -33,8 +34,8 @@ return {'debited', redis.call('HINCRBY', KEYS[2], field, cents), currency}
 
 /**
  * Insert-if-absent of a reference. KEYS: references, orders, versions,
- * orderSequence, evicted, evictedUntil. ARGV: reference, id, order JSON,
- * version, sequence, now. A reference held by an evicted record whose time
+ * orderSequence, evicted, evictedUntil, orderCounter. ARGV: reference, id,
+ * order JSON, version, now. A reference held by an evicted record whose time
  * has passed is free again. Returns 1 when inserted.
  */
 const INSERT_ORDER = `
@@ -42,14 +43,14 @@ local holder = redis.call('HGET', KEYS[1], ARGV[1])
 if holder then
   if redis.call('HEXISTS', KEYS[2], holder) == 1 then return 0 end
   local kept = redis.call('HGET', KEYS[6], holder)
-  if kept and tonumber(kept) > tonumber(ARGV[6]) then return 0 end
+  if kept and tonumber(kept) > tonumber(ARGV[5]) then return 0 end
   redis.call('HDEL', KEYS[5], holder)
   redis.call('HDEL', KEYS[6], holder)
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
-redis.call('ZADD', KEYS[4], ARGV[5], ARGV[2])
+redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[7]), ARGV[2])
 return 1
 `;
 
@@ -106,20 +107,20 @@ return 1
 /**
  * The whole placement of an order. KEYS: wallets, customer, references,
  * orders, versions, orderSequence, evicted, evictedUntil, idempotency,
- * idempotencyExpiry. ARGV: wallet field, cents, reference, id, order JSON,
- * version, sequence, now, idempotency key ('' for none), key record JSON,
+ * idempotencyExpiry, orderCounter. ARGV: wallet field, cents, reference, id,
+ * order JSON, version, now, idempotency key ('' for none), key record JSON,
  * key expiry. Sweeps a few expired keys first. Returns {'placed'}, {'existing', record JSON},
  * {'duplicate'}, {'insufficient', balance, currency} or {'unknown_wallet'}.
  */
 const PLACE_ORDER = `
-local now = tonumber(ARGV[8])
+local now = tonumber(ARGV[7])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', now, 'LIMIT', 0, 16)
 for _, key in ipairs(expired) do
   redis.call('HDEL', KEYS[9], key)
   redis.call('ZREM', KEYS[10], key)
 end
-if ARGV[9] ~= '' then
-  local current = redis.call('HGET', KEYS[9], ARGV[9])
+if ARGV[8] ~= '' then
+  local current = redis.call('HGET', KEYS[9], ARGV[8])
   if current and tonumber(cjson.decode(current).expiresAt) > now then return {'existing', current} end
 end
 local holder = redis.call('HGET', KEYS[3], ARGV[3])
@@ -142,22 +143,37 @@ end
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
 redis.call('HSET', KEYS[4], ARGV[4], ARGV[5])
 redis.call('HSET', KEYS[5], ARGV[4], ARGV[6])
-redis.call('ZADD', KEYS[6], ARGV[7], ARGV[4])
-if ARGV[9] ~= '' then
-  redis.call('HSET', KEYS[9], ARGV[9], ARGV[10])
-  redis.call('ZADD', KEYS[10], ARGV[11], ARGV[9])
+redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[11]), ARGV[4])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[9], ARGV[8], ARGV[9])
+  redis.call('ZADD', KEYS[10], ARGV[10], ARGV[8])
 end
 return {'placed'}
+`;
+
+/**
+ * An order in the indexes across customers: its owner, and its place in the
+ * creation order of all orders. KEYS: owners, orders, sequence. ARGV: id,
+ * customer id. Sent in the same round trip as the order's own script, just
+ * before it, so an order is never stored without its index entries; an id
+ * already indexed is left as it is. Returns 1 when it indexed the id (the
+ * caller then unindexes it if the order was refused).
+ */
+const INDEX_ORDER = `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
+return 1
 `;
 
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
-  ahInsertOrder: { numberOfKeys: 6, lua: INSERT_ORDER },
+  ahInsertOrder: { numberOfKeys: 7, lua: INSERT_ORDER },
+  ahIndexOrder: { numberOfKeys: 3, lua: INDEX_ORDER },
   ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
   ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
-  ahPlaceOrder: { numberOfKeys: 10, lua: PLACE_ORDER },
+  ahPlaceOrder: { numberOfKeys: 11, lua: PLACE_ORDER },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;

@@ -2,9 +2,10 @@
  * The Store on Redis: any number of simulator processes on one Redis share
  * customers, balances, orders, idempotency keys and issued tokens. Each
  * atomic method of the port is one Lua script on one customer's keys (see
- * `redis-scripts.ts`); the indexes across customers (`redis-keys.ts`) are
- * written right after, as separate calls. Records are JSON, so every read
- * is a fresh copy and nothing a caller holds can change stored state.
+ * `redis-scripts.ts`); an order's entries in the indexes across customers
+ * (`redis-keys.ts`) are written by a script of their own sent in the same
+ * round trip, just before it. Records are JSON, so every read is a fresh
+ * copy and nothing a caller holds can change stored state.
  */
 import * as nodeCrypto from "node:crypto";
 import type { Redis } from "ioredis";
@@ -52,6 +53,24 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     (redis as unknown as Record<RedisScriptName, (...a: (string | number)[]) => Promise<unknown>>)[name](...args);
   const staticTokenOwners = createTokenHints();
   const issuedTokenOwners = createTokenHints();
+
+  /**
+   * Stores an order (`write`: the customer's own script) with its entries in
+   * the indexes across customers, in one round trip: the index script goes
+   * first, so an order is never stored without them. An order the script
+   * refused is taken out of the indexes again (a process killed in between
+   * leaves an index entry naming no order, which every reader skips).
+   */
+  async function storeIndexed<T>(order: Order, write: () => Promise<T>, stored: (reply: T) => boolean): Promise<T> {
+    const [indexed, reply] = await Promise.all([
+      run("ahIndexOrder", shared.owners, shared.orders, shared.sequence, order.id, order.customerId),
+      write(),
+    ]);
+    if (!stored(reply) && indexed === 1) {
+      await redis.multi().hdel(shared.owners, order.id).zrem(shared.orders, order.id).exec();
+    }
+    return reply;
+  }
 
   function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
     if (json === null) return undefined;
@@ -166,6 +185,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       keys.orders,
       keys.versions,
       keys.orderSequence,
+      keys.orderCounter,
       keys.evicted,
       keys.evictedUntil,
       keys.idempotency,
@@ -298,33 +318,29 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
 
     async placeOrder({ order, key, now }) {
       const keys = keysOf(order.customerId);
-      const sequence = await redis.incr(shared.sequence);
-      const reply = (await run(
-        "ahPlaceOrder",
-        keys.wallets,
-        keys.customer,
-        ...orderKeys(keys),
-        keys.idempotency,
-        keys.idempotencyExpiry,
-        walletField(order.shortcode),
-        order.amountCents,
-        order.reference,
-        order.id,
-        JSON.stringify(order),
-        order.history.length,
-        sequence,
-        now,
-        key?.key ?? "",
-        key === undefined ? "" : JSON.stringify(key),
-        key?.expiresAt ?? 0,
-      )) as [string, string?, string?];
+      const place = async () =>
+        (await run(
+          "ahPlaceOrder",
+          keys.wallets,
+          keys.customer,
+          ...orderKeys(keys),
+          keys.idempotency,
+          keys.idempotencyExpiry,
+          keys.orderCounter,
+          walletField(order.shortcode),
+          order.amountCents,
+          order.reference,
+          order.id,
+          JSON.stringify(order),
+          order.history.length,
+          now,
+          key?.key ?? "",
+          key === undefined ? "" : JSON.stringify(key),
+          key?.expiresAt ?? 0,
+        )) as [string, string?, string?];
+      const reply = await storeIndexed(order, place, ([kind]) => kind === "placed");
       switch (reply[0]) {
         case "placed":
-          await redis
-            .multi()
-            .hset(shared.owners, order.id, order.customerId)
-            .zadd(shared.orders, sequence, order.id)
-            .exec();
           return { kind: "placed" };
         case "existing":
           return { kind: "existing", record: JSON.parse(reply[1] ?? "{}") as IdempotencyRecord };
@@ -341,24 +357,18 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     },
     async insertOrder(order) {
       const keys = keysOf(order.customerId);
-      const sequence = await redis.incr(shared.sequence);
-      const inserted = await run(
-        "ahInsertOrder",
-        ...orderKeys(keys),
-        order.reference,
-        order.id,
-        JSON.stringify(order),
-        order.history.length,
-        sequence,
-        order.createdAt,
-      );
-      if (inserted !== 1) return false;
-      await redis
-        .multi()
-        .hset(shared.owners, order.id, order.customerId)
-        .zadd(shared.orders, sequence, order.id)
-        .exec();
-      return true;
+      const insert = () =>
+        run(
+          "ahInsertOrder",
+          ...orderKeys(keys),
+          keys.orderCounter,
+          order.reference,
+          order.id,
+          JSON.stringify(order),
+          order.history.length,
+          order.createdAt,
+        );
+      return (await storeIndexed(order, insert, (inserted) => inserted === 1)) === 1;
     },
     async updateOrder(order) {
       const keys = keysOf(order.customerId);
