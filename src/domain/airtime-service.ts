@@ -170,7 +170,7 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
 
   return {
     async placeOrder(command) {
-      const customer = await store.getCustomer(command.customerId);
+      const customer = command.customer ?? (await store.getCustomer(command.customerId));
       if (customer === undefined) {
         // Only when the customer was deleted after authenticating; there is no wallet to fund anything.
         return { kind: "unknown_shortcode", shortcode: command.request.shortcode ?? "" };

@@ -24,6 +24,12 @@ export interface PlaceOrderCommand {
   /** Answer insufficient balance whatever the wallet holds (scenario effect). */
   readonly forceInsufficient?: boolean;
   readonly webhookFaults?: WebhookFaults;
+  /**
+   * The customer as this request's authentication just read it, so the
+   * domain does not read it again; read from the store when absent. Balances
+   * are checked by the store's atomic step, never on this copy.
+   */
+  readonly customer?: Customer;
 }
 
 export type PlaceOrderOutcome =

@@ -106,11 +106,11 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     }
   }
 
-  async function applyStep(orderId: string, step: PlannedTransition, known?: Order): Promise<void> {
-    // A step the order can no longer take (an admin got there first) is skipped silently.
-    await (known === undefined
+  /** A step the order can no longer take (an admin got there first) is skipped silently. */
+  function applyStep(orderId: string, step: PlannedTransition, known: Order | undefined): Promise<TransitionOutcome> {
+    return known === undefined
       ? transition(orderId, step.status, step.message)
-      : transitionFrom(known, orderId, step.status, step.message));
+      : transitionFrom(known, orderId, step.status, step.message);
   }
 
   async function scheduleStep(orderId: string, stepIndex: number, dueAt: number): Promise<void> {
@@ -138,13 +138,19 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     async start(order) {
       const steps = order.plan?.steps ?? [];
       const immediate = countImmediateSteps({ steps });
+      // The order as its own steps left it: read back only if a step found it changed by someone else.
+      let current = order;
+      let exact = true;
       for (let index = 0; index < immediate; index++) {
         const step = steps[index];
-        if (step !== undefined) await applyStep(order.id, step);
+        if (step === undefined) continue;
+        const outcome = await applyStep(order.id, step, exact ? current : undefined);
+        if (outcome.kind === "transitioned") current = outcome.order;
+        else exact = false;
       }
       const first = steps[immediate];
       if (first !== undefined) await scheduleStep(order.id, immediate, order.createdAt + first.afterMs);
-      return (await store.getOrder(order.id)) ?? order;
+      return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { detectService, parseKenyanMobile } from "../contract/operators.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
-import type { Order } from "../domain/model.ts";
+import type { Customer, Order } from "../domain/model.ts";
 import type { AirtimeService, PlaceOrderCommand, PlaceOrderOutcome } from "../domain/service-types.ts";
 import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngine } from "../domain/scenario-engine.ts";
 import { HttpProblem } from "./http-problem.ts";
@@ -65,11 +65,12 @@ function requestFacts(
 
 /** Built field by field rather than by spreads: this runs for every order. */
 function toCommand(
-  customerId: string,
+  customer: Customer,
   input: SendAirtimeInput,
   key: string | undefined,
   effects: ResolvedEffects,
 ): PlaceOrderCommand {
+  const customerId = customer.id;
   const request: Mutable<PlaceOrderCommand["request"]> = {
     account: input.account,
     amountCents: input.amountCents,
@@ -79,8 +80,8 @@ function toCommand(
   if (input.service !== undefined) request.service = input.service;
   if (input.shortcode !== undefined) request.shortcode = input.shortcode;
   if (key !== undefined) request.idempotencyKey = key;
-  if (effects === NO_EFFECTS) return { customerId, request };
-  const command: Mutable<PlaceOrderCommand> = { customerId, request };
+  if (effects === NO_EFFECTS) return { customerId, request, customer };
+  const command: Mutable<PlaceOrderCommand> = { customerId, request, customer };
   if (effects.plan !== undefined) command.plan = effects.plan;
   if (effects.forceInsufficient !== undefined) command.forceInsufficient = effects.forceInsufficient;
   if (effects.webhookFaults !== undefined) command.webhookFaults = effects.webhookFaults;
@@ -168,7 +169,7 @@ export function createPlaceOrderHandler(
       writeFailure(res, effects.beforeCommit, false);
       return;
     }
-    const outcome = await deps.service.placeOrder(toCommand(customer.id, input, key, effects));
+    const outcome = await deps.service.placeOrder(toCommand(customer, input, key, effects));
     if (key !== undefined) state.idempotency = idempotencyOf(outcome);
     const order = orderOf(outcome);
     if (outcome.kind === "placed" && outcome.order.webhookFaults?.beforeResponse === true) {
