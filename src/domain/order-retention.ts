@@ -11,6 +11,14 @@
  * batch gives way to other work every {@link ORDERS_PER_TURN} orders: an
  * in-memory store answers without ever yielding, and a batch of a thousand
  * evictions in one stretch would hold every other request back.
+ *
+ * Far below the cap an insert does not count the orders (a round trip on a
+ * shared store): the count is taken again once a sixteenth of the room the
+ * last count left has been used by this process's inserts, and at every
+ * insert at the cap. One process therefore finds the cap passed at the very
+ * insert that passes it; up to sixteen processes sharing a store, inserting
+ * alike, cannot pass it between two counts, and more pass it by a few orders
+ * before the next count evicts them.
  */
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { EvictedOrder, Order } from "./model.ts";
@@ -49,6 +57,9 @@ const SCAN_PAGE = 512;
 /** Orders looked at between two turns of the event loop. */
 const ORDERS_PER_TURN = 64;
 
+/** Share of the room left under the cap that inserts may use before the orders are counted again. */
+const COUNT_FRACTION = 16;
+
 /** Lets I/O and timers run (a macrotask: resolved promises alone never let them in). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -72,7 +83,7 @@ export interface RetentionStats {
 }
 
 export interface OrderRetention {
-  /** Evicts a batch when the count is over the cap; called after every insert. */
+  /** Evicts a batch when the count is over the cap; called after every insert (counts only now and then, far below it). */
   afterInsert(): Promise<void>;
   addGuard(guard: RetentionGuard): void;
   stats(): Promise<RetentionStats>;
@@ -103,6 +114,9 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
   let running = false;
   /** After a batch that found too little to evict, wait for this count before scanning again. */
   let nextScanAt = 0;
+  /** Inserts since the orders were last counted, and how many may pass before they are counted again. */
+  let uncounted = 0;
+  let countAfter = 1;
 
   async function evictable(order: Order): Promise<boolean> {
     if (!isFinalStatus(statusTable, order.status)) return false;
@@ -142,8 +156,11 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
 
   return {
     async afterInsert() {
-      if (running) return;
+      uncounted++;
+      if (running || uncounted < countAfter) return;
+      uncounted = 0;
       const count = await store.countOrders();
+      countAfter = Math.max(1, Math.floor((maxOrders - count) / COUNT_FRACTION));
       if (count <= maxOrders || count < nextScanAt) return;
       running = true;
       try {

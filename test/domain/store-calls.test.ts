@@ -1,11 +1,17 @@
 /**
  * What the domain asks of the store for one order: on a shared store each
  * call is a round trip, so an order placed for an authenticated request
- * reads neither the customer nor the order back.
+ * reads neither the customer nor the order back, and the order cap counts
+ * the orders only now and then while far below the cap — yet never lets the
+ * count pass it.
  */
 import { describe, expect, it } from "vitest";
+import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
+import type { Order } from "../../src/domain/model.ts";
+import { createOrderRetention } from "../../src/domain/order-retention.ts";
 import type { Store } from "../../src/domain/ports.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
+import { order } from "../store/store-contract.ts";
 import { command, createTestDomain, TOKEN } from "./support.ts";
 
 /** The store, with a count of the calls of each method. */
@@ -47,5 +53,33 @@ describe("the store calls of one order", () => {
     expect(outcome).toMatchObject({ kind: "placed", order: { status: 20 } });
     expect(calls.get("getOrder")).toBeUndefined();
     expect((await domain.service.getOrderByReference(customer!.id, "ref-1"))?.status).toBe(20);
+  });
+});
+
+describe("the order cap's count", () => {
+  const final = (i: number): Order => ({ ...order(`o${i}`, "c", `r${i}`), status: 20 });
+
+  it("counts the orders a few times on the way to the cap, and never lets the count pass it", async () => {
+    const { store, calls } = counted(createMemoryStore());
+    const maxOrders = 1_000;
+    const retention = createOrderRetention({
+      store,
+      clock: { now: () => 0 },
+      statusTable: DEFAULT_STATUS_TABLE,
+      maxOrders,
+      keyRetentionMs: 1_000,
+    });
+    let countsBelowCap = 0;
+    let highest = 0;
+    for (let i = 0; i < 1_500; i++) {
+      await store.insertOrder(final(i));
+      await retention.afterInsert();
+      if (i === 899) countsBelowCap = calls.get("countOrders") ?? 0;
+      highest = Math.max(highest, (await store.listOrders()).length);
+    }
+    expect(countsBelowCap).toBeGreaterThan(0);
+    expect(countsBelowCap).toBeLessThan(90);
+    expect(highest).toBe(maxOrders);
+    expect((await retention.stats()).evictedOrders).toBeGreaterThanOrEqual(500);
   });
 });
