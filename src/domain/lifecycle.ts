@@ -33,6 +33,8 @@ export const ORDER_STEP_JOB = "order.step";
 export interface OrderStepPayload {
   readonly orderId: string;
   readonly stepIndex: number;
+  /** The order's customer, so a shared store finds the order without its index (absent in older jobs). */
+  readonly customerId?: string;
 }
 
 export function isOrderStepPayload(value: unknown): value is OrderStepPayload {
@@ -42,7 +44,8 @@ export function isOrderStepPayload(value: unknown): value is OrderStepPayload {
     typeof candidate.orderId === "string" &&
     typeof candidate.stepIndex === "number" &&
     Number.isSafeInteger(candidate.stepIndex) &&
-    candidate.stepIndex >= 0
+    candidate.stepIndex >= 0 &&
+    (candidate.customerId === undefined || typeof candidate.customerId === "string")
   );
 }
 

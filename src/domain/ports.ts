@@ -110,7 +110,8 @@ export interface Store {
   /** Atomic insert-if-absent of a reference; false when the customer already used it. */
   insertOrder(order: Order): Promise<boolean>;
   updateOrder(order: Order): Promise<void>;
-  getOrder(id: string): Promise<Order | undefined>;
+  /** The order with this id; `customerId`, when known, lets a shared store look in that customer's orders first. */
+  getOrder(id: string, customerId?: string): Promise<Order | undefined>;
   getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
   listOrders(filter?: { customerId?: string }): Promise<Order[]>;
   /**

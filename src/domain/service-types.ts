@@ -63,6 +63,8 @@ export interface StatusChange {
   readonly final: boolean;
   /** The funding wallet after the change (refunds applied). */
   readonly wallet: Wallet;
+  /** The order's customer as read for `wallet`, when it was (listeners need not read it again). */
+  readonly customer?: Customer;
 }
 
 export interface OrderEvents {

@@ -11,7 +11,7 @@
  */
 import { isAllowedTransition, isFinalStatus, refundsWallet, type StatusTable } from "../contract/status-codes.ts";
 import { countImmediateSteps, isOrderStepPayload, ORDER_STEP_JOB, type OrderStepPayload } from "./lifecycle.ts";
-import type { Order, PlannedTransition, Wallet } from "./model.ts";
+import type { Customer, Order, PlannedTransition, Wallet } from "./model.ts";
 import type { Clock, Job, Scheduler, Store } from "./ports.ts";
 import type { OrderEvents, TransitionOutcome } from "./service-types.ts";
 
@@ -43,11 +43,13 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       console.error(`status change listener failed for order ${order.id}:`, error);
     });
 
-  async function walletOf(order: Order): Promise<Wallet> {
+  /** The funding wallet as it stands, and the customer it was read from (listeners need not read it again). */
+  async function fundingOf(order: Order): Promise<{ wallet: Wallet; customer?: Customer }> {
     const customer = await store.getCustomer(order.customerId);
     const wallet = customer?.wallets.find((candidate) => candidate.shortcode === order.shortcode);
     // The customer may have been deleted meanwhile; report an empty wallet rather than fail the change.
-    return wallet ?? { shortcode: order.shortcode, balanceCents: 0, currency: order.currency };
+    const funding = wallet ?? { shortcode: order.shortcode, balanceCents: 0, currency: order.currency };
+    return customer === undefined ? { wallet: funding } : { wallet: funding, customer };
   }
 
   async function transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome> {
@@ -85,19 +87,19 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       // Lost the race: re-read and judge the move again against the new status.
       if (!(await store.updateOrderIf(next, order.history.length))) continue;
 
-      let wallet: Wallet;
+      let funding: { wallet: Wallet; customer?: Customer };
       if (refundsWallet(statusTable, status) && !refundsWallet(statusTable, order.status)) {
         const credit = await store.creditWallet(order.customerId, order.shortcode, order.amountCents);
-        wallet = credit.kind === "unknown_wallet" ? await walletOf(order) : credit.wallet;
+        funding = credit.kind === "unknown_wallet" ? await fundingOf(order) : { wallet: credit.wallet };
       } else {
-        wallet = await walletOf(order);
+        funding = await fundingOf(order);
       }
       try {
         await events.statusChanged({
           order: next,
           previousStatus: order.status,
           final: isFinalStatus(statusTable, status),
-          wallet,
+          ...funding,
         });
       } catch (error) {
         onEventError(error, next);
@@ -113,22 +115,24 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       : transitionFrom(known, orderId, step.status, step.message);
   }
 
-  async function scheduleStep(orderId: string, stepIndex: number, dueAt: number): Promise<void> {
-    const payload: OrderStepPayload = { orderId, stepIndex };
+  async function scheduleStep(orderId: string, customerId: string, stepIndex: number, dueAt: number): Promise<void> {
+    const payload: OrderStepPayload = { orderId, stepIndex, customerId };
     await scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
   }
 
   async function runStepJob(job: Job): Promise<void> {
     if (!isOrderStepPayload(job.payload)) throw new Error(`malformed ${ORDER_STEP_JOB} payload`);
-    const { orderId, stepIndex } = job.payload;
-    const order = await store.getOrder(orderId);
+    const { orderId, stepIndex, customerId } = job.payload;
+    const order = await store.getOrder(orderId, customerId);
     const step = order?.plan?.steps[stepIndex];
     // The order was reset away, or the plan is done.
     if (order === undefined || step === undefined) return;
     await applyStep(orderId, step, order);
     const following = order?.plan?.steps[stepIndex + 1];
     // Counted from this step's due time, not from when it ran, so timing stays exact.
-    if (following !== undefined) await scheduleStep(orderId, stepIndex + 1, job.dueAt + following.afterMs);
+    if (following !== undefined) {
+      await scheduleStep(orderId, order.customerId, stepIndex + 1, job.dueAt + following.afterMs);
+    }
   }
 
   scheduler.handle(ORDER_STEP_JOB, runStepJob);
@@ -149,7 +153,8 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
         else exact = false;
       }
       const first = steps[immediate];
-      if (first !== undefined) await scheduleStep(order.id, immediate, order.createdAt + first.afterMs);
+      if (first !== undefined)
+        await scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs);
       return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };

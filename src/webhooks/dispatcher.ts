@@ -201,7 +201,7 @@ export function createWebhookDispatcher(
   async function statusChanged(change: StatusChange): Promise<void> {
     const { order } = change;
     if (!change.final && options.intermediate !== true) return;
-    const endpoint = (await store.getCustomer(order.customerId))?.webhook;
+    const endpoint = (change.customer ?? (await store.getCustomer(order.customerId)))?.webhook;
     // No endpoint configured: nothing to send, nothing to show.
     if (endpoint === undefined) return;
     const faults = order.webhookFaults ?? {};

@@ -1,7 +1,8 @@
 /**
  * What the domain asks of the store for one order: on a shared store each
  * call is a round trip, so an order placed for an authenticated request
- * reads neither the customer nor the order back, and the order cap counts
+ * reads neither the customer nor the order back, a lifecycle step reads
+ * each once and hands the customer to the listeners, and the order cap counts
  * the orders only now and then while far below the cap — yet never lets the
  * count pass it.
  */
@@ -12,7 +13,7 @@ import { createOrderRetention } from "../../src/domain/order-retention.ts";
 import type { Store } from "../../src/domain/ports.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { order } from "../store/store-contract.ts";
-import { command, createTestDomain, TOKEN } from "./support.ts";
+import { CUSTOMER, command, createTestDomain, TOKEN } from "./support.ts";
 
 /** The store, with a count of the calls of each method. */
 function counted(inner: Store): { store: Store; calls: Map<string, number> } {
@@ -53,6 +54,20 @@ describe("the store calls of one order", () => {
     expect(outcome).toMatchObject({ kind: "placed", order: { status: 20 } });
     expect(calls.get("getOrder")).toBeUndefined();
     expect((await domain.service.getOrderByReference(customer!.id, "ref-1"))?.status).toBe(20);
+  });
+});
+
+describe("the store calls of one lifecycle step", () => {
+  it("reads the order and its customer once each, and hands the customer to the listeners", async () => {
+    const { store, calls } = counted(createMemoryStore());
+    const domain = await createTestDomain({ store, timing: { kind: "fixed", ms: 1_000 } });
+    await domain.service.placeOrder(command());
+    calls.clear();
+    await domain.time.advance(1_000);
+    expect(domain.changes.map((change) => change.order.status)).toEqual([20]);
+    expect(domain.changes[0]?.customer?.id).toBe(CUSTOMER);
+    expect(calls.get("getOrder")).toBe(1);
+    expect(calls.get("getCustomer")).toBe(1);
   });
 });
 

@@ -100,4 +100,16 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect(await store.countOrders()).toBe(1);
     expect((await store.getOrder("o1"))?.reference).toBe("r1");
   });
+
+  it("finds an order by id with its customer named, or named wrongly, or not named", async () => {
+    const prefix = `t${++prefixes}:`;
+    const store = createRedisStore(client(), { prefix });
+    await store.putCustomer(customer("c", [], 1_000));
+    await store.putCustomer(customer("d", [], 1_000));
+    await store.placeOrder({ order: order("o1", "c", "r1"), now: 0 });
+    expect((await store.getOrder("o1", "c"))?.customerId).toBe("c");
+    expect((await store.getOrder("o1", "d"))?.customerId).toBe("c");
+    expect((await store.getOrder("o1"))?.customerId).toBe("c");
+    expect(await store.getOrder("o2", "c")).toBeUndefined();
+  });
 });

@@ -234,8 +234,10 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     return { orders: found.items, nextCursor: found.nextCursor };
   }
 
-  async function getOrder(id: string): Promise<Order | undefined> {
-    return (await readOrders(await ownersOf([id])))[0];
+  async function getOrder(id: string, customerId?: string): Promise<Order | undefined> {
+    // An order's customer never changes: found among its orders, it is the order; else the index says whose it is.
+    const found = customerId === undefined ? undefined : (await readOrders([[customerId, id]]))[0];
+    return found ?? (await readOrders(await ownersOf([id])))[0];
   }
 
   async function getOrderByReference(customerId: string, reference: string): Promise<Order | undefined> {
