@@ -67,9 +67,10 @@ class JobHeap {
   private readonly byId = new Map<string, HeapEntry>();
   private seq = 0;
 
-  push(job: Job): void {
+  /** `fresh`: the caller knows no live job has this id, so there is nothing to replace. */
+  push(job: Job, fresh = false): void {
     // Scheduling again under a live id replaces the earlier job.
-    this.cancel(job.id);
+    if (!fresh) this.cancel(job.id);
     const entry: HeapEntry = { job, dueAt: job.dueAt, seq: this.seq++, cancelled: false };
     this.byId.set(job.id, entry);
     const last = this.lane.length > this.laneHead ? this.lane[this.lane.length - 1] : undefined;
@@ -225,6 +226,8 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
   const handlers = new Map<string, JobHandler>();
   let virtualNow = options.startAt ?? realNow();
   let nextId = 0;
+  /** Whether a caller has scheduled under an id of the generated form (`job_12`), which a generated id could meet. */
+  let generatedFormTaken = false;
   let timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires (the dueAt it was armed for); meaningful only while `timer` is set. */
   let armedFor = 0;
@@ -335,8 +338,10 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
       handlers.set(type, handler);
     },
     async schedule({ type, dueAt, payload, id }) {
+      if (id !== undefined && generatedNumber(id) > 0) generatedFormTaken = true;
       const jobId = id ?? `job_${++nextId}`;
-      heap.push({ id: jobId, type, dueAt, payload });
+      // A generated id is new unless a caller chose an id of that form: no lookup to replace a job then.
+      heap.push({ id: jobId, type, dueAt, payload }, id === undefined && !generatedFormTaken);
       arm();
       return jobId;
     },

@@ -143,6 +143,16 @@ describe("virtual time keeper", () => {
     expect(ran.map((r) => [r.payload, r.at])).toEqual([["second", 7]]);
   });
 
+  it("replaces a caller's job whose id a generated id meets, as with any id scheduled again", async () => {
+    const { time, ran } = virtual();
+    await time.scheduler.schedule({ id: "job_2", type: "t", dueAt: 5, payload: "chosen" });
+    expect(await time.scheduler.schedule({ type: "t", dueAt: 6, payload: "first generated" })).toBe("job_1");
+    expect(await time.scheduler.schedule({ type: "t", dueAt: 7, payload: "second generated" })).toBe("job_2");
+    expect(await time.scheduler.size()).toBe(2);
+    await time.advance(10);
+    expect(ran.map((r) => r.payload)).toEqual(["first generated", "second generated"]);
+  });
+
   it("serialises concurrent advances: each starts where the previous stopped", async () => {
     const { time, ran } = virtual();
     time.scheduler.handle("slow", async (job) => {
