@@ -29,8 +29,18 @@ export function routeLabeller(
         .join("[^/]+")}$`,
     ),
   }));
+  // Every request is labelled: a path with no parameter is found in one lookup, unless a template
+  // listed before its own also matches it (the first match wins, as in the scan below).
+  const literals = new Map<string, string>();
+  patterns.forEach(({ template }, index) => {
+    const shadowed = patterns.slice(0, index).some((earlier) => earlier.regex.test(template));
+    if (!template.includes("{") && !shadowed) literals.set(template, template);
+  });
   return (path) => {
-    const bare = path.split("?", 1)[0] ?? path;
+    const query = path.indexOf("?");
+    const bare = query < 0 ? path : path.slice(0, query);
+    const literal = literals.get(bare);
+    if (literal !== undefined) return literal;
     const match = patterns.find((p) => p.regex.test(bare));
     if (match !== undefined) return match.template;
     return prefixes.find((prefix) => bare === prefix || bare.startsWith(`${prefix}/`)) ?? OTHER_ROUTE;

@@ -122,21 +122,18 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     const order = newOrder(command, fingerprint);
     const key = command.request.idempotencyKey;
     const now = clock.now();
-    const result = await store.placeOrder({
-      order,
-      now,
-      ...(key === undefined
-        ? {}
-        : {
-            key: {
-              customerId,
-              key,
-              fingerprint: fingerprintOrder(fingerprint),
-              expiresAt: now + retentionMs,
-              orderId: order.id,
-            },
-          }),
-    });
+    const placement: { order: Order; now: number; key?: IdempotencyRecord } = { order, now };
+    if (key !== undefined) {
+      // Frozen, like the order: a store keeps it without copying.
+      placement.key = Object.freeze({
+        customerId,
+        key,
+        fingerprint: fingerprintOrder(fingerprint),
+        expiresAt: now + retentionMs,
+        orderId: order.id,
+      });
+    }
+    const result = await store.placeOrder(placement);
     switch (result.kind) {
       case "placed":
         return started(order);

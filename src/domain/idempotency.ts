@@ -66,6 +66,22 @@ export interface KeyedQueue {
   readonly size: number;
 }
 
+/** One task's place in its key's queue. */
+interface Slot {
+  settled: boolean;
+  /** Made only when a later task waits for this one: the usual task has nobody behind it. */
+  finished: Promise<void> | undefined;
+  release: (() => void) | undefined;
+}
+
+function finishedOf(slot: Slot): Promise<void> {
+  if (slot.settled) return Promise.resolve();
+  slot.finished ??= new Promise<void>((resolve) => {
+    slot.release = resolve;
+  });
+  return slot.finished;
+}
+
 /**
  * One FIFO queue per key. Same-key requests run one after another, so the
  * second finds the first's record complete (replay) or released (it claims
@@ -73,23 +89,21 @@ export interface KeyedQueue {
  * removed when their queue drains, so memory stays bounded by concurrency.
  */
 export function createKeyedQueue(): KeyedQueue {
-  const tails = new Map<string, Promise<void>>();
+  /** The last task queued under each key. */
+  const tails = new Map<string, Slot>();
   return {
     async run<T>(key: string, task: () => Promise<T>): Promise<T> {
       const previous = tails.get(key);
-      let done!: () => void;
-      const mine = new Promise<void>((resolve) => {
-        done = resolve;
-      });
-      // Nothing queued for this key (the usual case): start at once, no chaining.
-      const tail = previous === undefined ? mine : previous.then(() => mine);
-      tails.set(key, tail);
-      if (previous !== undefined) await previous;
+      const mine: Slot = { settled: false, finished: undefined, release: undefined };
+      tails.set(key, mine);
+      // Nothing queued for this key (the usual case): start at once.
+      if (previous !== undefined) await finishedOf(previous);
       try {
         return await task();
       } finally {
-        done();
-        if (tails.get(key) === tail) tails.delete(key);
+        mine.settled = true;
+        mine.release?.();
+        if (tails.get(key) === mine) tails.delete(key);
       }
     },
     get size() {

@@ -23,12 +23,14 @@ export interface OrderEventBus {
  * const unsubscribe = bus.subscribe({ statusChanged: async (change) => console.log(change.order.status) });
  */
 export function createOrderEventBus(): OrderEventBus {
-  const listeners = new Set<OrderEvents>();
+  // Copied on subscribe and unsubscribe rather than on every change: a change iterates the array it
+  // started with, whoever subscribes meanwhile.
+  let listeners: readonly OrderEvents[] = [];
   return {
     events: {
       async statusChanged(change: StatusChange) {
         let failure: { error: unknown } | undefined;
-        for (const listener of [...listeners]) {
+        for (const listener of listeners) {
           try {
             await listener.statusChanged(change);
           } catch (error) {
@@ -39,9 +41,10 @@ export function createOrderEventBus(): OrderEventBus {
       },
     },
     subscribe(listener) {
-      listeners.add(listener);
+      // A Set's semantics: subscribing twice keeps one entry, removed by either unsubscribe.
+      if (!listeners.includes(listener)) listeners = [...listeners, listener];
       return () => {
-        listeners.delete(listener);
+        listeners = listeners.filter((candidate) => candidate !== listener);
       };
     },
   };

@@ -36,18 +36,21 @@ function splitmix32(seed: number): () => number {
 export function createSeededRandom(seed: number): Random {
   if (!Number.isFinite(seed)) throw new RangeError("a seed must be a finite number");
   const expand = splitmix32(Math.trunc(seed));
-  let a = expand();
-  let b = expand();
-  let c = expand();
-  let d = expand();
+  // The state lives in a typed array, which stores each word modulo 2³² as it is: in closure variables
+  // the words above 2³¹ were boxed numbers, one allocation per word written, 20 draws per id.
+  const state = new Uint32Array(4);
+  for (let i = 0; i < 4; i++) state[i] = expand();
 
   function nextUint32(): number {
+    const a = state[0] as number;
+    const b = state[1] as number;
+    const c = state[2] as number;
+    const d = state[3] as number;
     const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) >>> 0;
+    state[3] = d + 1;
+    state[0] = b ^ (b >>> 9);
+    state[1] = c + (c << 3);
+    state[2] = ((c << 21) | (c >>> 11)) + t;
     return t;
   }
 

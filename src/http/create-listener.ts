@@ -19,7 +19,13 @@ import { createCors } from "./cors.ts";
 import { answerError } from "./error-handler.ts";
 import type { Journal } from "./journal.ts";
 import { createPublicPipeline, type PublicApiDeps, routeOf } from "./public-pipeline.ts";
-import { type RequestListener, type RequestRecorder, requestState, startRequest } from "./request-context.ts";
+import {
+  type RequestListener,
+  type RequestRecorder,
+  requestState,
+  setRequestIdHeader,
+  startRequest,
+} from "./request-context.ts";
 
 export interface HttpDeps {
   readonly clock: Clock;
@@ -77,6 +83,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
     const path = pathOf(req.url ?? "/");
     if (adminApp !== undefined && isAdminPath(path)) {
       (req as AdminRequest).body = body;
+      setRequestIdHeader(res);
       adminApp(req, res);
       return;
     }
@@ -96,6 +103,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
       return;
     }
     // A preflight from a listed origin ends here (204); anything else goes on with its CORS headers set.
+    setRequestIdHeader(res);
     cors(req as Parameters<RequestHandler>[0], res as Parameters<RequestHandler>[1], (error?: unknown) => {
       if (error) answerError(error, req, res, report);
       else enter(req, res);

@@ -3,6 +3,7 @@
  * instead of clock milliseconds. One place, so every endpoint agrees.
  */
 import type { AdminCustomer, AdminOrder } from "../contract/admin-schemas.ts";
+import { isoTime as iso } from "../contract/iso-time.ts";
 import { fromCents } from "../contract/money.ts";
 import type {
   BalanceResponse,
@@ -12,8 +13,6 @@ import type {
 } from "../contract/public-schemas.ts";
 import { BALANCE_OK_STATUS, INSUFFICIENT_BALANCE_STATUS } from "../contract/status-codes.ts";
 import type { Customer, Order, Wallet } from "../domain/model.ts";
-
-const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function presentOrder(order: Order): SendAirtimeResponse {
   return { id: order.id, reference: order.reference, status: order.status, message: order.message };

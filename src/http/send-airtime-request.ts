@@ -50,15 +50,17 @@ export function createSendAirtimeParser(limits: OrderLimits): (body: unknown) =>
       throw new HttpProblem("validation_failed", summarise(errors), { errors });
     }
     const service = data.service ?? data.network;
-    return {
-      ...(service === undefined ? {} : { service }),
+    // Built field by field: conditional spreads in a literal take V8's slow cloning path, on every order.
+    const input: { -readonly [K in keyof SendAirtimeInput]: SendAirtimeInput[K] } = {
       account: data.account,
       amountCents: toCents(data.amount),
       currency: data.currency,
       reference: data.reference,
-      ...(data.shortcode === undefined ? {} : { shortcode: data.shortcode }),
-      ...(data.idempotencyKey === undefined ? {} : { bodyKey: data.idempotencyKey }),
     };
+    if (service !== undefined) input.service = service;
+    if (data.shortcode !== undefined) input.shortcode = data.shortcode;
+    if (data.idempotencyKey !== undefined) input.bodyKey = data.idempotencyKey;
+    return input;
   };
 }
 

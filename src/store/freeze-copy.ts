@@ -16,11 +16,28 @@ function isPlainData(value: object): boolean {
  */
 function isDeeplyFrozen(value: object, stored: unknown): boolean {
   if (!Object.isFrozen(value) || !isPlainData(value)) return false;
+  if (Array.isArray(value)) return isDeeplyFrozenArray(value, stored);
   const previous = stored !== null && typeof stored === "object" ? (stored as Record<string, unknown>) : undefined;
   for (const key in value) {
     const child = (value as Record<string, unknown>)[key];
     if (child === null || typeof child !== "object" || child === previous?.[key]) continue;
     if (!isDeeplyFrozen(child, previous?.[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * An array's elements by index: `for…in` would enumerate them as string
+ * keys, the slow path for every history and plan stored. Like the copy
+ * below, only the elements count: an array's other properties are not
+ * plain data.
+ */
+function isDeeplyFrozenArray(value: readonly unknown[], stored: unknown): boolean {
+  const previous = Array.isArray(stored) ? (stored as readonly unknown[]) : undefined;
+  for (let index = 0; index < value.length; index++) {
+    const child = value[index];
+    if (child === null || typeof child !== "object" || child === previous?.[index]) continue;
+    if (!isDeeplyFrozen(child, previous?.[index])) return false;
   }
   return true;
 }

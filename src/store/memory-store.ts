@@ -90,6 +90,19 @@ export interface MemoryStoreOptions {
   readonly hotOrders?: number;
 }
 
+/** The customer with other wallets, frozen; built field by field, as a spread of a frozen record is slow. */
+function withWallets(customer: Customer, wallets: readonly Wallet[]): Customer {
+  const updated: { -readonly [K in keyof Customer]: Customer[K] } = {
+    id: customer.id,
+    name: customer.name,
+    tokens: customer.tokens,
+    apiKey: customer.apiKey,
+    wallets,
+  };
+  if (customer.webhook !== undefined) updated.webhook = customer.webhook;
+  return Object.freeze(updated);
+}
+
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
@@ -151,12 +164,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     }
   }
 
-  /** Replaces one wallet of a stored customer; the caller has checked it exists. */
-  function replaceWallet(customer: Customer, index: number, wallet: Wallet): Wallet {
-    const frozenWallet = Object.freeze({ ...wallet });
+  /**
+   * Replaces one wallet of a stored customer with a new balance (and
+   * currency); the caller has checked it exists. Built field by field: this
+   * runs for every order, and a spread of a frozen record takes V8's slow
+   * cloning path.
+   */
+  function replaceWallet(customer: Customer, index: number, balanceCents: number, currency: string): Wallet {
+    const wallet = customer.wallets[index] as Wallet;
+    const frozenWallet: Wallet = Object.freeze({ shortcode: wallet.shortcode, balanceCents, currency });
     const wallets = customer.wallets.slice();
     wallets[index] = frozenWallet;
-    customers.set(customer.id, Object.freeze({ ...customer, wallets: Object.freeze(wallets) }));
+    customers.set(customer.id, withWallets(customer, Object.freeze(wallets)));
     return frozenWallet;
   }
 
@@ -249,21 +268,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     const wallet = customer?.wallets[index];
     if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
     if (wallet.balanceCents < cents) return { kind: "insufficient", wallet };
-    return {
-      kind: "debited",
-      wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents - cents }),
-    };
+    return { kind: "debited", wallet: replaceWallet(customer, index, wallet.balanceCents - cents, wallet.currency) };
   }
 
   /** Whether the order went in: false when its customer already used the reference. */
   function insert(order: Order): boolean {
     sweepEvicted(order.createdAt);
     if (referenceTaken(order.customerId, order.reference, order.createdAt)) return false;
+    add(order);
+    return true;
+  }
+
+  /** Keeps an order whose reference the caller has found free. */
+  function add(order: Order): void {
     const stored = freezeCopy(order);
     takeReference(stored.customerId, stored.reference, stored.id);
     keepOrder(stored);
     index.add(stored);
-    return true;
   }
 
   function clear(): void {
@@ -359,10 +380,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
       const wallet = customer?.wallets[index];
       if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
-      return {
-        kind: "debited",
-        wallet: replaceWallet(customer, index, { ...wallet, balanceCents: wallet.balanceCents + cents }),
-      };
+      return { kind: "debited", wallet: replaceWallet(customer, index, wallet.balanceCents + cents, wallet.currency) };
     },
     async setWalletBalance(customerId, shortcode, cents, currency) {
       assertCents(cents);
@@ -370,15 +388,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (customer === undefined) return undefined;
       const index = customer.wallets.findIndex((wallet) => wallet.shortcode === shortcode);
       const existing = customer.wallets[index];
-      if (existing !== undefined) {
-        return replaceWallet(customer, index, {
-          ...existing,
-          balanceCents: cents,
-          currency: currency ?? existing.currency,
-        });
-      }
+      if (existing !== undefined) return replaceWallet(customer, index, cents, currency ?? existing.currency);
       const wallet = Object.freeze({ shortcode, balanceCents: cents, currency: currency ?? "KES" });
-      customers.set(customer.id, Object.freeze({ ...customer, wallets: Object.freeze([...customer.wallets, wallet]) }));
+      customers.set(customer.id, withWallets(customer, Object.freeze([...customer.wallets, wallet])));
       return wallet;
     },
     async patchCustomer(id, patch: CustomerPatch) {
@@ -406,20 +418,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
     async placeOrder({ order, key, now }) {
       // One synchronous stretch, so the whole placement is atomic; each refusal changes nothing.
-      if (key !== undefined) {
-        sweepExpiredKeys(now);
-        const existing = liveKey(key.customerId, key.key, now);
-        if (existing !== undefined) return { kind: "existing", record: existing };
+      // The key's composite is built and looked up once: the key map holds a day of keys.
+      if (key !== undefined) sweepExpiredKeys(now);
+      const composite = key === undefined ? undefined : keyOf(key.customerId, key.key);
+      const previous = composite === undefined ? undefined : keys.get(composite);
+      if (previous !== undefined && previous.expiresAt > now && composite !== undefined) {
+        return { kind: "existing", record: previous.record(composite) };
       }
       sweepEvicted(order.createdAt);
       if (referenceTaken(order.customerId, order.reference, order.createdAt)) return { kind: "duplicate_reference" };
       const debited = debit(order.customerId, order.shortcode, order.amountCents);
       if (debited.kind !== "debited") return debited;
-      insert(order);
-      if (key !== undefined) {
-        const composite = keyOf(key.customerId, key.key);
+      add(order);
+      if (composite !== undefined && key !== undefined) {
         // Delete first so a key bound again after it expired moves to the back (keeps expiry order).
-        keys.delete(composite);
+        if (previous !== undefined) keys.delete(composite);
         keys.set(composite, new KeptKey(key));
       }
       return { kind: "placed" };

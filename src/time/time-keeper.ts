@@ -51,23 +51,40 @@ interface HeapEntry {
   cancelled: boolean;
 }
 
+/** A queue drops the slots of run entries once this many have gathered at its front. */
+const LANE_COMPACT_AT = 1024;
+
 /**
- * A binary min-heap ordered by (dueAt, insertion order), so jobs due at the
- * same time run first-scheduled-first. Cancelling marks the entry (found
- * through the id index in O(1)) instead of searching the array; marked
- * entries are dropped when they surface. Push and pop are O(log n).
+ * Jobs ordered by (dueAt, insertion order), so jobs due at the same time run
+ * first-scheduled-first. Most jobs are scheduled a fixed delay after "now"
+ * (every order's step, every retry after the same backoff), so they arrive
+ * already in run order: those go to the back of a queue, in O(1), and only a
+ * job due before the queue's last one goes to a binary min-heap, in
+ * O(log n). The next job is the earlier of the queue's front and the heap's
+ * top, so the run order is the one a heap alone would give. Cancelling marks
+ * the entry (found through the id index in O(1)) instead of searching;
+ * marked entries are dropped when they surface.
  */
 class JobHeap {
   private readonly items: HeapEntry[] = [];
+  /** Entries in run order, from `laneHead` on. */
+  private lane: (HeapEntry | undefined)[] = [];
+  private laneHead = 0;
   private readonly byId = new Map<string, HeapEntry>();
   private seq = 0;
 
-  push(job: Job): void {
+  /** `fresh`: the caller knows no live job has this id, so there is nothing to replace. */
+  push(job: Job, fresh = false): void {
     // Scheduling again under a live id replaces the earlier job.
-    this.cancel(job.id);
+    if (!fresh) this.cancel(job.id);
     const entry: HeapEntry = { job, dueAt: job.dueAt, seq: this.seq++, cancelled: false };
-    this.items.push(entry);
     this.byId.set(job.id, entry);
+    const last = this.lane.length > this.laneHead ? this.lane[this.lane.length - 1] : undefined;
+    if (last === undefined || last.dueAt <= entry.dueAt) {
+      this.lane.push(entry);
+      return;
+    }
+    this.items.push(entry);
     this.up(this.items.length - 1);
   }
 
@@ -90,17 +107,40 @@ class JobHeap {
 
   /** The earliest live job without removing it. */
   peek(): Job | undefined {
-    this.dropCancelledTop();
-    return this.items[0]?.job;
+    return this.next()?.job;
   }
 
   pop(): Job | undefined {
+    const next = this.next();
+    if (next === undefined) return undefined;
+    if (next === this.items[0]) this.removeTop();
+    else this.shiftLane();
+    this.byId.delete(next.job.id);
+    return next.job;
+  }
+
+  /** The earliest live entry: the queue's front or the heap's top. */
+  private next(): HeapEntry | undefined {
     this.dropCancelledTop();
+    let front = this.lane[this.laneHead];
+    while (front?.cancelled === true) {
+      this.shiftLane();
+      front = this.lane[this.laneHead];
+    }
     const top = this.items[0];
-    if (top === undefined) return undefined;
-    this.removeTop();
-    this.byId.delete(top.job.id);
-    return top.job;
+    if (front === undefined) return top;
+    return top !== undefined && runsBefore(top, front) ? top : front;
+  }
+
+  private shiftLane(): void {
+    this.lane[this.laneHead++] = undefined;
+    if (this.laneHead === this.lane.length) {
+      this.lane = [];
+      this.laneHead = 0;
+    } else if (this.laneHead >= LANE_COMPACT_AT && this.laneHead * 2 >= this.lane.length) {
+      this.lane = this.lane.slice(this.laneHead);
+      this.laneHead = 0;
+    }
   }
 
   private dropCancelledTop(): void {
@@ -192,6 +232,8 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
   const handlers = new Map<string, JobHandler>();
   let virtualNow = options.startAt ?? realNow();
   let nextId = 0;
+  /** Whether a caller has scheduled under an id of the generated form (`job_12`), which a generated id could meet. */
+  let generatedFormTaken = false;
   let timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires (the dueAt it was armed for); meaningful only while `timer` is set. */
   let armedFor = 0;
@@ -301,8 +343,10 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
       handlers.set(type, handler);
     },
     async schedule({ type, dueAt, payload, id }) {
+      if (id !== undefined && generatedNumber(id) > 0) generatedFormTaken = true;
       const jobId = id ?? `job_${++nextId}`;
-      heap.push({ id: jobId, type, dueAt, payload });
+      // A generated id is new unless a caller chose an id of that form: no lookup to replace a job then.
+      heap.push({ id: jobId, type, dueAt, payload }, id === undefined && !generatedFormTaken);
       arm();
       return jobId;
     },

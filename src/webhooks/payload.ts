@@ -3,6 +3,7 @@
  * shape (`WebhookPayloadSchema`), amounts in KES, the time on the simulator
  * clock.
  */
+import { isoTime } from "../contract/iso-time.ts";
 import { fromCents } from "../contract/money.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import { isFinalStatus } from "../contract/status-codes.ts";
@@ -53,6 +54,6 @@ function payloadAt(order: Order, entry: StatusHistoryEntry, wallet: Wallet, fina
     balance: fromCents(wallet.balanceCents),
     currency: order.currency,
     shortcode: order.shortcode,
-    timestamp: new Date(entry.at).toISOString(),
+    timestamp: isoTime(entry.at),
   };
 }

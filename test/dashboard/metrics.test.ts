@@ -119,5 +119,16 @@ describe("the route label", () => {
     expect(label("/v1/airtime")).toBe("/v1/airtime");
     expect(label("/_sim/ui/assets/index-1a2b.js")).toBe("/_sim/ui");
     expect(label("/v1/airtime/a/b")).toBe("other");
+    expect(label("/v1/airtime?x=1")).toBe("/v1/airtime");
+  });
+
+  it("keeps the first declared match when a template with a parameter comes before a plain path it covers", () => {
+    const first = routeLabeller([
+      { method: "get", path: "/orders/{id}", operation: { responses: {} } },
+      { method: "get", path: "/orders/export", operation: { responses: {} } },
+      { method: "get", path: "/orders", operation: { responses: {} } },
+    ]);
+    expect(first("/orders/export")).toBe("/orders/{id}");
+    expect(first("/orders")).toBe("/orders");
   });
 });

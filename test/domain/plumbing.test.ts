@@ -18,9 +18,11 @@ describe("keyed queue", () => {
       queue.run("a", task("a1")),
       queue.run("b", task("b1")),
       queue.run("a", task("a2")),
+      queue.run("a", task("a3")),
     ]);
-    expect(results).toEqual(["a1", "b1", "a2"]);
+    expect(results).toEqual(["a1", "b1", "a2", "a3"]);
     expect(log.indexOf("end a1")).toBeLessThan(log.indexOf("start a2"));
+    expect(log.indexOf("end a2")).toBeLessThan(log.indexOf("start a3"));
     expect(log.indexOf("start b1")).toBeLessThan(log.indexOf("end a1"));
     expect(queue.size).toBe(0);
   });
@@ -49,6 +51,24 @@ describe("order event bus", () => {
     unsubscribe();
     await bus.events.statusChanged(change);
     expect(heard).toEqual(["first", "second", "first"]);
+  });
+
+  it("tells a listener subscribed twice once, and a change under way keeps the listeners it started with", async () => {
+    const bus = createOrderEventBus();
+    const heard: string[] = [];
+    const late = { statusChanged: async () => void heard.push("late") };
+    const twice = {
+      statusChanged: async () => {
+        heard.push("twice");
+        bus.subscribe(late);
+      },
+    };
+    bus.subscribe(twice);
+    bus.subscribe(twice);
+    await bus.events.statusChanged(change);
+    expect(heard).toEqual(["twice"]);
+    await bus.events.statusChanged(change);
+    expect(heard).toEqual(["twice", "twice", "late"]);
   });
 
   it("still tells the others when one listener throws, then reports the error", async () => {

@@ -12,6 +12,16 @@ describe("seeded random", () => {
     expect(draw(42, 1000)).toEqual(draw(42, 1000));
   });
 
+  it("keeps the sequence a seed gave in earlier versions, so saved runs replay the same", () => {
+    const one = draw(1, 1000);
+    expect(one.slice(0, 3)).toEqual([0.4256499295588583, 0.79042171058245, 0.6910148127935827]);
+    expect(one[999]).toBe(0.6348170079290867);
+    const high = draw(2 ** 31 + 5, 1000);
+    expect(high.slice(0, 3)).toEqual([0.41017165943048894, 0.18443717900663614, 0.8830114929005504]);
+    expect(high[999]).toBe(0.45629911753349006);
+    expect(createIds(createSeededRandom(7)).next("ord")).toBe("ord_6bttchx1m2sa88x096dd");
+  });
+
   it("gives different sequences for neighbouring seeds", () => {
     const a = draw(1, 50);
     const b = draw(2, 50);

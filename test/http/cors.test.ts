@@ -37,6 +37,7 @@ test("a preflight from a listed origin is answered 204 with the methods and head
   const allowed = (reply.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(",");
   expect(allowed).toEqual(expect.arrayContaining(["authorization", "idempotency-key", "content-type"]));
   expect(reply.headers.get("vary")).toContain("Origin");
+  expect(reply.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
 });
 
 test("a listed origin's order exposes Idempotent-Replayed, so the app can read a replay", async () => {

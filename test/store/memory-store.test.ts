@@ -23,6 +23,23 @@ describe("memory store", () => {
     expect(Object.isFrozen(read?.wallets[0])).toBe(true);
   });
 
+  it("keeps an order frozen all the way down as it is, and copies one with a mutable history entry", async () => {
+    const store = createMemoryStore();
+    const deep = order("deep", "a", "r-deep");
+    const frozen = Object.freeze({
+      ...deep,
+      history: Object.freeze(deep.history.map((entry) => Object.freeze({ ...entry }))),
+    });
+    await store.insertOrder(frozen);
+    expect(await store.getOrder("deep")).toBe(frozen);
+
+    const entry = { status: 0, message: "Pending", at: 1 };
+    const shallow = Object.freeze({ ...order("shallow", "a", "r-shallow"), history: Object.freeze([entry]) });
+    await store.insertOrder(shallow);
+    entry.message = "changed by its caller";
+    expect((await store.getOrder("shallow"))?.history[0]?.message).toBe("Pending");
+  });
+
   it("refuses a negative or fractional amount as a programming error", async () => {
     const store = createMemoryStore();
     await expect(store.debitWallet("a", null, -1)).rejects.toThrow(RangeError);

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
@@ -142,6 +143,16 @@ describe("virtual time keeper", () => {
     expect(ran.map((r) => [r.payload, r.at])).toEqual([["second", 7]]);
   });
 
+  it("replaces a caller's job whose id a generated id meets, as with any id scheduled again", async () => {
+    const { time, ran } = virtual();
+    await time.scheduler.schedule({ id: "job_2", type: "t", dueAt: 5, payload: "chosen" });
+    expect(await time.scheduler.schedule({ type: "t", dueAt: 6, payload: "first generated" })).toBe("job_1");
+    expect(await time.scheduler.schedule({ type: "t", dueAt: 7, payload: "second generated" })).toBe("job_2");
+    expect(await time.scheduler.size()).toBe(2);
+    await time.advance(10);
+    expect(ran.map((r) => r.payload)).toEqual(["first generated", "second generated"]);
+  });
+
   it("serialises concurrent advances: each starts where the previous stopped", async () => {
     const { time, ran } = virtual();
     time.scheduler.handle("slow", async (job) => {
@@ -206,6 +217,62 @@ describe("virtual time keeper", () => {
     await time.advanceTo(20);
     expect(time.clock.now()).toBe(50);
     await expect(time.advanceTo(Number.NaN)).rejects.toThrow(RangeError);
+  });
+
+  it("runs jobs in (due time, scheduling order) whatever mix of in-order and earlier jobs, cancels and advances", async () => {
+    // Jobs a fixed delay ahead arrive in run order and take a quicker path than earlier ones: the order must not tell.
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("later" as const), delay: fc.integer({ min: 0, max: 50 }) }),
+      fc.record({ kind: fc.constant("any" as const), delay: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("again" as const), pick: fc.nat(), delay: fc.integer({ min: 0, max: 300 }) }),
+      fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 120 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 80 }), async (steps) => {
+        const { time, ran } = virtual();
+        /** The model: live jobs by id, each with its due time and scheduling sequence. */
+        const live = new Map<string, { dueAt: number; seq: number }>();
+        const expected: string[] = [];
+        let seq = 0;
+        let lastDue = 0;
+        const runDue = (until: number) => {
+          const due = [...live].filter(([, job]) => job.dueAt <= until);
+          due.sort(([, a], [, b]) => a.dueAt - b.dueAt || a.seq - b.seq);
+          for (const [id] of due) {
+            expected.push(id);
+            live.delete(id);
+          }
+        };
+        for (const s of steps) {
+          const now = time.clock.now();
+          const ids = [...live.keys()];
+          if (s.kind === "later" || s.kind === "any") {
+            const dueAt = s.kind === "later" ? Math.max(lastDue, now) + s.delay : now + s.delay;
+            lastDue = Math.max(lastDue, dueAt);
+            const id = await time.scheduler.schedule({ type: "t", dueAt, payload: null });
+            live.set(id, { dueAt, seq: seq++ });
+          } else if (s.kind === "cancel" && ids.length > 0) {
+            const id = ids[s.pick % ids.length] as string;
+            await time.scheduler.cancel(id);
+            live.delete(id);
+          } else if (s.kind === "again" && ids.length > 0) {
+            const id = ids[s.pick % ids.length] as string;
+            await time.scheduler.schedule({ type: "t", dueAt: now + s.delay, payload: null, id });
+            live.delete(id);
+            live.set(id, { dueAt: now + s.delay, seq: seq++ });
+          } else if (s.kind === "advance") {
+            await time.advance(s.ms);
+            runDue(now + s.ms);
+          }
+        }
+        const end = time.clock.now() + 1_000;
+        await time.advance(1_000);
+        runDue(end);
+        expect(ran.map((r) => r.id)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
