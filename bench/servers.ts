@@ -52,11 +52,12 @@ async function startSimulator(): Promise<Running> {
     onError: (error) => console.error(error),
   });
   const url = await sim.listen(0, "127.0.0.1");
-  // The order the lookup requests read.
+  // The order the lookup requests read: to a magic test account whose orders stay pending, so the
+  // order cap, which the POST rounds reach, never evicts it (nothing pending is evicted).
   const placed = await fetch(`${url}/v1/airtime`, {
     method: "POST",
     headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ account: "0712345678", amount: 10, currency: "KES", reference: BENCH_LOOKUP_REFERENCE }),
+    body: JSON.stringify({ account: "0700000003", amount: 10, currency: "KES", reference: BENCH_LOOKUP_REFERENCE }),
   });
   if (placed.status !== 200) throw new Error(`placing the lookup order: ${placed.status}`);
   return { url, close: () => sim.close() };
