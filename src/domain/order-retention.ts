@@ -135,7 +135,7 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
         if (at % ORDERS_PER_TURN === ORDERS_PER_TURN - 1) await nextTurn();
         if (!(await evictable(order))) continue;
         const now = clock.now();
-        if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyRetentionMs, now)) {
+        if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyRetentionMs, now, order)) {
           gone.push(order);
         }
       }

@@ -127,9 +127,11 @@ export interface Store {
    * Atomic: removes an order whose history still has `expectedVersion`
    * entries. Until `keepUntil` (if later than `now`) it leaves an
    * `EvictedOrder` that keeps its reference taken; after that the reference
-   * is free again. False when the order changed or is gone.
+   * is free again. False when the order changed or is gone. `known` is the
+   * order as the caller read it at that version, which an adapter may use
+   * instead of reading it again.
    */
-  evictOrder(id: string, expectedVersion: number, keepUntil: number, now: number): Promise<boolean>;
+  evictOrder(id: string, expectedVersion: number, keepUntil: number, now: number, known?: Order): Promise<boolean>;
   /** The record an evicted order left, while it is kept. */
   getEvictedOrder(id: string, now: number): Promise<EvictedOrder | undefined>;
   getEvictedOrderByReference(customerId: string, reference: string, now: number): Promise<EvictedOrder | undefined>;

@@ -486,10 +486,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async countOrders() {
       return orders.size;
     },
-    async evictOrder(id, expectedVersion, keepUntil, now) {
+    async evictOrder(id, expectedVersion, keepUntil, now, known) {
       const stored = orders.get(id);
       if (stored === undefined || versionOf(stored) !== expectedVersion) return false;
-      const order = orderOf(stored);
+      // A packed order need not be unpacked again: the caller's copy is of this very version.
+      const order = known?.id === id && known.history.length === expectedVersion ? known : orderOf(stored);
       orders.delete(id);
       index.removed(order.customerId);
       sweepEvicted(now);

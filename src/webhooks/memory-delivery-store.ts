@@ -93,15 +93,6 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     index.removed(delivery.customerId);
   }
 
-  function ofOrder(orderId: string): Delivery[] {
-    const found: Delivery[] = [];
-    for (const id of idsOfOrder(orderId)) {
-      const delivery = read(id);
-      if (delivery !== undefined) found.push(delivery);
-    }
-    return found;
-  }
-
   const store: MemoryDeliveryStore = {
     exportState() {
       return {
@@ -141,7 +132,10 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     async list(filter = {}) {
       const found: Delivery[] = [];
       if (filter.orderId !== undefined) {
-        for (const delivery of ofOrder(filter.orderId)) if (matches(delivery, filter)) found.push(delivery);
+        for (const id of idsOfOrder(filter.orderId)) {
+          const stored = deliveries.get(id);
+          if (stored !== undefined && matches(stored, filter)) found.push(read(id) as Delivery);
+        }
         return found;
       }
       for (const [id, stored] of deliveries) if (matches(stored, filter)) found.push(read(id) as Delivery);
