@@ -65,8 +65,11 @@ async function heapPerFinalOrder(): Promise<number | undefined> {
   };
   // Warm up code paths and shared tables before measuring.
   await place(0, 2_000);
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
   const before = heapAfterGc();
   await place(2_000, 2_000 + ORDERS);
+  // Settled orders and deliveries are packed in the background: let it catch up first.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
   const after = heapAfterGc();
   await sim.close();
   receiver.close();

@@ -88,6 +88,8 @@ export interface MemoryStoreOptions {
   readonly settled?: (order: Order) => boolean;
   /** Settled orders kept as objects; default {@link DEFAULT_HOT_RECORDS}. */
   readonly hotOrders?: number;
+  /** False: pack inside the write that settles an order, not in the background (tests). */
+  readonly packInBackground?: boolean;
 }
 
 /** The customer with other wallets, frozen; built field by field, as a spread of a frozen record is slow. */
@@ -132,7 +134,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
   const evicted = new Map<string, EvictedOrder>();
   const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
-  const cold = createColdQueue(options.hotOrders ?? DEFAULT_HOT_RECORDS, (id) => {
+  const hot = options.hotOrders ?? DEFAULT_HOT_RECORDS;
+  const cold = createColdQueue({ hot, background: options.packInBackground ?? true }, (id) => {
     const stored = orders.get(id);
     if (stored !== undefined && !(stored instanceof PackedOrder) && settled(stored)) {
       orders.set(id, new PackedOrder(stored));

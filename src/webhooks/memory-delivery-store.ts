@@ -38,6 +38,8 @@ export interface MemoryDeliveryStore extends DeliveryStore {
 export interface MemoryDeliveryStoreOptions {
   /** Finished deliveries kept as objects; default {@link DEFAULT_HOT_RECORDS}. */
   readonly hotDeliveries?: number;
+  /** False: pack inside the write that finishes a delivery, not in the background (tests). */
+  readonly packInBackground?: boolean;
 }
 
 /**
@@ -57,7 +59,8 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids;
   };
   const index = createCreationIndex<Delivery | PackedDelivery>((id) => deliveries.get(id));
-  const cold = createColdQueue(options.hotDeliveries ?? DEFAULT_HOT_RECORDS, (id) => {
+  const hot = options.hotDeliveries ?? DEFAULT_HOT_RECORDS;
+  const cold = createColdQueue({ hot, background: options.packInBackground ?? true }, (id) => {
     const stored = deliveries.get(id);
     if (stored === undefined || stored instanceof PackedDelivery || stored.state === "pending") return;
     deliveries.set(id, new PackedDelivery(stored, attemptsById.get(id) ?? []));

@@ -5,7 +5,7 @@ import { describeStoreContract, order } from "./store-contract.ts";
 describeStoreContract("memory", () => createMemoryStore());
 // Every order packed as soon as it is written: the contract holds for packed orders too.
 describeStoreContract("memory, every order packed at once", () =>
-  createMemoryStore({ settled: () => true, hotOrders: 0 }),
+  createMemoryStore({ settled: () => true, hotOrders: 0, packInBackground: false }),
 );
 
 describe("memory store", () => {

@@ -72,7 +72,7 @@ async function everything(store: MemoryDeliveryStore) {
 }
 
 it("a store that packs every finished delivery at once shows exactly what one keeping objects shows", async () => {
-  const packing = createMemoryDeliveryStore({ hotDeliveries: 0 });
+  const packing = createMemoryDeliveryStore({ hotDeliveries: 0, packInBackground: false });
   const plain = createMemoryDeliveryStore();
   const stores = [packing, plain];
   const finish = async (store: MemoryDeliveryStore, id: string, state: DeliveryState) => {
@@ -95,7 +95,7 @@ it("a store that packs every finished delivery at once shows exactly what one ke
   }
   expect(await everything(packing)).toEqual(await everything(plain));
   expect((await packing.list()).map((d) => d.orderId)).not.toContain("ord_3");
-  const fresh = createMemoryDeliveryStore({ hotDeliveries: 0 });
+  const fresh = createMemoryDeliveryStore({ hotDeliveries: 0, packInBackground: false });
   await fresh.importState(packing.exportState());
   expect(await everything(fresh)).toEqual(await everything(plain));
 });
