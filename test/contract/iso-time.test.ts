@@ -23,10 +23,15 @@ test.prop([
   fc.oneof(
     fc.integer({ min: -8.64e15, max: -1 }),
     fc.integer({ min: YEAR_10000_MS, max: 8.64e15 }),
-    fc.double({ min: 0, max: 1e13, noInteger: true }),
+    fc.double({ min: 0, max: 1e13, noInteger: true, noNaN: true }),
   ),
 ])("hands anything else to toISOString: before 1970, after 9999, fractions", (ms) => {
   expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+});
+
+test("throws for a time that is no time, as toISOString does", () => {
+  expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+  expect(() => isoTime(Number.POSITIVE_INFINITY)).toThrow(RangeError);
 });
 
 test("writes the edges: the epoch, a leap day, the last millisecond it formats", () => {
