@@ -93,7 +93,7 @@ function dueAt(order: Order): number {
   return order.createdAt + (order.plan?.steps[0]?.afterMs ?? Number.NaN);
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 

@@ -20,6 +20,7 @@ import type { Order } from "../src/domain/model.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
 import { connectRedisStore } from "../src/store/redis/connect-redis.ts";
 import { createRedisScheduler } from "../src/time/redis-scheduler.ts";
+import { percentile } from "./pending-orders.ts";
 import { commandsProcessed, startRedisServer } from "./redis-store.ts";
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
@@ -45,10 +46,6 @@ function countCalls(client: Redis): { readonly count: number } {
     return send(...args);
   };
   return counter;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 const dueAt = (order: Order): number => order.createdAt + (order.plan?.steps[0]?.afterMs ?? Number.NaN);
