@@ -82,6 +82,8 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       metrics,
       events: {
         async statusChanged(change) {
+          // Counted and shown when it was first announced.
+          if (change.repeated === true) return;
           metrics.recordStatusChange(change);
           stream.send("order", () => presentAdminOrder(change.order));
         },

@@ -47,8 +47,13 @@ export type JobHandler = (job: Job) => Promise<void>;
 export interface Scheduler {
   /** Registers the handler for one job type (one handler per type). */
   handle(type: string, handler: JobHandler): void;
-  /** Schedules a job; returns its id. A job due in the past runs at the next opportunity. */
-  schedule(job: { type: string; dueAt: number; payload: unknown; id?: string }): Promise<string>;
+  /**
+   * Schedules a job; returns its id. A job due in the past runs at the next
+   * opportunity. Under the id of a job not yet done it replaces that job,
+   * or, with `ifAbsent`, leaves it as it is (a shared scheduler counts a job
+   * still running as not done).
+   */
+  schedule(job: { type: string; dueAt: number; payload: unknown; id?: string; ifAbsent?: boolean }): Promise<string>;
   cancel(jobId: string): Promise<boolean>;
   /** Number of jobs not yet run. */
   size(): Promise<number>;
@@ -161,8 +166,11 @@ export interface Store {
    * Atomic compare-and-set: stores `order` only when the stored order's
    * history still has `expectedVersion` entries (every status change appends
    * exactly one). False when another change won the race or the order is gone.
+   * With `refund`, the same atomic step credits `order.amountCents` back to
+   * the order's funding wallet (a wallet gone meanwhile is left alone): a
+   * process killed right after the change cannot leave it unrefunded.
    */
-  updateOrderIf(order: Order, expectedVersion: number): Promise<boolean>;
+  updateOrderIf(order: Order, expectedVersion: number, refund?: boolean): Promise<boolean>;
   /**
    * Atomic: changes a customer's own fields, never its wallets (so it cannot
    * overwrite a concurrent debit). `webhook: null` removes the endpoint.

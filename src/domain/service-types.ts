@@ -65,6 +65,13 @@ export interface StatusChange {
   readonly wallet: Wallet;
   /** The order's customer as read for `wallet`, when it was (listeners need not read it again). */
   readonly customer?: Customer;
+  /**
+   * Announced again: a step run a second time found its change already
+   * stored by a first run that may have died before announcing it. Whatever
+   * a listener creates for a change, it creates only if absent; a listener
+   * that only reports changes ignores it.
+   */
+  readonly repeated?: boolean;
 }
 
 export interface OrderEvents {

@@ -112,28 +112,44 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       const history = Object.freeze(order.history.concat([Object.freeze({ status, message: text, at: now })]));
       // Frozen, like the stored order it replaces: the store then keeps it without copying.
       const next = Object.freeze(withStatus(order, status, text, now, history));
+      // The refund goes in the same atomic step as the status it follows from.
+      const refund = refundsWallet(statusTable, status) && !refundsWallet(statusTable, order.status);
       // Lost the race: re-read and judge the move again against the new status.
-      if (!(await store.updateOrderIf(next, order.history.length))) continue;
-
-      let funding: { wallet: Wallet; customer?: Customer };
-      if (refundsWallet(statusTable, status) && !refundsWallet(statusTable, order.status)) {
-        const credit = await store.creditWallet(order.customerId, order.shortcode, order.amountCents);
-        funding = credit.kind === "unknown_wallet" ? await fundingOf(order) : { wallet: credit.wallet };
-      } else {
-        funding = await fundingOf(order);
-      }
-      try {
-        await events.statusChanged({
-          order: next,
-          previousStatus: order.status,
-          final: isFinalStatus(statusTable, status),
-          ...funding,
-        });
-      } catch (error) {
-        onEventError(error, next);
-      }
+      if (!(await store.updateOrderIf(next, order.history.length, refund))) continue;
+      await announce(next, order.status, false);
       return { kind: "transitioned", order: next };
     }
+  }
+
+  /**
+   * Tells the listeners of a stored change. `repeated`: the change was
+   * stored by an earlier run of its step, which may have died before telling
+   * anyone; listeners that create something for a change create it only if
+   * it is not there yet.
+   */
+  async function announce(order: Order, previousStatus: number, repeated: boolean): Promise<void> {
+    const funding = await fundingOf(order);
+    const final = isFinalStatus(statusTable, order.status);
+    try {
+      await events.statusChanged({ order, previousStatus, final, ...funding, ...(repeated ? { repeated } : {}) });
+    } catch (error) {
+      onEventError(error, order);
+    }
+  }
+
+  /**
+   * A step run again (its first run's process died, or Redis failed it
+   * mid-way) finds its own move already stored: it announces that move
+   * again, so the webhook the first run may never have created still goes
+   * out. Only when the order's latest move is the step's: a later move has
+   * been announced by whoever made it.
+   */
+  async function announceAgainIfTaken(order: Order, step: PlannedTransition): Promise<void> {
+    const history = order.history;
+    const latest = history[history.length - 1];
+    const previous = history[history.length - 2];
+    if (latest?.status !== step.status || previous === undefined) return;
+    await announce(order, previous.status, true);
   }
 
   /** A step the order can no longer take (an admin got there first) is skipped silently. */
@@ -155,7 +171,8 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     const step = order?.plan?.steps[stepIndex];
     // The order was reset away, or the plan is done.
     if (order === undefined || step === undefined) return;
-    await applyStep(orderId, step, order);
+    const outcome = await applyStep(orderId, step, order);
+    if (outcome.kind === "invalid_transition") await announceAgainIfTaken(order, step);
     const following = order?.plan?.steps[stepIndex + 1];
     // Counted from this step's due time, not from when it ran, so timing stays exact.
     if (following !== undefined) {

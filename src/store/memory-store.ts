@@ -264,15 +264,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return kept !== undefined && kept.expiresAt > now ? kept.record(composite) : undefined;
   }
 
-  function debit(customerId: string, shortcode: string | null, cents: number): DebitResult {
+  /** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
+  function changeBalance(customerId: string, shortcode: string | null, cents: number, sign: 1 | -1): DebitResult {
     assertCents(cents);
     const customer = customers.get(customerId);
     const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
     const wallet = customer?.wallets[index];
     if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
-    if (wallet.balanceCents < cents) return { kind: "insufficient", wallet };
-    return { kind: "debited", wallet: replaceWallet(customer, index, wallet.balanceCents - cents, wallet.currency) };
+    if (sign < 0 && wallet.balanceCents < cents) return { kind: "insufficient", wallet };
+    const balance = wallet.balanceCents + sign * cents;
+    return { kind: "debited", wallet: replaceWallet(customer, index, balance, wallet.currency) };
   }
+  const debit = (customerId: string, shortcode: string | null, cents: number) =>
+    changeBalance(customerId, shortcode, cents, -1);
+  const credit = (customerId: string, shortcode: string | null, cents: number) =>
+    changeBalance(customerId, shortcode, cents, 1);
 
   /** Whether the order went in: false when its customer already used the reference. */
   function insert(order: Order): boolean {
@@ -378,12 +384,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return debit(customerId, shortcode, cents);
     },
     async creditWallet(customerId, shortcode, cents) {
-      assertCents(cents);
-      const customer = customers.get(customerId);
-      const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
-      const wallet = customer?.wallets[index];
-      if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
-      return { kind: "debited", wallet: replaceWallet(customer, index, wallet.balanceCents + cents, wallet.currency) };
+      return credit(customerId, shortcode, cents);
     },
     async setWalletBalance(customerId, shortcode, cents, currency) {
       assertCents(cents);
@@ -445,10 +446,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const current = orders.get(order.id);
       if (current !== undefined) keepOrder(freezeCopy(order, current));
     },
-    async updateOrderIf(order, expectedVersion) {
+    async updateOrderIf(order, expectedVersion, refund) {
       const current = orders.get(order.id);
       if (current === undefined || versionOf(current) !== expectedVersion) return false;
       keepOrder(freezeCopy(order, current));
+      if (refund === true) credit(order.customerId, order.shortcode, order.amountCents);
       return true;
     },
     async getOrder(id) {

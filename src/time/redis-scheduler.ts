@@ -99,8 +99,13 @@ end
 return 1
 `;
 
-/** KEYS: due, leased, data. ARGV: id, JSON, due at. Scheduling under a live id replaces that job. */
+/**
+ * KEYS: due, leased, data. ARGV: id, JSON, due at, '1' if absent only.
+ * Scheduling under a live id (waiting or leased) replaces that job, or with
+ * the last argument leaves it. Returns 1 when scheduled.
+ */
 const SCHEDULE = `
+if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
@@ -284,10 +289,11 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     handle(type, handler) {
       handlers.set(type, handler);
     },
-    async schedule({ type, dueAt, payload, id }) {
+    async schedule({ type, dueAt, payload, id, ifAbsent }) {
       const jobId = id ?? `job_${randomUUID()}`;
       const job: Job = { id: jobId, type, dueAt, payload };
-      await redis.eval(SCHEDULE, 3, keys.due, keys.leased, keys.data, jobId, JSON.stringify(job), dueAt);
+      const onlyIfAbsent = ifAbsent === true ? "1" : "0";
+      await redis.eval(SCHEDULE, 3, keys.due, keys.leased, keys.data, jobId, JSON.stringify(job), dueAt, onlyIfAbsent);
       // A job due before the next look would claim it: look earlier.
       if (!stopped) schedulePoll(Math.min(pollMs, Math.max(0, dueAt - lookaheadMs - now())));
       return jobId;

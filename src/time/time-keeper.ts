@@ -100,6 +100,10 @@ class JobHeap {
     return this.byId.size;
   }
 
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   /** The live jobs in run order. */
   jobs(): Job[] {
     return [...this.byId.values()].sort((x, y) => (runsBefore(x, y) ? -1 : 1)).map((entry) => entry.job);
@@ -342,7 +346,8 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     handle(type, handler) {
       handlers.set(type, handler);
     },
-    async schedule({ type, dueAt, payload, id }) {
+    async schedule({ type, dueAt, payload, id, ifAbsent }) {
+      if (ifAbsent === true && id !== undefined && heap.has(id)) return id;
       if (id !== undefined && generatedNumber(id) > 0) generatedFormTaken = true;
       const jobId = id ?? `job_${++nextId}`;
       // A generated id is new unless a caller chose an id of that form: no lookup to replace a job then.

@@ -21,9 +21,8 @@
  */
 import { setMaxListeners } from "node:events";
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
-import { createIds } from "../domain/ids.ts";
 import type { WebhookEndpoint } from "../domain/model.ts";
-import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
+import type { Clock, Job, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
 import {
@@ -35,6 +34,7 @@ import {
   outcomeOf,
   plannedRetry,
 } from "./delivery-transitions.ts";
+import { deliveryIdOf, staleFollowUpId, statusMessageId } from "./delivery-ids.ts";
 import { createFairLimiter } from "./fair-limiter.ts";
 import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
 import { buildStalePayload, buildWebhookPayload, staleEntryBefore } from "./payload.ts";
@@ -157,10 +157,9 @@ export function createWebhookDispatcher(
     maxActivePerKey: options.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
     maxQueuedPerKey: options.maxQueuedPerEndpoint ?? DEFAULT_MAX_QUEUED_PER_ENDPOINT,
   });
-  // A stream of our own, seeded from the simulator's: webhook ids and jitter are drawn
-  // as network answers arrive, and must not shift the ids of later orders.
+  // A stream of our own, seeded from the simulator's: jitter is drawn as network
+  // answers arrive, and must not shift the ids of later orders.
   const random = createSeededRandom(Math.floor(deps.random.next() * 2 ** 32));
-  const ids: Ids = createIds(random);
   const inFlight = new Set<Promise<unknown>>();
   // Closing starts no attempt; at the deadline the `closing` signal aborts the requests still out.
   let stopping = false;
@@ -177,12 +176,19 @@ export function createWebhookDispatcher(
     return work;
   }
 
+  /**
+   * Stores a new delivery and schedules its first attempt. The id is derived
+   * from the change it announces, so announcing a change again finds the
+   * delivery made the first time instead of making a second one. Shared
+   * attempts: an announcement repeated after a process died between storing
+   * the delivery and scheduling its job schedules that job, unless it exists.
+   */
   async function createDelivery(
+    id: string,
     fields: Omit<Delivery, "id" | "nextJobId" | "nextAttemptAt" | "scheduleIndex" | "attemptCount" | "deliveredAt">,
     dueAt: number | null,
-    { scheduleFirst = true }: { readonly scheduleFirst?: boolean } = {},
+    { scheduleFirst = true, repeated = false }: { readonly scheduleFirst?: boolean; readonly repeated?: boolean } = {},
   ): Promise<Delivery> {
-    const id = ids.next("dlv");
     const delivery: Delivery = {
       ...fields,
       id,
@@ -193,9 +199,14 @@ export function createWebhookDispatcher(
       deliveredAt: null,
     };
     // Stored before its job exists, so the job always finds it.
-    await deliveries.insert(delivery);
-    if (dueAt !== null && scheduleFirst) await scheduleAttempt(id, 0, jobIdFor(id, 0), dueAt);
-    return delivery;
+    const fresh = await deliveries.insert(delivery);
+    const stored = fresh ? delivery : ((await deliveries.get(id)) ?? delivery);
+    const firstJob = jobIdFor(id, 0);
+    const unscheduled = fresh || (repeated && shared && stored.state === "pending" && stored.nextJobId === firstJob);
+    if (stored.nextAttemptAt !== null && scheduleFirst && unscheduled) {
+      await scheduleAttempt(id, 0, firstJob, stored.nextAttemptAt, !fresh);
+    }
+    return stored;
   }
 
   async function statusChanged(change: StatusChange): Promise<void> {
@@ -209,8 +220,11 @@ export function createWebhookDispatcher(
     // Only the first final status gets a stale follow-up, not a later reversal.
     const firstFinal = change.final && !isFinalStatus(statusTable, change.previousStatus);
     const stale = faults.staleAfterFinal === true && firstFinal ? staleEntryBefore(change, statusTable) : undefined;
+    const messageId = statusMessageId(order.id, order.history.length);
+    const deliveryId = deliveryIdOf(messageId);
+    const once = { repeated: change.repeated === true };
     const fields = {
-      messageId: ids.next("msg"),
+      messageId,
       kind: "status" as DeliveryKind,
       customerId: order.customerId,
       orderId: order.id,
@@ -225,18 +239,24 @@ export function createWebhookDispatcher(
         : { followUp: { status: stale.status, body: JSON.stringify(buildStalePayload(change, stale)) } }),
     };
     if (faults.drop === true) {
-      await createDelivery({ ...fields, state: "dropped", reason: "dropped by a scenario" }, null);
+      await createDelivery(deliveryId, { ...fields, state: "dropped", reason: "dropped by a scenario" }, null, once);
       return;
     }
     if (endpoint.disabled === true) {
-      await createDelivery({ ...fields, state: "disabled", reason: "the endpoint is disabled" }, null);
+      await createDelivery(
+        deliveryId,
+        { ...fields, state: "disabled", reason: "the endpoint is disabled" },
+        null,
+        once,
+      );
       return;
     }
     const dueAt = now + (faults.delayMs ?? 0) + withJitter(schedule[0] ?? 0, jitter, () => random.next());
-    const original = await createDelivery({ ...fields, state: "pending" }, dueAt);
+    const original = await createDelivery(deliveryId, { ...fields, state: "pending" }, dueAt, once);
     const { followUp: _once, ...copy } = fields;
-    for (let i = 0; i < (faults.duplicates ?? 0); i++) {
-      await createDelivery({ ...copy, kind: "duplicate", parentId: original.id, state: "pending" }, dueAt);
+    for (let i = 1; i <= (faults.duplicates ?? 0); i++) {
+      const duplicate = { ...copy, kind: "duplicate" as const, parentId: original.id, state: "pending" as const };
+      await createDelivery(`${deliveryId}d${i}`, duplicate, dueAt, once);
     }
   }
 
@@ -270,9 +290,16 @@ export function createWebhookDispatcher(
     await scheduleAttempt(deliveryId, scheduleIndex, jobId, Math.max(clock.now(), dueAt + 1));
   }
 
-  async function scheduleAttempt(deliveryId: string, scheduleIndex: number, id: string, dueAt: number): Promise<void> {
+  /** `ifAbsent`: leaves a job of that id that is still waiting or running alone. */
+  async function scheduleAttempt(
+    deliveryId: string,
+    scheduleIndex: number,
+    id: string,
+    dueAt: number,
+    ifAbsent = false,
+  ): Promise<void> {
     const payload: AttemptJobPayload = { deliveryId, scheduleIndex };
-    await scheduler.schedule({ id, type: WEBHOOK_ATTEMPT_JOB, dueAt, payload });
+    await scheduler.schedule({ id, type: WEBHOOK_ATTEMPT_JOB, dueAt, payload, ...(ifAbsent ? { ifAbsent } : {}) });
   }
 
   /**
@@ -455,8 +482,9 @@ export function createWebhookDispatcher(
     const followUp = parent.followUp;
     if (followUp === undefined) return;
     const stale = await createDelivery(
+      staleFollowUpId(parent.id),
       {
-        messageId: ids.next("msg"),
+        messageId: staleFollowUpId(parent.messageId),
         kind: "stale",
         parentId: parent.id,
         customerId: parent.customerId,

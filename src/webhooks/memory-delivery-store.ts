@@ -113,7 +113,7 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
       }
     },
     async insert(delivery) {
-      if (deliveries.has(delivery.id)) throw new Error(`delivery ${delivery.id} already exists`);
+      if (deliveries.has(delivery.id)) return false;
       const stored = freezeCopy(delivery);
       keep(stored);
       index.add(stored);
@@ -121,6 +121,7 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
       if (own === undefined) byOrder.set(delivery.orderId, delivery.id);
       else if (typeof own === "string") byOrder.set(delivery.orderId, [own, delivery.id]);
       else own.push(delivery.id);
+      return true;
     },
     async get(id) {
       return read(id);

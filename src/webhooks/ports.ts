@@ -117,7 +117,8 @@ export interface DeliveryPageQuery extends DeliveryFilter {
 }
 
 export interface DeliveryStore {
-  insert(delivery: Delivery): Promise<void>;
+  /** Insert-if-absent: false, changing nothing, when a delivery with this id exists. */
+  insert(delivery: Delivery): Promise<boolean>;
   get(id: string): Promise<Delivery | undefined>;
   /** Atomic read-modify-write; undefined when the delivery is gone (reset). */
   update(id: string, change: (current: Delivery) => Delivery): Promise<Delivery | undefined>;

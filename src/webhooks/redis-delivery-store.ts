@@ -172,31 +172,27 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
   return {
     async insert(delivery) {
       // The owner first: it claims the id across customers, as the memory store's one map does.
-      const [[claimError, claimed], [counterError, sequence]] = (await redis
+      // Each step can be repeated: a process killed part-way leaves what a second insert completes.
+      const [[claimError], [ownerError, owner], [counterError, sequence]] = (await redis
         .multi()
         .hsetnx(shared.owners, delivery.id, delivery.customerId)
+        .hget(shared.owners, delivery.id)
         .incr(shared.counter)
-        .exec()) as [[Error | null, number], [Error | null, number]];
-      if (claimError !== null || counterError !== null) throw claimError ?? counterError;
-      if (claimed === 0) throw new Error(`delivery ${delivery.id} already exists`);
+        .exec()) as [[Error | null], [Error | null, string], [Error | null, number]];
+      if (claimError !== null || ownerError !== null || counterError !== null) {
+        throw claimError ?? ownerError ?? counterError;
+      }
+      if (owner !== delivery.customerId) return false;
       const keys = keysOf(delivery.customerId);
       const json = JSON.stringify(delivery);
-      await redis.eval(
-        INSERT,
-        3,
-        keys.records,
-        keys.sequence,
-        keys.orders,
-        delivery.id,
-        json,
-        sequence,
-        delivery.orderId,
-      );
+      const args = [delivery.id, json, sequence, delivery.orderId];
+      const inserted = await redis.eval(INSERT, 3, keys.records, keys.sequence, keys.orders, ...args);
       await redis
         .multi()
-        .zadd(shared.all, sequence, delivery.id)
+        .zadd(shared.all, "NX", sequence, delivery.id)
         .hset(shared.orders, delivery.orderId, delivery.customerId)
         .exec();
+      return inserted === 1;
     },
     async get(id) {
       return (await read([id]))[0];

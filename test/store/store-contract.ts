@@ -210,6 +210,26 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         );
         expect(results.filter(Boolean)).toHaveLength(1);
       });
+
+      it("credits a refund in the same step as the change it follows, and only when the change is stored", async () => {
+        await store.putCustomer(customer("r"));
+        const first = { ...order("o1", "r", "r1"), shortcode: "600100" };
+        await store.insertOrder(first);
+        // A change that lost its race refunds nothing.
+        expect(await store.updateOrderIf(advanced(first, 2), 2, true)).toBe(false);
+        expect((await store.getCustomer("r"))?.wallets[1]?.balanceCents).toBe(500);
+        expect(await store.updateOrderIf(advanced(first, 2), 1, true)).toBe(true);
+        expect((await store.getCustomer("r"))?.wallets.map((w) => w.balanceCents)).toEqual([10_000, 1_500]);
+        // Racing refunds of one order: one change is stored, one refund is given.
+        const second = { ...order("o2", "r", "r2"), shortcode: "600100" };
+        await store.insertOrder(second);
+        await Promise.all([2, 6, 8].map((status) => store.updateOrderIf(advanced(second, status), 1, true)));
+        expect((await store.getCustomer("r"))?.wallets[1]?.balanceCents).toBe(2_500);
+        // The wallet gone meanwhile: the change is stored, nothing is credited.
+        await store.insertOrder(order("o3", "gone", "r3"));
+        expect(await store.updateOrderIf(advanced(order("o3", "gone", "r3"), 2), 1, true)).toBe(true);
+        expect(await store.getCustomer("gone")).toBeUndefined();
+      });
     });
 
     describe("order pages", () => {

@@ -55,9 +55,11 @@ return 1
 `;
 
 /**
- * Compare-and-set of an order on its version. KEYS: orders, versions. ARGV:
- * id, order JSON, expected version ('' for any), new version. Returns 1 when
- * stored.
+ * Compare-and-set of an order on its version. KEYS: orders, versions,
+ * wallets. ARGV: id, order JSON, expected version ('' for any), new version,
+ * then, for a refund, the wallet field and the cents to credit back (in the
+ * same step, so no kill between the two can lose the refund; a wallet gone
+ * meanwhile is left alone). Returns 1 when stored.
  */
 const UPDATE_ORDER = `
 local version = redis.call('HGET', KEYS[2], ARGV[1])
@@ -65,6 +67,9 @@ if not version then return 0 end
 if ARGV[3] ~= '' and tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+if ARGV[5] and redis.call('HEXISTS', KEYS[3], 'b:' .. ARGV[5]) == 1 then
+  redis.call('HINCRBY', KEYS[3], 'b:' .. ARGV[5], tonumber(ARGV[6]))
+end
 return 1
 `;
 
@@ -170,7 +175,7 @@ export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
   ahInsertOrder: { numberOfKeys: 7, lua: INSERT_ORDER },
   ahIndexOrder: { numberOfKeys: 3, lua: INDEX_ORDER },
-  ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
+  ahUpdateOrder: { numberOfKeys: 3, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
   ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
   ahPlaceOrder: { numberOfKeys: 11, lua: PLACE_ORDER },

@@ -374,12 +374,17 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     },
     async updateOrder(order) {
       const keys = keysOf(order.customerId);
-      await run("ahUpdateOrder", keys.orders, keys.versions, order.id, JSON.stringify(order), "", order.history.length);
+      const args = [order.id, JSON.stringify(order), "", order.history.length];
+      await run("ahUpdateOrder", keys.orders, keys.versions, keys.wallets, ...args);
     },
-    async updateOrderIf(order, expectedVersion) {
+    async updateOrderIf(order, expectedVersion, refund) {
       const keys = keysOf(order.customerId);
       const args = [order.id, JSON.stringify(order), expectedVersion, order.history.length];
-      return (await run("ahUpdateOrder", keys.orders, keys.versions, ...args)) === 1;
+      if (refund === true) {
+        assertCents(order.amountCents);
+        args.push(walletField(order.shortcode), order.amountCents);
+      }
+      return (await run("ahUpdateOrder", keys.orders, keys.versions, keys.wallets, ...args)) === 1;
     },
     getOrder,
     getOrderByReference,

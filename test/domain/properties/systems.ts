@@ -58,9 +58,10 @@ export const doubleRefund: MakeSystem = (options) => {
   const inner = createMemoryStore();
   const store: Store = {
     ...inner,
-    async creditWallet(customerId, shortcode, cents) {
-      await inner.creditWallet(customerId, shortcode, cents);
-      return inner.creditWallet(customerId, shortcode, cents);
+    async updateOrderIf(order, expectedVersion, refund) {
+      const stored = await inner.updateOrderIf(order, expectedVersion, refund);
+      if (stored && refund === true) await inner.creditWallet(order.customerId, order.shortcode, order.amountCents);
+      return stored;
     },
   };
   return createTestDomain({ ...options, store });
