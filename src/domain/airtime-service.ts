@@ -52,7 +52,7 @@ export interface AirtimeServiceDeps {
  * // outcome.kind === "placed", outcome.order.status === 0; after time.advance(2000) the order is 20 Success
  */
 export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
-  const { store, clock, ids, random, statusTable, lifecycle } = deps;
+  const { store, clock, scheduler, ids, random, statusTable, lifecycle } = deps;
   const retentionMs = deps.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
   if (!(Number.isFinite(retentionMs) && retentionMs > 0)) throw new RangeError("idempotencyRetentionMs must be > 0");
   assertLifecycleOptions(lifecycle, statusTable);
@@ -133,7 +133,9 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
         orderId: order.id,
       });
     }
-    const result = await store.placeOrder(placement);
+    // One round trip on a shared store: the step's job goes out with the placement.
+    const [result, firstStep] = await Promise.all([store.placeOrder(placement), statusChanges.scheduleFirst(order)]);
+    if (result.kind !== "placed" && firstStep !== undefined) await scheduler.cancel(firstStep);
     switch (result.kind) {
       case "placed":
         return started(order);

@@ -29,9 +29,13 @@ export interface StatusChanges {
   /** Moves the order to `status` if the rules allow it, refunds and announces. */
   transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome>;
   /**
-   * Starts a freshly inserted order's plan: applies the steps due at once,
-   * schedules the first later one. Returns the order as it now stands.
+   * Schedules a new order's first step that is not due at once, before or
+   * alongside its placement: no instant then leaves a stored order with no
+   * step to come (a step finding no order does nothing). Returns its job id,
+   * for the caller to cancel when the store refuses the order.
    */
+  scheduleFirst(order: Order): Promise<string | undefined>;
+  /** Applies a freshly stored order's steps due at once. Returns the order as it now stands. */
   start(order: Order): Promise<Order>;
 }
 
@@ -159,9 +163,9 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       : transitionFrom(known, orderId, step.status, step.message);
   }
 
-  async function scheduleStep(orderId: string, customerId: string, stepIndex: number, dueAt: number): Promise<void> {
+  function scheduleStep(orderId: string, customerId: string, stepIndex: number, dueAt: number): Promise<string> {
     const payload: OrderStepPayload = { orderId, stepIndex, customerId };
-    await scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
+    return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
   }
 
   async function runStepJob(job: Job): Promise<void> {
@@ -184,6 +188,13 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   return {
     transition,
+    async scheduleFirst(order) {
+      const steps = order.plan?.steps ?? [];
+      const immediate = countImmediateSteps({ steps });
+      const first = steps[immediate];
+      if (first === undefined) return undefined;
+      return scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs);
+    },
     async start(order) {
       const steps = order.plan?.steps ?? [];
       const immediate = countImmediateSteps({ steps });
@@ -197,9 +208,6 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
         if (outcome.kind === "transitioned") current = outcome.order;
         else exact = false;
       }
-      const first = steps[immediate];
-      if (first !== undefined)
-        await scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs);
       return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };

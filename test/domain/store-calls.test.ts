@@ -57,6 +57,42 @@ describe("the store calls of one order", () => {
   });
 });
 
+describe("the first step of a new order", () => {
+  it("is scheduled while the store is still placing the order, so no instant leaves it without one", async () => {
+    const inner = createMemoryStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store: Store = {
+      ...inner,
+      async placeOrder(placement) {
+        await gate;
+        return inner.placeOrder(placement);
+      },
+    };
+    const domain = await createTestDomain({ store, timing: { kind: "fixed", ms: 1_000 } });
+    const placing = domain.service.placeOrder(command());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await domain.scheduler.size()).toBe(1);
+    release();
+    expect(await placing).toMatchObject({ kind: "placed" });
+    await domain.time.advance(1_000);
+    expect((await domain.orders()).map((placed) => placed.status)).toEqual([20]);
+  });
+
+  it("is cancelled when the store refuses the order: a replay, a duplicate reference, a short balance", async () => {
+    const domain = await createTestDomain({ balanceCents: 15_000, timing: { kind: "fixed", ms: 1_000 } });
+    await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    expect(await domain.scheduler.size()).toBe(1);
+    expect(await domain.service.placeOrder(command({ idempotencyKey: "k1" }))).toMatchObject({ kind: "replayed" });
+    expect(await domain.service.placeOrder(command())).toMatchObject({ kind: "duplicate_reference" });
+    const short = await domain.service.placeOrder(command({ reference: "ref-2" }));
+    expect(short).toMatchObject({ kind: "insufficient_balance" });
+    expect(await domain.scheduler.size()).toBe(1);
+  });
+});
+
 describe("the store calls of one lifecycle step", () => {
   it("reads the order and its customer once each, and hands the customer to the listeners", async () => {
     const { store, calls } = counted(createMemoryStore());
