@@ -6,6 +6,7 @@
  * arrival in Redis and page as the in-process journal's ids do.
  */
 import type { Redis } from "ioredis";
+import { luaScript } from "../store/redis/lua-script.ts";
 import {
   DEFAULT_JOURNAL_LIMIT,
   type JournalEntry,
@@ -62,6 +63,7 @@ export function createRedisJournal(redis: Redis, options: RedisJournalOptions = 
   const prefix = options.prefix ?? "ah:";
   const keys = { stream: `${prefix}{journal}:requests`, counter: `${prefix}{journal}:sequence` };
   const limit = options.limit ?? DEFAULT_JOURNAL_LIMIT;
+  const append = luaScript(redis, APPEND, 2);
 
   /** Newest first, from `end` (inclusive; `+` for the newest), at most `limit` entries in all. */
   async function* newestFirst(end: string): AsyncGenerator<{ id: number; record: JournalRecord }> {
@@ -99,7 +101,7 @@ export function createRedisJournal(redis: Redis, options: RedisJournalOptions = 
 
   return {
     record(entry) {
-      redis.eval(APPEND, 2, keys.stream, keys.counter, limit, JSON.stringify(entry)).catch(() => undefined);
+      append(keys.stream, keys.counter, limit, JSON.stringify(entry)).catch(() => undefined);
     },
     async page(query): Promise<JournalPage> {
       if (query.before !== undefined && query.before <= 1) return { entries: [], olderThan: undefined };

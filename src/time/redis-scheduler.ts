@@ -23,6 +23,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Job, JobHandler, Scheduler } from "../domain/ports.ts";
+import { luaScript } from "../store/redis/lua-script.ts";
 
 export interface RedisSchedulerOptions {
   /** Prefix of its keys (default `ah:`); its keys share the hash tag `{jobs}`. */
@@ -146,6 +147,12 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
   const batch = options.batch ?? 64;
   const now = options.now ?? (() => Date.now());
   const onError = options.onError ?? ((error: unknown) => console.error("scheduler:", error));
+  const scripts = {
+    claim: luaScript(redis, CLAIM, 3),
+    complete: luaScript(redis, COMPLETE, 2),
+    release: luaScript(redis, RELEASE, 3),
+    schedule: luaScript(redis, SCHEDULE, 3),
+  };
   const handlers = new Map<string, JobHandler>();
   const running = new Set<Promise<void>>();
   /** Ids of the jobs held here, waiting or running, whose leases are renewed. */
@@ -165,7 +172,7 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       const handler = handlers.get(job.type);
       if (handler === undefined) throw new Error(`no handler for job type ${job.type}`);
       await handler(job);
-      await redis.eval(COMPLETE, 2, keys.leased, keys.data, job.id, json);
+      await scripts.complete(keys.leased, keys.data, job.id, json);
     } catch (error) {
       // Left leased: it runs again, here or elsewhere, once the lease ends.
       onError(error, job);
@@ -219,17 +226,7 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
 
   /** Claims what is due by `upTo` (and leases ended by `at`); the earliest time a job still waits for, and the jobs. */
   async function claim(at: number, upTo: number): Promise<{ next: number | undefined; claimed: string[] }> {
-    const reply = (await redis.eval(
-      CLAIM,
-      3,
-      keys.due,
-      keys.leased,
-      keys.data,
-      at,
-      upTo,
-      upTo + leaseMs,
-      batch,
-    )) as string[];
+    const reply = (await scripts.claim(keys.due, keys.leased, keys.data, at, upTo, upTo + leaseMs, batch)) as string[];
     const [next = "", ...claimed] = reply;
     return { next: next === "" ? undefined : Number(next), claimed };
   }
@@ -278,7 +275,7 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     }
     const args = entries.flatMap(({ job, json }) => [job.id, json, job.dueAt]);
     try {
-      await redis.eval(RELEASE, 3, keys.due, keys.leased, keys.data, ...args);
+      await scripts.release(keys.due, keys.leased, keys.data, ...args);
     } catch (error) {
       // Still leased: another process runs them once their leases end.
       onError(error);
@@ -293,7 +290,7 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       const jobId = id ?? `job_${randomUUID()}`;
       const job: Job = { id: jobId, type, dueAt, payload };
       const onlyIfAbsent = ifAbsent === true ? "1" : "0";
-      await redis.eval(SCHEDULE, 3, keys.due, keys.leased, keys.data, jobId, JSON.stringify(job), dueAt, onlyIfAbsent);
+      await scripts.schedule(keys.due, keys.leased, keys.data, jobId, JSON.stringify(job), dueAt, onlyIfAbsent);
       // A job due before the next look would claim it: look earlier.
       if (!stopped) schedulePoll(Math.min(pollMs, Math.max(0, dueAt - lookaheadMs - now())));
       return jobId;

@@ -11,6 +11,7 @@
  * one another's change. Records are JSON: every read is a fresh copy.
  */
 import type { Redis } from "ioredis";
+import { luaScript } from "../store/redis/lua-script.ts";
 import { readSequencePage } from "../store/redis/sequence-page.ts";
 import { matchesDeliveryFilter as matches } from "./delivery-filter.ts";
 import type { Delivery, DeliveryAttempt, DeliveryStore } from "./ports.ts";
@@ -106,6 +107,11 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
   const prefix = options.prefix ?? "ah:";
   const shared = sharedDeliveryKeys(prefix);
   const keysOf = (customerId: string) => customerDeliveryKeys(prefix, customerId);
+  const scripts = {
+    insert: luaScript(redis, INSERT, 3),
+    compareAndSet: luaScript(redis, COMPARE_AND_SET, 1),
+    addAttempt: luaScript(redis, ADD_ATTEMPT, 2),
+  };
 
   /** The deliveries with these ids, in the order asked, skipping those gone. */
   async function read(ids: readonly string[]): Promise<Delivery[]> {
@@ -186,7 +192,7 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
       const keys = keysOf(delivery.customerId);
       const json = JSON.stringify(delivery);
       const args = [delivery.id, json, sequence, delivery.orderId];
-      const inserted = await redis.eval(INSERT, 3, keys.records, keys.sequence, keys.orders, ...args);
+      const inserted = await scripts.insert(keys.records, keys.sequence, keys.orders, ...args);
       await redis
         .multi()
         .zadd(shared.all, "NX", sequence, delivery.id)
@@ -205,7 +211,7 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
         const json = await redis.hget(records, id);
         if (json === null) return undefined;
         const next = change(JSON.parse(json) as Delivery);
-        const written = await redis.eval(COMPARE_AND_SET, 1, records, id, json, JSON.stringify(next));
+        const written = await scripts.compareAndSet(records, id, json, JSON.stringify(next));
         if (written === 1) return JSON.parse(JSON.stringify(next)) as Delivery;
         if (written === -1) return undefined;
       }
@@ -256,9 +262,7 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
     },
     async addAttempt(attempt) {
       const keys = keysOf(attempt.customerId);
-      await redis.eval(
-        ADD_ATTEMPT,
-        2,
+      await scripts.addAttempt(
         keys.records,
         keys.attempts(attempt.deliveryId),
         attempt.deliveryId,

@@ -13,6 +13,7 @@ import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from ".
 import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
 import { evictedRecordOf } from "../../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
+import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
 import { readSequencePage } from "./sequence-page.ts";
 import { createTokenHints } from "./token-hints.ts";
@@ -46,11 +47,11 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
   const prefix = options.prefix ?? "ah:";
   const shared = sharedKeys(prefix);
   const keysOf = (customerId: string): CustomerKeys => customerKeys(prefix, customerId);
-  for (const [name, script] of Object.entries(REDIS_SCRIPTS)) {
-    if (!(name in redis)) redis.defineCommand(name, script);
-  }
+  const scripts = new Map(
+    Object.entries(REDIS_SCRIPTS).map(([name, { lua, numberOfKeys }]) => [name, luaScript(redis, lua, numberOfKeys)]),
+  );
   const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> =>
-    (redis as unknown as Record<RedisScriptName, (...a: (string | number)[]) => Promise<unknown>>)[name](...args);
+    (scripts.get(name) as LuaScript)(...args);
   const staticTokenOwners = createTokenHints();
   const issuedTokenOwners = createTokenHints();
 
