@@ -6,6 +6,7 @@
  * process's own.
  */
 import type { Redis } from "ioredis";
+import { guardUnavailable } from "../store/redis/connect-redis.ts";
 import { createRedisScheduler, type RedisScheduler } from "../time/redis-scheduler.ts";
 import { openRedisVirtualClock, type RedisVirtualClock } from "../time/redis-virtual-clock.ts";
 import type { TimeKeeper } from "../time/time-keeper.ts";
@@ -31,8 +32,11 @@ export async function openSharedTime(
   startAt: number | undefined,
   onError: (error: unknown) => void,
 ): Promise<SharedTime> {
+  // Guarded like the store: a job scheduled with an order while Redis is away answers 503, not 500.
   const scheduler =
-    redis === undefined ? undefined : createRedisScheduler(redis, { onError: (error) => onError(error) });
+    redis === undefined
+      ? undefined
+      : guardUnavailable(createRedisScheduler(redis, { onError: (error) => onError(error) }));
   const clock: RedisVirtualClock | undefined =
     redis === undefined || mode !== "virtual"
       ? undefined

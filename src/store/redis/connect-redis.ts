@@ -72,18 +72,22 @@ export async function connectRedisStore(
 }
 
 /**
- * An adapter on Redis (the store, the delivery log) with every failure to
- * reach Redis turned into `StoreUnavailableError`; programming errors (a
- * RangeError) pass as they are.
+ * An adapter on Redis (the store, the delivery log, the scheduler) with
+ * every failure to reach Redis turned into `StoreUnavailableError`;
+ * programming errors (a RangeError) pass as they are, and so do the results
+ * of methods that do not return a promise.
  */
 export function guardUnavailable<T extends object>(adapter: T): T {
   const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(adapter) as [string, (...args: unknown[]) => Promise<unknown>][]) {
-    guarded[name] = (...args: unknown[]) =>
-      method.apply(adapter, args).catch((error: unknown) => {
+  for (const [name, method] of Object.entries(adapter) as [string, (...args: unknown[]) => unknown][]) {
+    guarded[name] = (...args: unknown[]) => {
+      const result = method.apply(adapter, args);
+      if (!(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => {
         if (error instanceof RangeError) throw error;
         throw new StoreUnavailableError((error as Error).message ?? String(error), { cause: error });
       });
+    };
   }
   return guarded as T;
 }
