@@ -6,13 +6,14 @@
  * rate it can sustain. This process only waits, samples and checks.
  *
  * It runs in slices (a minute by default); each slice is one wrk run, so p99
- * is known per slice. The server's RSS is sampled every 5 s. After each
+ * is known per slice. The server reports its RSS and heap every second. After each
  * slice, keys from earlier slices (evicted by then) are replayed twice: each
  * replay must answer `Idempotent-Replayed: true` with one and the same id, or
  * a replay inside retention would have created a second order.
  *
  * Goals, checked at the end (exit 1 when one fails): RSS plateaus (the last
- * three slices' peaks within 10 % of each other) under 1.5 GB; p99 of the
+ * three slices' median samples within 10 % of each other) and peaks under
+ * 1.5 GB; p99 of the
  * last slice within 1.5× of the first; no replay creating an order.
  *
  * Options (environment): SOAK_SECONDS (600), SOAK_SLICE_SECONDS (60),
@@ -30,12 +31,13 @@ import { startProcess, type RunningProcess } from "../src/harness/child-process.
 import { createSimulator } from "../src/simulator/create-simulator.ts";
 import { hasWrk, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { BENCH_TOKEN, type LoadResult, orderBody } from "./requests.ts";
-import { peaksPlateau, type Slice, soakVerdicts } from "./soak-verdict.ts";
+import { median, type Slice, soakVerdicts } from "./soak-verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const ADMIN_TOKEN = "soak-admin-token-0123456789";
 const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-const RSS_SAMPLE_MS = 5_000;
+const MEMORY_SAMPLE_MS = 1_000;
+const MB = 2 ** 20;
 const REPLAYS_PER_SLICE = 50;
 const RETENTION_MARGIN_MS = 10_000;
 
@@ -58,6 +60,10 @@ async function serveSimulator(maxOrders: number, keyRetentionMs: number, webhook
     console.log(`LOOP_DELAY p99 ${(delay.percentile(99) / 1e6).toFixed(1)} max ${(delay.max / 1e6).toFixed(1)}`);
     delay.reset();
   }, 10_000).unref();
+  setInterval(() => {
+    const { rss, heapUsed, external } = process.memoryUsage();
+    console.log(`MEMORY rss ${rss / MB} heapUsed ${heapUsed / MB} external ${external / MB}`);
+  }, MEMORY_SAMPLE_MS).unref();
 }
 
 function serveReceiver(): void {
@@ -199,31 +205,29 @@ async function soak(): Promise<void> {
 
   const slices: Slice[] = [];
   let serverOutputSeen = 0;
-  /** The worst event-loop delay the server reported since the last call, in ms. */
-  const loopDelayMax = (): number => {
+  /** What the server printed since the last call. */
+  const freshOutput = (): string => {
     const output = server.process.output();
     const fresh = output.slice(serverOutputSeen);
     serverOutputSeen = output.length;
-    const maxima = [...fresh.matchAll(/LOOP_DELAY p99 \S+ max (\S+)/g)].map((match) => Number(match[1]));
-    return maxima.length === 0 ? Number.NaN : Math.max(...maxima);
+    return fresh;
   };
   const probesBySlice: Probe[][] = [];
   let badReplays = 0;
   let replays = 0;
   try {
     for (let index = 0; index < sliceCount; index++) {
-      const samples: number[] = [];
-      const sampler = setInterval(() => samples.push(rssMb(pid)), RSS_SAMPLE_MS);
       const prefix = `soak-${index}`;
-      let load: LoadResult;
-      try {
-        const probes = placeProbes(server.url, prefix, REPLAYS_PER_SLICE, sliceSeconds * 0.9);
-        load = await loadSlice({ url: server.url, rate, durationS: sliceSeconds, connections, prefix });
-        probesBySlice.push(await probes);
-      } finally {
-        clearInterval(sampler);
-      }
-      samples.push(rssMb(pid));
+      const probes = placeProbes(server.url, prefix, REPLAYS_PER_SLICE, sliceSeconds * 0.9);
+      const load = await loadSlice({ url: server.url, rate, durationS: sliceSeconds, connections, prefix });
+      probesBySlice.push(await probes);
+      const output = freshOutput();
+      const memory = [...output.matchAll(/MEMORY rss (\S+) heapUsed (\S+) external (\S+)/g)].map((match) => ({
+        rss: Number(match[1]),
+        heapUsed: Number(match[2]),
+        external: Number(match[3]),
+      }));
+      const loopDelays = [...output.matchAll(/LOOP_DELAY p99 \S+ max (\S+)/g)].map((match) => Number(match[1]));
       // Only probes of earlier slices well inside the key retention (a margin for the replays' own time).
       const keptSince = Date.now() - keyRetentionS * 1000 + RETENTION_MARGIN_MS;
       const earlier = probesBySlice
@@ -241,13 +245,18 @@ async function soak(): Promise<void> {
         rps: load.rps,
         p99Ms: load.p99Ms,
         problems: load.problems,
-        peakRssMb: Math.max(...samples),
+        peakRssMb: Math.max(...memory.map((sample) => sample.rss)),
+        medianRssMb: median(memory.map((sample) => sample.rss)),
+        medianHeapUsedMb: median(memory.map((sample) => sample.heapUsed)),
       };
       slices.push(slice);
       console.log(
         `slice ${index + 1}/${sliceCount}: ${Math.round(load.rps)} req/s, p50 ${load.p50Ms.toFixed(1)} ms, ` +
-          `p99 ${load.p99Ms.toFixed(1)} ms, ${load.problems} errors, RSS peak ${slice.peakRssMb.toFixed(0)} MB, ` +
-          `server event-loop delay max ${loopDelayMax().toFixed(0)} ms, ` +
+          `p99 ${load.p99Ms.toFixed(1)} ms, ${load.problems} errors, ` +
+          `RSS median ${slice.medianRssMb.toFixed(0)} MB (peak ${slice.peakRssMb.toFixed(0)}), ` +
+          `heap used median ${slice.medianHeapUsedMb.toFixed(0)} MB, ` +
+          `external median ${median(memory.map((sample) => sample.external)).toFixed(0)} MB, ` +
+          `server event-loop delay max ${Math.max(...loopDelays).toFixed(0)} ms, ` +
           `replays ${sample.length} (bad so far ${badReplays})`,
       );
     }
@@ -258,8 +267,10 @@ async function soak(): Promise<void> {
       `\norders placed ≈ ${Math.round(placed)}; retained ${stats.orders.retained} of a cap of ${stats.orders.max}; ` +
         `evicted ${stats.orders.evicted}; webhooks received ${received}`,
     );
-    console.log(`RSS peaks per slice (MB): ${slices.map((s) => s.peakRssMb.toFixed(0)).join(", ")}`);
-    console.log(`plateau (last three peaks within 10 %): ${peaksPlateau(slices) ? "yes" : "no"}`);
+    const perSlice = (mb: (slice: Slice) => number) => slices.map((s) => mb(s).toFixed(0)).join(", ");
+    console.log(`RSS medians per slice (MB): ${perSlice((s) => s.medianRssMb)}`);
+    console.log(`RSS peaks per slice (MB): ${perSlice((s) => s.peakRssMb)}`);
+    console.log(`heap used medians per slice (MB): ${perSlice((s) => s.medianHeapUsedMb)}`);
     let failed = false;
     for (const verdict of soakVerdicts(slices, { replays, badReplays })) {
       console.log(`${verdict.met ? "met" : "NOT MET"}: ${verdict.text}`);
