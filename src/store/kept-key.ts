@@ -1,8 +1,10 @@
 /**
  * An idempotency key as the memory store keeps it, for as long as the key is
  * retained (a day by default, so hundreds of thousands of them): its customer
- * and key live once, in the map key, and the record a reader gets is made
- * when it is read.
+ * and key live once, in the map key, and its expiry, fingerprint and order in
+ * one flat string, the JSON of `[expiresAt, fingerprint, orderId?]`. As an
+ * object it took a quarter more (the object, its boxed expiry and the
+ * fingerprint's own string); the record a reader gets is made when it is read.
  */
 import { flatString } from "../domain/flat-string.ts";
 import type { IdempotencyRecord } from "../domain/model.ts";
@@ -13,27 +15,31 @@ export function keyOf(customerId: string, key: string): string {
   return flatString(`${customerId}\u0000${key}`);
 }
 
-export class KeptKey {
-  readonly fingerprint: string;
-  /** Absent while the first request is in flight. */
-  readonly orderId: string | undefined;
-  readonly expiresAt: number;
+declare const kept: unique symbol;
+/** A record's expiry, fingerprint and order (absent while the first request is in flight). */
+export type KeptKey = string & { readonly [kept]: true };
 
-  constructor(record: IdempotencyRecord) {
-    this.fingerprint = record.fingerprint;
-    this.orderId = record.orderId;
-    this.expiresAt = record.expiresAt;
-  }
+type Fields = [expiresAt: number, fingerprint: string, orderId?: string];
 
-  /** The record under its map key (customer ids hold no NUL, so the first one splits it). */
-  record(composite: string): IdempotencyRecord {
-    const split = composite.indexOf("\u0000");
-    return Object.freeze({
-      customerId: composite.slice(0, split),
-      key: composite.slice(split + 1),
-      fingerprint: this.fingerprint,
-      ...(this.orderId === undefined ? {} : { orderId: this.orderId }),
-      expiresAt: this.expiresAt,
-    });
-  }
+export function keptKey(record: IdempotencyRecord): KeptKey {
+  const fields: Fields = [record.expiresAt, record.fingerprint];
+  if (record.orderId !== undefined) fields.push(record.orderId);
+  return flatString(JSON.stringify(fields)) as KeptKey;
+}
+
+export function expiryOf(kept: KeptKey): number {
+  return Number(kept.slice(1, kept.indexOf(",")));
+}
+
+/** The record under its map key (customer ids hold no NUL, so the first one splits it). */
+export function recordOf(composite: string, kept: KeptKey): IdempotencyRecord {
+  const split = composite.indexOf("\u0000");
+  const [expiresAt, fingerprint, orderId] = JSON.parse(kept) as Fields;
+  return Object.freeze({
+    customerId: composite.slice(0, split),
+    key: composite.slice(split + 1),
+    fingerprint,
+    ...(orderId === undefined ? {} : { orderId }),
+    expiresAt,
+  });
 }
