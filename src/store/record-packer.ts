@@ -8,22 +8,21 @@
  * Packed, a record is its JSON deflated against a preset dictionary (a
  * sample record of the same shape, so the field names and the common
  * values cost almost nothing), kept as one latin1 string on the heap: about
- * a tenth of the object's size, and one object for the collector. The
- * fields its holder keeps anyway (what listings filter on: ids, reference,
- * status) are left out, as 0, and put back from the holder; their values
- * end the dictionary, so what repeats them (a delivery's body names its
- * order, a later time starts like the creation time) costs a back-reference
- * instead of their characters again. Reading it back
- * inflates and parses it (a few µs), and hands out a deeply frozen copy, as
- * the stores hand out every record. Records must be plain JSON data, as
- * everything the stores keep is (`--state-file` saves it as JSON).
+ * a tenth of the object's size, and one object for the collector. Reading
+ * it back inflates and parses it (a few µs), and hands out a deeply frozen
+ * copy, as the stores hand out every record. Records must be plain JSON
+ * data, as everything the stores keep is (`--state-file` saves it as JSON).
+ *
+ * The fields the holder keeps anyway (ids, reference, status: what listings
+ * filter on) are packed as 0 and end the dictionary instead, so what repeats
+ * them (a delivery's body names its order, later times start like the
+ * creation time) costs a back-reference.
  */
 import { deflateRawSync, inflateRawSync, type ZlibOptions } from "node:zlib";
 
 export interface RecordPacker<T, Held extends keyof T> {
-  /** The record as a string, without its held fields. */
   pack(record: T): string;
-  /** The record again, its held fields taken from `holder`. */
+  /** `holder`: the held fields' values, as packed. */
   unpack(packed: string, holder: Pick<T, Held>): T;
 }
 
@@ -38,8 +37,7 @@ function deepFreeze<T>(value: T): T {
 /**
  * @param sample a typical record: the dictionary both directions use, so it
  *   must stay the same for as long as anything packed with it is kept.
- * @param held fields every record has and the caller keeps beside the packed
- *   string: each written as 0 (its place kept, so the record's keys keep their order).
+ * @param held fields every record has and the caller keeps (written as 0, so keys keep their order).
  * @example
  * const packer = createRecordPacker(sampleOrder, ["id"]);
  * const packed = packer.pack(order); // ~60 characters for a ~400-character order
@@ -62,8 +60,7 @@ export function createRecordPacker<T extends object, Held extends keyof T>(
   return {
     pack: (record) => deflateRawSync(text(record), options(record)).toString("latin1"),
     unpack(packed, holder) {
-      const text = inflateRawSync(Buffer.from(packed, "latin1"), options(holder)).toString("utf8");
-      const record = JSON.parse(text) as T;
+      const record = JSON.parse(inflateRawSync(Buffer.from(packed, "latin1"), options(holder)).toString()) as T;
       for (const field of held) record[field] = holder[field];
       return deepFreeze(record);
     },

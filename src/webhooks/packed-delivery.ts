@@ -11,9 +11,8 @@ interface DeliveryRecord {
   readonly delivery: Delivery;
   readonly attempts: readonly DeliveryAttempt[];
 }
-
 /** What is packed: the delivery's fields, then its attempts. */
-type PackedFields = Delivery & { readonly attempts: readonly DeliveryAttempt[] };
+type PackedFields = Delivery & Pick<DeliveryRecord, "attempts">;
 
 const BODY =
   '{"type":"airtime.status","id":"ord_00000000000000000000","reference":"ref-0000","status":20,"message":"Success","final":true,"service":"safaricom","account":"+254712345678","amount":100,"balance":99900,"currency":"KES","shortcode":null,"timestamp":"2026-01-01T00:00:00.000Z"}';
