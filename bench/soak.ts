@@ -6,14 +6,16 @@
  * rate it can sustain. This process only waits, samples and checks.
  *
  * It runs in slices (a minute by default); each slice is one wrk run, so p99
- * is known per slice. The server's RSS is sampled every 5 s. After each
+ * is known per slice. The server reports its memory every second (RSS, the
+ * JS heap, and the heap live after the latest full collection). After each
  * slice, keys from earlier slices (evicted by then) are replayed twice: each
  * replay must answer `Idempotent-Replayed: true` with one and the same id, or
  * a replay inside retention would have created a second order.
  *
- * Goals, checked at the end (exit 1 when one fails): RSS plateaus (the last
- * three slices' peaks within 10 % of each other) under 1.5 GB; p99 of the
- * last slice within 1.5× of the first; no replay creating an order.
+ * Goals, checked at the end (exit 1 when one fails): memory plateaus (over
+ * the last three slices, the live heap and the RSS outside the heap each
+ * within 10 %) and RSS peaks under 1.5 GB; p99 of the last slice within
+ * 1.5× of the first; no replay creating an order.
  *
  * Options (environment): SOAK_SECONDS (600), SOAK_SLICE_SECONDS (60),
  * SOAK_MAX_ORDERS (50000), SOAK_CONNECTIONS (32), SOAK_RATE (600, or max),
@@ -24,18 +26,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync, writeFileSync } from "node:fs";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { resolve } from "node:path";
 import { startProcess, type RunningProcess } from "../src/harness/child-process.ts";
 import { createSimulator } from "../src/simulator/create-simulator.ts";
 import { hasWrk, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { BENCH_TOKEN, type LoadResult, orderBody } from "./requests.ts";
-import { peaksPlateau, type Slice, soakVerdicts } from "./soak-verdict.ts";
+import { median, type Slice, soakVerdicts } from "./soak-verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const ADMIN_TOKEN = "soak-admin-token-0123456789";
 const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-const RSS_SAMPLE_MS = 5_000;
+const MEMORY_SAMPLE_MS = 1_000;
+const MB = 2 ** 20;
 const REPLAYS_PER_SLICE = 50;
 const RETENTION_MARGIN_MS = 10_000;
 
@@ -58,6 +61,21 @@ async function serveSimulator(maxOrders: number, keyRetentionMs: number, webhook
     console.log(`LOOP_DELAY p99 ${(delay.percentile(99) / 1e6).toFixed(1)} max ${(delay.max / 1e6).toFixed(1)}`);
     delay.reset();
   }, 10_000).unref();
+  // The heap used just after the latest full collection: what is live, without the garbage between collections.
+  let liveMb = Number.NaN;
+  new PerformanceObserver((list) => {
+    const full = list.getEntries().some((entry) => {
+      return (entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR;
+    });
+    if (full) liveMb = process.memoryUsage().heapUsed / MB;
+  }).observe({ entryTypes: ["gc"] });
+  setInterval(() => {
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+    const mb = (bytes: number) => (bytes / MB).toFixed(1);
+    console.log(
+      `MEMORY rss ${mb(rss)} heapUsed ${mb(heapUsed)} heapTotal ${mb(heapTotal)} external ${mb(external)} live ${liveMb}`,
+    );
+  }, MEMORY_SAMPLE_MS).unref();
 }
 
 function serveReceiver(): void {
@@ -94,6 +112,29 @@ async function start(role: string, ...args: string[]): Promise<{ process: Runnin
   const ready = await child.waitFor(/READY (\S+)/, 60_000);
   if (ready.kind !== "matched") throw new Error(`the ${role} did not start:\n${child.output().slice(-2000)}`);
   return { process: child, url: ready.match[1] as string };
+}
+
+interface MemorySample {
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly external: number;
+  /** The heap used after the latest full collection. */
+  readonly live: number;
+}
+
+/** The server's memory samples (MB) in its output. */
+function memorySamples(output: string): MemorySample[] {
+  const lines = output.matchAll(/MEMORY rss (\S+) heapUsed (\S+) heapTotal (\S+) external (\S+) live (\S+)/g);
+  return Array.from(lines, ([, rss, heapUsed, heapTotal, external, live]) => {
+    return {
+      rss: Number(rss),
+      heapUsed: Number(heapUsed),
+      heapTotal: Number(heapTotal),
+      external: Number(external),
+      live: Number(live),
+    };
+  });
 }
 
 /** Resident memory of a process in MB (Linux). */
@@ -199,31 +240,26 @@ async function soak(): Promise<void> {
 
   const slices: Slice[] = [];
   let serverOutputSeen = 0;
-  /** The worst event-loop delay the server reported since the last call, in ms. */
-  const loopDelayMax = (): number => {
+  /** What the server printed since the last call. */
+  const freshOutput = (): string => {
     const output = server.process.output();
     const fresh = output.slice(serverOutputSeen);
     serverOutputSeen = output.length;
-    const maxima = [...fresh.matchAll(/LOOP_DELAY p99 \S+ max (\S+)/g)].map((match) => Number(match[1]));
-    return maxima.length === 0 ? Number.NaN : Math.max(...maxima);
+    return fresh;
   };
   const probesBySlice: Probe[][] = [];
   let badReplays = 0;
   let replays = 0;
   try {
     for (let index = 0; index < sliceCount; index++) {
-      const samples: number[] = [];
-      const sampler = setInterval(() => samples.push(rssMb(pid)), RSS_SAMPLE_MS);
       const prefix = `soak-${index}`;
-      let load: LoadResult;
-      try {
-        const probes = placeProbes(server.url, prefix, REPLAYS_PER_SLICE, sliceSeconds * 0.9);
-        load = await loadSlice({ url: server.url, rate, durationS: sliceSeconds, connections, prefix });
-        probesBySlice.push(await probes);
-      } finally {
-        clearInterval(sampler);
-      }
-      samples.push(rssMb(pid));
+      const probes = placeProbes(server.url, prefix, REPLAYS_PER_SLICE, sliceSeconds * 0.9);
+      const load = await loadSlice({ url: server.url, rate, durationS: sliceSeconds, connections, prefix });
+      probesBySlice.push(await probes);
+      const output = freshOutput();
+      const memory = memorySamples(output);
+      const sampled = (field: keyof MemorySample) => memory.map((sample) => sample[field]);
+      const loopDelays = [...output.matchAll(/LOOP_DELAY p99 \S+ max (\S+)/g)].map((match) => Number(match[1]));
       // Only probes of earlier slices well inside the key retention (a margin for the replays' own time).
       const keptSince = Date.now() - keyRetentionS * 1000 + RETENTION_MARGIN_MS;
       const earlier = probesBySlice
@@ -241,13 +277,20 @@ async function soak(): Promise<void> {
         rps: load.rps,
         p99Ms: load.p99Ms,
         problems: load.problems,
-        peakRssMb: Math.max(...samples),
+        peakRssMb: Math.max(...sampled("rss")),
+        medianRssMb: median(sampled("rss")),
+        medianHeapUsedMb: median(sampled("heapUsed")),
+        liveHeapMb: memory.at(-1)?.live ?? Number.NaN,
+        offHeapMb: median(memory.map((sample) => sample.rss - sample.heapTotal)),
       };
       slices.push(slice);
       console.log(
         `slice ${index + 1}/${sliceCount}: ${Math.round(load.rps)} req/s, p50 ${load.p50Ms.toFixed(1)} ms, ` +
-          `p99 ${load.p99Ms.toFixed(1)} ms, ${load.problems} errors, RSS peak ${slice.peakRssMb.toFixed(0)} MB, ` +
-          `server event-loop delay max ${loopDelayMax().toFixed(0)} ms, ` +
+          `p99 ${load.p99Ms.toFixed(1)} ms, ${load.problems} errors, ` +
+          `RSS median ${slice.medianRssMb.toFixed(0)} MB (peak ${slice.peakRssMb.toFixed(0)}, ` +
+          `outside the heap ${slice.offHeapMb.toFixed(0)}), heap used median ${slice.medianHeapUsedMb.toFixed(0)} MB ` +
+          `(live ${slice.liveHeapMb.toFixed(0)}), external ${median(sampled("external")).toFixed(0)} MB, ` +
+          `server event-loop delay max ${Math.max(...loopDelays).toFixed(0)} ms, ` +
           `replays ${sample.length} (bad so far ${badReplays})`,
       );
     }
@@ -258,8 +301,12 @@ async function soak(): Promise<void> {
       `\norders placed ≈ ${Math.round(placed)}; retained ${stats.orders.retained} of a cap of ${stats.orders.max}; ` +
         `evicted ${stats.orders.evicted}; webhooks received ${received}`,
     );
-    console.log(`RSS peaks per slice (MB): ${slices.map((s) => s.peakRssMb.toFixed(0)).join(", ")}`);
-    console.log(`plateau (last three peaks within 10 %): ${peaksPlateau(slices) ? "yes" : "no"}`);
+    const perSlice = (mb: (slice: Slice) => number) => slices.map((s) => mb(s).toFixed(0)).join(", ");
+    console.log(`RSS medians per slice (MB): ${perSlice((s) => s.medianRssMb)}`);
+    console.log(`RSS peaks per slice (MB): ${perSlice((s) => s.peakRssMb)}`);
+    console.log(`heap used medians per slice (MB): ${perSlice((s) => s.medianHeapUsedMb)}`);
+    console.log(`live heap per slice (MB): ${perSlice((s) => s.liveHeapMb)}`);
+    console.log(`RSS outside the heap per slice (MB): ${perSlice((s) => s.offHeapMb)}`);
     let failed = false;
     for (const verdict of soakVerdicts(slices, { replays, badReplays })) {
       console.log(`${verdict.met ? "met" : "NOT MET"}: ${verdict.text}`);

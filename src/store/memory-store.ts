@@ -17,7 +17,7 @@ import { evictedRecordOf } from "../domain/order-retention.ts";
 import { createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
 import { createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
-import { KeptKey, keyOf } from "./kept-key.ts";
+import { expiryOf, type KeptKey, keptKey, keyOf, recordOf } from "./kept-key.ts";
 import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 
 interface TokenEntry {
@@ -210,8 +210,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** Drops expired keys from the front; stops at the first live one. */
   function sweepExpiredKeys(now: number): void {
     if (!sweepDue("keys", now)) return;
-    for (const [composite, record] of keys) {
-      if (record.expiresAt > now) return;
+    for (const [composite, kept] of keys) {
+      if (expiryOf(kept) > now) return;
       keys.delete(composite);
     }
   }
@@ -261,7 +261,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   function liveKey(customerId: string, key: string, now: number): IdempotencyRecord | undefined {
     const composite = keyOf(customerId, key);
     const kept = keys.get(composite);
-    return kept !== undefined && kept.expiresAt > now ? kept.record(composite) : undefined;
+    return kept !== undefined && expiryOf(kept) > now ? recordOf(composite, kept) : undefined;
   }
 
   /** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
@@ -322,7 +322,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return {
         customers: [...customers.values()],
         orders: Array.from(orders.values(), orderOf),
-        idempotencyKeys: Array.from(keys, ([composite, kept]) => kept.record(composite)),
+        idempotencyKeys: Array.from(keys, ([composite, kept]) => recordOf(composite, kept)),
         evictedOrders: [...evicted.values()],
         issuedTokens: [...issued.values()].map((entry) => ({
           digest: entry.digest.toString("hex"),
@@ -345,7 +345,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         takeReference(stored.customerId, stored.reference, stored.id);
       }
       for (const record of state.idempotencyKeys) {
-        keys.set(keyOf(record.customerId, record.key), new KeptKey(record));
+        keys.set(keyOf(record.customerId, record.key), keptKey(record));
       }
       for (const record of state.evictedOrders) {
         evicted.set(record.id, freezeCopy(record));
@@ -426,8 +426,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (key !== undefined) sweepExpiredKeys(now);
       const composite = key === undefined ? undefined : keyOf(key.customerId, key.key);
       const previous = composite === undefined ? undefined : keys.get(composite);
-      if (previous !== undefined && previous.expiresAt > now && composite !== undefined) {
-        return { kind: "existing", record: previous.record(composite) };
+      if (previous !== undefined && expiryOf(previous) > now && composite !== undefined) {
+        return { kind: "existing", record: recordOf(composite, previous) };
       }
       sweepEvicted(order.createdAt);
       if (referenceTaken(order.customerId, order.reference, order.createdAt)) return { kind: "duplicate_reference" };
@@ -437,7 +437,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (composite !== undefined && key !== undefined) {
         // Delete first so a key bound again after it expired moves to the back (keeps expiry order).
         if (previous !== undefined) keys.delete(composite);
-        keys.set(composite, new KeptKey(key));
+        keys.set(composite, keptKey(key));
       }
       return { kind: "placed" };
     },

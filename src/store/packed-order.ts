@@ -27,7 +27,7 @@ const SAMPLE_ORDER: Order = {
   idempotencyKey: "key-0000",
 };
 
-const packer = createRecordPacker(SAMPLE_ORDER);
+const packer = createRecordPacker(SAMPLE_ORDER, ["id", "customerId", "reference", "status", "createdAt"]);
 
 export class PackedOrder {
   readonly id: string;
@@ -50,7 +50,7 @@ export class PackedOrder {
   }
 
   unpack(): Order {
-    return packer.unpack(this.packed);
+    return packer.unpack(this.packed, this);
   }
 }
 

@@ -1,8 +1,8 @@
 /**
  * A finished delivery as the memory delivery store keeps it once it is
- * cold: the fields its listings filter and page on, and the delivery with
- * its attempts packed (the attempts repeat the delivery's ids and body,
- * which the packing stores once).
+ * cold: the fields its listings filter and page on, and the rest of the
+ * delivery with its attempts packed (the attempts repeat the delivery's ids
+ * and body, which the packing stores once).
  */
 import { createRecordPacker } from "../store/record-packer.ts";
 import type { Delivery, DeliveryAttempt, DeliveryState } from "./ports.ts";
@@ -11,6 +11,8 @@ interface DeliveryRecord {
   readonly delivery: Delivery;
   readonly attempts: readonly DeliveryAttempt[];
 }
+/** What is packed: the delivery's fields, then its attempts. */
+type PackedFields = Delivery & Pick<DeliveryRecord, "attempts">;
 
 const BODY =
   '{"type":"airtime.status","id":"ord_00000000000000000000","reference":"ref-0000","status":20,"message":"Success","final":true,"service":"safaricom","account":"+254712345678","amount":100,"balance":99900,"currency":"KES","shortcode":null,"timestamp":"2026-01-01T00:00:00.000Z"}';
@@ -83,9 +85,9 @@ const SHARED_FIELDS = [
   ["requestBody", "body"],
 ] as const satisfies readonly (readonly [keyof DeliveryAttempt, keyof Delivery])[];
 
-function slim({ delivery, attempts }: DeliveryRecord): DeliveryRecord {
+function slim({ delivery, attempts }: DeliveryRecord): PackedFields {
   return {
-    delivery,
+    ...delivery,
     attempts: attempts.map((attempt) => {
       const copy: Record<string, unknown> = { ...attempt };
       for (const [field, from] of SHARED_FIELDS) if (attempt[field] === delivery[from]) copy[field] = 0;
@@ -94,9 +96,9 @@ function slim({ delivery, attempts }: DeliveryRecord): DeliveryRecord {
   };
 }
 
-function restored({ delivery, attempts }: DeliveryRecord): DeliveryRecord {
+function restored({ attempts, ...delivery }: PackedFields): DeliveryRecord {
   return {
-    delivery,
+    delivery: Object.freeze(delivery),
     attempts: Object.freeze(
       attempts.map((attempt) => {
         const copy: Record<string, unknown> = { ...attempt };
@@ -107,7 +109,7 @@ function restored({ delivery, attempts }: DeliveryRecord): DeliveryRecord {
   };
 }
 
-const packer = createRecordPacker(slim(SAMPLE));
+const packer = createRecordPacker(slim(SAMPLE), ["id", "customerId", "orderId", "reference", "state", "createdAt"]);
 
 export class PackedDelivery {
   readonly id: string;
@@ -129,6 +131,6 @@ export class PackedDelivery {
   }
 
   unpack(): DeliveryRecord {
-    return restored(packer.unpack(this.packed));
+    return restored(packer.unpack(this.packed, this));
   }
 }
