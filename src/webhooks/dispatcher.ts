@@ -189,11 +189,12 @@ export function createWebhookDispatcher(
     dueAt: number | null,
     { scheduleFirst = true, repeated = false }: { readonly scheduleFirst?: boolean; readonly repeated?: boolean } = {},
   ): Promise<Delivery> {
+    const firstJob = jobIdFor(id, 0);
     const delivery: Delivery = {
       ...fields,
       id,
       nextAttemptAt: dueAt,
-      nextJobId: dueAt === null ? null : jobIdFor(id, 0),
+      nextJobId: dueAt === null ? null : firstJob,
       scheduleIndex: 0,
       attemptCount: 0,
       deliveredAt: null,
@@ -201,7 +202,6 @@ export function createWebhookDispatcher(
     // Stored before its job exists, so the job always finds it.
     const fresh = await deliveries.insert(delivery);
     const stored = fresh ? delivery : ((await deliveries.get(id)) ?? delivery);
-    const firstJob = jobIdFor(id, 0);
     const unscheduled = fresh || (repeated && shared && stored.state === "pending" && stored.nextJobId === firstJob);
     if (stored.nextAttemptAt !== null && scheduleFirst && unscheduled) {
       await scheduleAttempt(id, 0, firstJob, stored.nextAttemptAt, !fresh);
@@ -222,7 +222,7 @@ export function createWebhookDispatcher(
     const stale = faults.staleAfterFinal === true && firstFinal ? staleEntryBefore(change, statusTable) : undefined;
     const messageId = statusMessageId(order.id, order.history.length);
     const deliveryId = deliveryIdOf(messageId);
-    const once = { repeated: change.repeated === true };
+    const announcement = { repeated: change.repeated === true };
     const fields = {
       messageId,
       kind: "status" as DeliveryKind,
@@ -239,7 +239,12 @@ export function createWebhookDispatcher(
         : { followUp: { status: stale.status, body: JSON.stringify(buildStalePayload(change, stale)) } }),
     };
     if (faults.drop === true) {
-      await createDelivery(deliveryId, { ...fields, state: "dropped", reason: "dropped by a scenario" }, null, once);
+      await createDelivery(
+        deliveryId,
+        { ...fields, state: "dropped", reason: "dropped by a scenario" },
+        null,
+        announcement,
+      );
       return;
     }
     if (endpoint.disabled === true) {
@@ -247,16 +252,16 @@ export function createWebhookDispatcher(
         deliveryId,
         { ...fields, state: "disabled", reason: "the endpoint is disabled" },
         null,
-        once,
+        announcement,
       );
       return;
     }
     const dueAt = now + (faults.delayMs ?? 0) + withJitter(schedule[0] ?? 0, jitter, () => random.next());
-    const original = await createDelivery(deliveryId, { ...fields, state: "pending" }, dueAt, once);
+    const original = await createDelivery(deliveryId, { ...fields, state: "pending" }, dueAt, announcement);
     const { followUp: _once, ...copy } = fields;
     for (let i = 1; i <= (faults.duplicates ?? 0); i++) {
       const duplicate = { ...copy, kind: "duplicate" as const, parentId: original.id, state: "pending" as const };
-      await createDelivery(`${deliveryId}d${i}`, duplicate, dueAt, once);
+      await createDelivery(`${deliveryId}d${i}`, duplicate, dueAt, announcement);
     }
   }
 

@@ -47,11 +47,10 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
   const prefix = options.prefix ?? "ah:";
   const shared = sharedKeys(prefix);
   const keysOf = (customerId: string): CustomerKeys => customerKeys(prefix, customerId);
-  const scripts = new Map(
+  const scripts = Object.fromEntries(
     Object.entries(REDIS_SCRIPTS).map(([name, { lua, numberOfKeys }]) => [name, luaScript(redis, lua, numberOfKeys)]),
-  );
-  const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> =>
-    (scripts.get(name) as LuaScript)(...args);
+  ) as Record<RedisScriptName, LuaScript>;
+  const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> => scripts[name](...args);
   const staticTokenOwners = createTokenHints();
   const issuedTokenOwners = createTokenHints();
 
