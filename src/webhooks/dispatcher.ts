@@ -512,18 +512,20 @@ export function createWebhookDispatcher(
     scheduler.track(track(attemptScheduled(stale, context)), horizonOf(stale, now, 0));
   }
 
+  // Both change the endpoint alone through `patchCustomer`: writing the whole customer back would
+  // also write the wallets as read, undoing a debit made between the read and the write.
   async function disableEndpoint(customerId: string, url: string): Promise<void> {
     const customer = await store.getCustomer(customerId);
     // Only the endpoint that answered 410: the URL may have been changed meanwhile.
     if (customer?.webhook === undefined || customer.webhook.url !== url) return;
-    await store.putCustomer({ ...customer, webhook: { ...customer.webhook, disabled: true } });
+    await store.patchCustomer(customerId, { webhook: { ...customer.webhook, disabled: true } });
   }
 
   async function enableEndpoint(customerId: string): Promise<WebhookEndpoint | undefined> {
     const customer = await store.getCustomer(customerId);
     if (customer?.webhook === undefined) return undefined;
     const { disabled: _cleared, ...webhook } = customer.webhook;
-    await store.putCustomer({ ...customer, webhook });
+    await store.patchCustomer(customerId, { webhook });
     return webhook;
   }
 

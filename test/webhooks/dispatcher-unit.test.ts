@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from "vitest";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import type { Customer, Order, WebhookEndpoint } from "../../src/domain/model.ts";
-import type { Job, Scheduler, Store } from "../../src/domain/ports.ts";
+import type { CustomerPatch, Job, Scheduler, Store } from "../../src/domain/ports.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
@@ -24,7 +24,7 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** Only what the dispatcher uses: customers by id. */
+/** Only what the dispatcher uses: customers by id, read and patched. */
 function tinyStore(customers: Customer[]): Store {
   const byId = new Map(customers.map((c) => [c.id, c]));
   const unused = () => {
@@ -32,6 +32,20 @@ function tinyStore(customers: Customer[]): Store {
   };
   return {
     getCustomer: async (id: string) => byId.get(id),
+    patchCustomer: async (id: string, patch: CustomerPatch) => {
+      const found = byId.get(id);
+      if (found === undefined) return undefined;
+      const { webhook, ...rest } = patch;
+      const { webhook: _old, ...kept } = found;
+      const patched: Customer = {
+        ...kept,
+        ...rest,
+        ...(webhook === null ? {} : { webhook: webhook ?? found.webhook }),
+      };
+      byId.set(id, patched);
+      return patched;
+    },
+    // The tests' own way to change a customer meanwhile; the dispatcher patches instead.
     putCustomer: async (customer: Customer) => {
       byId.set(customer.id, customer);
     },
