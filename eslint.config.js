@@ -20,6 +20,8 @@ const LAYERS = [
     also: ["express", "node:http"],
   },
   { files: ["src/store/**", "src/time/**"], outer: ["scenarios", "webhooks", "http", "simulator", "harness", "cli"] },
+  // Every Redis adapter, for the ports of the domain, the HTTP journal and the webhooks' delivery log.
+  { files: ["src/redis/**"], outer: ["scenarios", "dashboard", "simulator", "harness", "cli"] },
   { files: ["src/http/**"], outer: ["scenarios", "webhooks", "simulator", "harness", "cli"] },
   { files: ["src/simulator/**", "src/harness/**"], outer: ["cli"] },
 ];

@@ -2,7 +2,7 @@
  * Many pending orders on the Redis store: N orders (default 100,000) placed
  * through the domain on a real redis-server, each due at a time spread
  * uniformly over a window that starts once all are placed, finalised by the
- * lifecycle's leased jobs in Redis (`src/time/redis-scheduler.ts`), as a
+ * lifecycle's leased jobs in Redis (`src/redis/redis-scheduler.ts`), as a
  * simulator on `--store redis://…` with a real clock runs them. Lateness is
  * the wall-clock time each final status was stored minus its due time.
  * Target: p99 ≤ 50 ms. It also prints Redis's own count of commands per
@@ -18,8 +18,8 @@ import { parseArgs } from "node:util";
 import type { Redis } from "ioredis";
 import type { Order } from "../src/domain/model.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
-import { connectRedisStore } from "../src/store/redis/connect-redis.ts";
-import { createRedisScheduler } from "../src/time/redis-scheduler.ts";
+import { connectRedisStore } from "../src/redis/connect-redis.ts";
+import { createRedisScheduler } from "../src/redis/redis-scheduler.ts";
 import { percentile } from "./pending-orders.ts";
 import { commandsProcessed, startRedisServer } from "./redis-store.ts";
 

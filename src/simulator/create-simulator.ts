@@ -31,10 +31,10 @@ import {
   guardUnavailable,
   isRedisUrl,
   type RedisStoreConnection,
-} from "../store/redis/connect-redis.ts";
-import { createRedisAttemptCounters } from "../store/redis/redis-attempt-counters.ts";
+} from "../redis/connect-redis.ts";
+import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { WEBHOOK_ATTEMPT_JOB } from "../webhooks/dispatcher.ts";
-import { createRedisDeliveryStore } from "../webhooks/redis-delivery-store.ts";
+import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
 import type {
   AdminExtension,
   LeftPending,

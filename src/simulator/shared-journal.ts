@@ -6,7 +6,7 @@
  */
 import type { Redis } from "ioredis";
 import type { Journal, JournalView } from "../http/journal.ts";
-import { createRedisJournal } from "../http/redis-journal.ts";
+import { createRedisJournal } from "../redis/redis-journal.ts";
 
 export interface SharedJournal {
   /** Where the HTTP layer records finished requests. */

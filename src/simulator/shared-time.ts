@@ -6,9 +6,9 @@
  * process's own.
  */
 import type { Redis } from "ioredis";
-import { guardUnavailable } from "../store/redis/connect-redis.ts";
-import { createRedisScheduler, type RedisScheduler } from "../time/redis-scheduler.ts";
-import { openRedisVirtualClock, type RedisVirtualClock } from "../time/redis-virtual-clock.ts";
+import { guardUnavailable } from "../redis/connect-redis.ts";
+import { createRedisScheduler, type RedisScheduler } from "../redis/redis-scheduler.ts";
+import { openRedisVirtualClock, type RedisVirtualClock } from "../redis/redis-virtual-clock.ts";
 import type { TimeKeeper } from "../time/time-keeper.ts";
 
 export interface SharedTime {

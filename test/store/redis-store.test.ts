@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../src/domain/model.ts";
-import { createRedisStore } from "../../src/store/redis/redis-store.ts";
+import { createRedisStore } from "../../src/redis/redis-store.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 import { describeStoreContract, order } from "./store-contract.ts";
 

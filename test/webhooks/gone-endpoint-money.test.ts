@@ -14,7 +14,7 @@ import type { Store } from "../../src/domain/ports.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
-import { createRedisStore } from "../../src/store/redis/redis-store.ts";
+import { createRedisStore } from "../../src/redis/redis-store.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import { createWebhookDispatcher } from "../../src/webhooks/dispatcher.ts";
 import { createWebhookInbox } from "../../src/webhooks/inbox.ts";

@@ -9,9 +9,9 @@
  */
 import * as nodeCrypto from "node:crypto";
 import type { Redis } from "ioredis";
-import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../../domain/model.ts";
-import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
-import { evictedRecordOf } from "../../domain/order-retention.ts";
+import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../domain/model.ts";
+import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../domain/ports.ts";
+import { evictedRecordOf } from "../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
