@@ -17,7 +17,10 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Redis } from "ioredis";
 import type { Order } from "../src/domain/model.ts";
+import { ORDER_STEP_JOB } from "../src/domain/lifecycle.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
+import { createRoutedScheduler } from "../src/time/routed-scheduler.ts";
+import { createTimeKeeper } from "../src/time/time-keeper.ts";
 import { connectRedisStore } from "../src/redis/connect-redis.ts";
 import { createRedisScheduler } from "../src/redis/redis-scheduler.ts";
 import { percentile } from "./pending-orders.ts";
@@ -58,12 +61,13 @@ export async function runRedisPending(count: number, windowMs: number): Promise<
   const scheduler = createRedisScheduler(connection.client, { onError: (error) => console.error(error) });
   // Every order's delay starts after the last is placed: about 0.2 ms each, with room to spare.
   const delayMs = Math.ceil(count * 0.4) + 5_000;
+  // The lifecycle's steps on the shared scheduler, as a simulator's backend on Redis routes them.
+  const time = createTimeKeeper({ mode: "real", onError: (error) => console.error(error) });
   const domain = createEmbeddedDomain({
-    clock: "real",
+    time,
+    scheduler: createRoutedScheduler(time.scheduler, scheduler, new Set([ORDER_STEP_JOB])),
     store: connection.store,
-    sharedScheduler: scheduler,
     timing: { kind: "uniform", minMs: delayMs, maxMs: delayMs + windowMs },
-    onJobError: (error) => console.error(error),
   });
   await domain.store.putCustomer({
     id: CUSTOMER,

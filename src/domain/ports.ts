@@ -68,6 +68,18 @@ export interface Scheduler {
   track(work: Promise<unknown>, horizon: number): void;
 }
 
+/**
+ * Where a feature's background jobs run. `local`: on this process's own
+ * scheduler. `shared`: on a scheduler every process claims leased jobs from
+ * (a Redis store with a real clock), so a survivor runs the jobs of a process
+ * that died. The backend decides; a feature only asks.
+ */
+export interface JobPlacement {
+  readonly kind: "local" | "shared";
+  /** Sends jobs of `type` to the shared scheduler when there is one (call before scheduling any). */
+  share(type: string): void;
+}
+
 /** Id generation, injected so runs are reproducible. Synchronous: local to the process. */
 export interface Ids {
   /** A new unique id with the given prefix, e.g. `ord_…`, `whmsg_…`. */

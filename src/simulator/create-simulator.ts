@@ -18,23 +18,11 @@ import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
-import { DEFAULT_PLUGINS, type SharedPluginState } from "./default-plugins.ts";
+import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import { createEmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
-import { openSharedJournal } from "./shared-journal.ts";
-import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
-import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
-import { finalIn } from "../domain/order-retention.ts";
-import {
-  connectRedisStore,
-  guardUnavailable,
-  isRedisUrl,
-  type RedisStoreConnection,
-} from "../redis/connect-redis.ts";
-import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
-import { WEBHOOK_ATTEMPT_JOB } from "../webhooks/dispatcher.ts";
-import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
+import { openBackend } from "./backend.ts";
 import type {
   AdminExtension,
   LeftPending,
@@ -183,38 +171,32 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     seed: saved?.seed ?? options.seed ?? randomInt(2 ** 31),
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
-  const redis = await openRedisStore(options, onError);
   const statusTable = resolveStatusTable(options.statusTable);
-  const memoryStore = redis === undefined ? createMemoryStore({ settled: finalIn(statusTable) }) : undefined;
-  // On Redis the lifecycle's steps are shared (any process finishes any order), and so is a virtual clock.
-  const sharedTime = await openSharedTime(redis?.client, mode, options.startAt, onError);
-  const domain = createEmbeddedDomain({
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const backend = await openBackend({
+    store: options.store,
     clock: mode,
-    store: redis?.store ?? (memoryStore as MemoryStore),
-    // With a real clock webhook attempts are shared too: whichever process claims one makes it,
-    // from the shared delivery log. A virtual clock's advance runs each process's own attempts.
-    ...(sharedTime.scheduler === undefined
-      ? {}
-      : {
-          sharedScheduler: sharedTime.scheduler,
-          ...(mode === "real" ? { sharedJobTypes: [WEBHOOK_ATTEMPT_JOB] } : {}),
-        }),
-    ...(sharedTime.startAt === undefined ? {} : { startAt: sharedTime.startAt }),
+    startAt: options.startAt,
+    statusTable,
+    stateFile: options.stateFile,
+    journal,
+    journalLimit: options.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    onError,
+  });
+  const domain = createEmbeddedDomain({
+    store: backend.store,
+    time: backend.time,
+    scheduler: backend.scheduler,
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
     failureRate,
     statusTable,
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
     ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
-    onJobError: (error) => onError(error),
     onEventError: (error) => onError(error),
   });
   const { store, time, ids, random, service } = domain;
-  sharedTime.attach(time);
 
-  const journalLimit = options.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
-  const journal = createJournal(journalLimit);
-  const sharedJournal = openSharedJournal(journal, redis?.client, journalLimit);
   const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
     store,
@@ -226,24 +208,15 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     service,
     journal,
     retention: domain.retention,
-    ...(redis === undefined ? {} : { attemptCounters: createRedisAttemptCounters(redis.client) }),
+    jobs: backend.jobs,
+    ...(backend.attemptCounters === undefined ? {} : { attemptCounters: backend.attemptCounters }),
+    ...(backend.deliveryStore === undefined ? {} : { deliveryStore: backend.deliveryStore }),
     plugins,
   };
-  const shared: SharedPluginState =
-    redis === undefined
-      ? {}
-      : {
-          deliveries: {
-            deliveryStore: guardUnavailable(createRedisDeliveryStore(redis.client)),
-            placement: mode === "real" ? "shared" : "local",
-          },
-        };
   const factories: SimulatorPluginFactory[] = [
     ...(options.defaultPlugins === false
       ? []
-      : DEFAULT_PLUGINS.map((entry) => entry(options, shared)).filter(
-          (f): f is SimulatorPluginFactory => f !== undefined,
-        )),
+      : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
     ...(options.plugins ?? []),
   ];
   for (const factory of factories) plugins.push(await factory(context));
@@ -259,7 +232,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     mode,
     now: () => time.clock.now(),
     async advance(ms) {
-      await sharedTime.advance(time, ms);
+      await backend.advance(ms);
       await settle();
     },
   };
@@ -269,7 +242,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     store,
     directory,
     service,
-    journal: sharedJournal.view,
+    journal: backend.journal.view,
     clock,
     retention: domain.retention,
     onReset: async (customerId) => {
@@ -277,7 +250,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   });
 
-  const holders = memoryStore === undefined ? undefined : { store: memoryStore, time, plugins };
+  const holders = backend.persistence === undefined ? undefined : { ...backend.persistence, plugins };
   if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   // Customers a saved state brought back keep their balances: only new ones are seeded.
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
@@ -303,7 +276,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
   const http = createHttpListeners({
     clock: time.clock,
-    journal: sharedJournal.recorder,
+    journal: backend.journal.recorder,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
     ...requestListener(options.onRequest, plugins),
@@ -329,15 +302,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const server = createHttpServer(http.requestListener);
-  sharedTime.start();
+  backend.start();
   let closed: Promise<ShutdownReport> | undefined;
   const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
     if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
       throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
     }
-    time.stop();
     // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
-    const sharedStopped = sharedTime.stop();
+    const backendStopped = backend.stop();
     for (const plugin of plugins) plugin.closing?.();
     const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
     const { requestsCutOff } = await server.close(deadline);
@@ -346,10 +318,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
       for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
     }
-    await sharedStopped;
+    await backendStopped;
     const orders = await store.listOrders();
     const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
-    await redis?.close();
+    await backend.close();
     if (options.stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
     await writeStateFile(options.stateFile, await captureState(run, holders));
     return { requestsCutOff, pendingOrders, left, savedTo: options.stateFile };
@@ -380,21 +352,6 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       await shutdown(closeOptions);
     },
   };
-}
-
-/** The Redis store the options name, connected; undefined for the embedded one. */
-async function openRedisStore(
-  options: SimulatorOptions,
-  onError: (error: unknown) => void,
-): Promise<RedisStoreConnection | undefined> {
-  const store = options.store ?? "memory";
-  if (store === "memory") return undefined;
-  if (!isRedisUrl(store))
-    throw new RangeError(`store must be "memory" or a redis:// URL, got ${JSON.stringify(store)}`);
-  if (options.stateFile !== undefined) {
-    throw new RangeError("stateFile keeps the embedded store's state; a Redis store keeps its own");
-  }
-  return connectRedisStore(store, { onError: (error) => onError(new Error(`Redis: ${error.message}`)) });
 }
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */

@@ -12,7 +12,7 @@
  * retries fall later. `settle()` awaits the requests started so far.
  *
  * With attempts on a scheduler shared by several processes (leased jobs on
- * Redis, `placement: "shared"`), a job instead holds its lease until its
+ * Redis, a `shared` job placement), a job instead holds its lease until its
  * attempt is recorded and its retry scheduled: a process killed mid-attempt
  * leaves the job leased, and a survivor makes the attempt once the lease
  * runs out. The delivery's `nextJobId` tells a stale or repeated job from
@@ -22,7 +22,7 @@
 import { setMaxListeners } from "node:events";
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { WebhookEndpoint } from "../domain/model.ts";
-import type { Clock, Job, Random, Scheduler, Store } from "../domain/ports.ts";
+import type { Clock, Job, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
 import {
@@ -70,15 +70,6 @@ export interface WebhookDispatcherOptions {
   readonly maxQueuedPerEndpoint?: number | undefined;
 }
 
-/**
- * Where attempts run. `local`: this process's own scheduler, which a job
- * must not hold up (it only starts the request). `shared`: a scheduler
- * several processes claim leased jobs from; a job holds its lease until its
- * attempt is recorded, and a closing process hands the attempts it will not
- * make back to the others.
- */
-export type AttemptPlacement = "local" | "shared";
-
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */
 export interface WebhookDispatcherDeps {
   readonly store: Store;
@@ -86,6 +77,8 @@ export interface WebhookDispatcherDeps {
   readonly scheduler: Scheduler;
   readonly random: Random;
   readonly statusTable: StatusTable;
+  /** Where attempt jobs run (default: this process's scheduler). */
+  readonly jobs?: JobPlacement;
 }
 
 export type RedeliverOutcome =
@@ -140,10 +133,10 @@ export interface WebhookCloseReport {
 export function createWebhookDispatcher(
   deps: WebhookDispatcherDeps,
   options: WebhookDispatcherOptions = {},
-  placement: AttemptPlacement = "local",
 ): WebhookDispatcher {
   const { store, clock, scheduler, statusTable } = deps;
-  const shared = placement === "shared";
+  const shared = deps.jobs?.kind === "shared";
+  deps.jobs?.share(WEBHOOK_ATTEMPT_JOB);
   // On a virtual clock an attempt is stamped with its due time and takes no simulator time.
   const virtual = clock.virtual === true;
   const schedule = resolveSchedule(options.schedule);

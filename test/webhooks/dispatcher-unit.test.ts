@@ -268,9 +268,15 @@ it("shared attempts: a job holds until its attempt is recorded, and a job run ag
   };
   const store = tinyStore([customer("a", { url: receiver.url, secrets: [generateWebhookSecret()] })]);
   const dispatcher = createWebhookDispatcher(
-    { store, clock: time.clock, scheduler, random: createSeededRandom(1), statusTable: DEFAULT_STATUS_TABLE },
+    {
+      store,
+      clock: time.clock,
+      scheduler,
+      random: createSeededRandom(1),
+      statusTable: DEFAULT_STATUS_TABLE,
+      jobs: { kind: "shared", share: () => undefined },
+    },
     { schedule: [0, 1000, 60_000], timeout: 2000, jitter: 0 },
-    "shared",
   );
   cleanup.push(() => dispatcher.close());
   await dispatcher.events.statusChanged(finalChange("a", "SH-1", START));
