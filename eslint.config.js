@@ -6,7 +6,7 @@ import tseslint from "typescript-eslint";
 
 /**
  * The dependency arrows point inwards (contract ← domain ← store/time ←
- * features ← http ← simulator ← harness ← cli): a folder may not import the
+ * features ← http ← redis ← simulator ← harness ← cli): a folder may not import the
  * folders named for it here. `npm run lint` also fails on any import cycle.
  */
 const LAYERS = [
