@@ -18,18 +18,12 @@ import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
-import { DEFAULT_PLUGINS } from "./default-plugins.ts";
-import { createEmbeddedDomain } from "./embedded-domain.ts";
+import { buildPlugins } from "./build-plugins.ts";
+import { createEmbeddedDomain, type EmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
-import { openBackend } from "./backend.ts";
-import type {
-  AdminExtension,
-  LeftPending,
-  SimulatorContext,
-  SimulatorPlugin,
-  SimulatorPluginFactory,
-} from "./plugin.ts";
+import { type Backend, openBackend } from "./backend.ts";
+import type { AdminExtension, LeftPending, SimulatorPlugin } from "./plugin.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -195,35 +189,9 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
     onEventError: (error) => onError(error),
   });
-  const { store, time, ids, random, service } = domain;
+  const { store, time, service } = domain;
 
-  const plugins: SimulatorPlugin[] = [];
-  const context: SimulatorContext = {
-    store,
-    clock: time.clock,
-    scheduler: domain.scheduler,
-    ids,
-    random,
-    statusTable,
-    service,
-    journal,
-    retention: domain.retention,
-    jobs: backend.jobs,
-    ...(backend.attemptCounters === undefined ? {} : { attemptCounters: backend.attemptCounters }),
-    ...(backend.deliveryStore === undefined ? {} : { deliveryStore: backend.deliveryStore }),
-    plugins,
-  };
-  const factories: SimulatorPluginFactory[] = [
-    ...(options.defaultPlugins === false
-      ? []
-      : DEFAULT_PLUGINS.map((entry) => entry(options)).filter((f): f is SimulatorPluginFactory => f !== undefined)),
-    ...(options.plugins ?? []),
-  ];
-  for (const factory of factories) plugins.push(await factory(context));
-  for (const plugin of plugins) {
-    if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
-    if (plugin.retention !== undefined) domain.retention.addGuard(plugin.retention);
-  }
+  const plugins = await buildPlugins(options, backend, domain, journal);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
@@ -257,19 +225,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
   for (const input of options.customers ?? []) if (!(await restored(input.id))) await controls.seed(input);
 
-  const issueToken = async (customerId: string, apiKey: string): Promise<TokenResponse | undefined> => {
-    const outcome = await directory.issueToken(customerId, apiKey, tokenTtlSeconds);
-    switch (outcome.kind) {
-      case "issued":
-        return { access_token: outcome.accessToken, issued_at: outcome.issuedAt, expires_in: outcome.expiresInSeconds };
-      case "invalid_client":
-        return undefined;
-      default: {
-        const unreachable: never = outcome;
-        throw new Error(`unmapped token outcome ${JSON.stringify(unreachable)}`);
-      }
-    }
-  };
+  const issueToken = tokenIssuer(directory, tokenTtlSeconds);
 
   const adminToken = options.adminToken ?? generateToken("adm");
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
@@ -304,30 +260,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const server = createHttpServer(http.requestListener);
   backend.start();
   let closed: Promise<ShutdownReport> | undefined;
-  const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
-    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
-      throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
-    }
-    // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
-    const backendStopped = backend.stop();
-    for (const plugin of plugins) plugin.closing?.();
-    const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
-    const { requestsCutOff } = await server.close(deadline);
-    const left: Record<string, number> = {};
-    for (const plugin of plugins) {
-      const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
-      for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
-    }
-    await backendStopped;
-    const orders = await store.listOrders();
-    const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
-    await backend.close();
-    if (options.stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
-    await writeStateFile(options.stateFile, await captureState(run, holders));
-    return { requestsCutOff, pendingOrders, left, savedTo: options.stateFile };
-  };
   const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
-    closed ??= shutDown(closeOptions.timeoutMs);
+    closed ??= closeOnce(
+      { backend, plugins, server, store, statusTable, stateFile: options.stateFile, run, holders },
+      closeOptions.timeoutMs,
+    );
     return closed;
   };
   return {
@@ -352,6 +289,67 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       await shutdown(closeOptions);
     },
   };
+}
+
+/** `POST /v1/auth/token`: a customer's API key exchanged for a token that lives `ttlSeconds`. */
+function tokenIssuer(
+  directory: EmbeddedDomain["customers"],
+  ttlSeconds: number,
+): (customerId: string, apiKey: string) => Promise<TokenResponse | undefined> {
+  return async (customerId, apiKey) => {
+    const outcome = await directory.issueToken(customerId, apiKey, ttlSeconds);
+    switch (outcome.kind) {
+      case "issued":
+        return { access_token: outcome.accessToken, issued_at: outcome.issuedAt, expires_in: outcome.expiresInSeconds };
+      case "invalid_client":
+        return undefined;
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped token outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+}
+
+/** What closing a simulator stops, waits for, counts and saves. */
+interface Closing {
+  readonly backend: Backend;
+  readonly plugins: readonly SimulatorPlugin[];
+  readonly server: ReturnType<typeof createHttpServer>;
+  readonly store: Store;
+  readonly statusTable: StatusTable;
+  readonly stateFile: string | undefined;
+  readonly run: { readonly seed: number; readonly restarts: number };
+  readonly holders: Parameters<typeof captureState>[1] | undefined;
+}
+
+/**
+ * Stops timers and accepting, finishes in-flight requests and then the
+ * plugins' work within `timeoutMs`, saves the state file when there is one,
+ * and reports what was left. Runs once per simulator (see `shutdown`).
+ */
+async function closeOnce(closing: Closing, timeoutMs: number | undefined): Promise<ShutdownReport> {
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+    throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
+  }
+  const { backend, plugins, stateFile, holders } = closing;
+  // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
+  const backendStopped = backend.stop();
+  for (const plugin of plugins) plugin.closing?.();
+  const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+  const { requestsCutOff } = await closing.server.close(deadline);
+  const left: Record<string, number> = {};
+  for (const plugin of plugins) {
+    const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
+    for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
+  }
+  await backendStopped;
+  const orders = await closing.store.listOrders();
+  const pendingOrders = orders.filter((order) => !isFinalStatus(closing.statusTable, order.status)).length;
+  await backend.close();
+  if (stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
+  await writeStateFile(stateFile, await captureState(closing.run, holders));
+  return { requestsCutOff, pendingOrders, left, savedTo: stateFile };
 }
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */
