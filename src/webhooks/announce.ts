@@ -37,35 +37,10 @@ export interface Announcer {
 }
 
 export function createAnnouncer(kit: DispatchKit): Announcer {
-  const { store, clock, statusTable, deliveries, placement, retry } = kit;
+  const { store, clock, statusTable, retry } = kit;
 
-  /**
-   * A repeated announcement (after a process died between storing the
-   * delivery and scheduling its job) schedules that job, unless it exists,
-   * where the placement says that can happen.
-   */
-  const createDelivery: Announcer["createDelivery"] = async (id, fields, dueAt, options = {}) => {
-    const { scheduleFirst = true, repeated = false } = options;
-    const firstJob = jobIdFor(id, 0);
-    const delivery: Delivery = {
-      ...fields,
-      id,
-      nextAttemptAt: dueAt,
-      nextJobId: dueAt === null ? null : firstJob,
-      scheduleIndex: 0,
-      attemptCount: 0,
-      deliveredAt: null,
-    };
-    // Stored before its job exists, so the job always finds it.
-    const fresh = await deliveries.insert(delivery);
-    const stored = fresh ? delivery : ((await deliveries.get(id)) ?? delivery);
-    const missed = repeated && placement.mayMissFirstJob && stored.state === "pending" && stored.nextJobId === firstJob;
-    if (stored.nextAttemptAt !== null && scheduleFirst && (fresh || missed)) {
-      const job = { id: firstJob, dueAt: stored.nextAttemptAt, deliveryId: id, scheduleIndex: 0 };
-      await scheduleAttempt(kit.scheduler, { ...job, ifAbsent: !fresh });
-    }
-    return stored;
-  };
+  const createDelivery: Announcer["createDelivery"] = (id, fields, dueAt, options = {}) =>
+    storeDelivery(kit, { id, fields, dueAt, ...options });
 
   async function statusChanged(change: StatusChange): Promise<void> {
     const { order } = change;
@@ -116,4 +91,43 @@ export function createAnnouncer(kit: DispatchKit): Announcer {
   }
 
   return { statusChanged, createDelivery };
+}
+
+/**
+ * A new delivery stored, then its first attempt scheduled. A repeated
+ * announcement (after a process died between storing the delivery and
+ * scheduling its job) schedules that job, unless it exists, where the
+ * placement says that can happen.
+ */
+async function storeDelivery(
+  kit: DispatchKit,
+  request: {
+    readonly id: string;
+    readonly fields: DeliveryFields;
+    readonly dueAt: number | null;
+    readonly scheduleFirst?: boolean;
+    readonly repeated?: boolean;
+  },
+): Promise<Delivery> {
+  const { id, fields, dueAt, scheduleFirst = true, repeated = false } = request;
+  const firstJob = jobIdFor(id, 0);
+  const delivery: Delivery = {
+    ...fields,
+    id,
+    nextAttemptAt: dueAt,
+    nextJobId: dueAt === null ? null : firstJob,
+    scheduleIndex: 0,
+    attemptCount: 0,
+    deliveredAt: null,
+  };
+  // Stored before its job exists, so the job always finds it.
+  const fresh = await kit.deliveries.insert(delivery);
+  const stored = fresh ? delivery : ((await kit.deliveries.get(id)) ?? delivery);
+  const missed =
+    repeated && kit.placement.mayMissFirstJob && stored.state === "pending" && stored.nextJobId === firstJob;
+  if (stored.nextAttemptAt !== null && scheduleFirst && (fresh || missed)) {
+    const job = { id: firstJob, dueAt: stored.nextAttemptAt, deliveryId: id, scheduleIndex: 0 };
+    await scheduleAttempt(kit.scheduler, { ...job, ifAbsent: !fresh });
+  }
+  return stored;
 }
