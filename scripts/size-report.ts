@@ -64,6 +64,12 @@ function lineCount(file: string): number {
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
+// Piped into `head`, the reader may leave early: that ends the report, quietly.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(0);
+});
+
 const root = process.argv[2] ?? "src";
 const files = listSourceFiles(root).sort();
 const lengths = files.map((file) => ({ file, lines: lineCount(file) }));
