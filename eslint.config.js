@@ -6,27 +6,36 @@ import tseslint from "typescript-eslint";
 
 /**
  * The dependency arrows point inwards (contract ← domain ← store/time ←
- * features ← http ← simulator ← harness ← cli): a folder may not import the
+ * features ← http ← redis ← simulator ← harness ← cli): a folder may not import the
  * folders named for it here. `npm run lint` also fails on any import cycle.
  */
 const LAYERS = [
   {
     files: ["src/contract/**"],
-    outer: ["domain", "store", "time", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
+    outer: ["domain", "store", "time", "redis", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
   },
   {
     files: ["src/domain/**"],
-    outer: ["store", "time", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
+    outer: ["store", "time", "redis", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
     also: ["express", "node:http"],
   },
-  { files: ["src/store/**", "src/time/**"], outer: ["scenarios", "webhooks", "http", "simulator", "harness", "cli"] },
-  { files: ["src/http/**"], outer: ["scenarios", "webhooks", "simulator", "harness", "cli"] },
-  { files: ["src/simulator/**", "src/harness/**"], outer: ["cli"] },
+  {
+    files: ["src/store/**", "src/time/**"],
+    outer: ["redis", "scenarios", "webhooks", "http", "simulator", "harness", "cli"],
+  },
+  // Every Redis adapter, for the ports of the domain, the HTTP journal and the webhooks' delivery log.
+  { files: ["src/redis/**"], outer: ["scenarios", "dashboard", "simulator", "harness", "cli"] },
+  { files: ["src/http/**"], outer: ["redis", "scenarios", "webhooks", "simulator", "harness", "cli"] },
+  // The backend seam is the one file that chooses Redis: nothing else in src/ imports a Redis adapter.
+  { files: ["src/simulator/backend.ts"], outer: ["cli"] },
+  { files: ["src/simulator/**", "src/harness/**"], ignores: ["src/simulator/backend.ts"], outer: ["redis", "cli"] },
+  { files: ["src/dashboard/**"], outer: ["redis", "harness", "cli"] },
 ];
 
-function layerRule({ files, outer, also = [] }) {
+function layerRule({ files, ignores = [], outer, also = [] }) {
   return {
     files,
+    ignores,
     rules: {
       "no-restricted-imports": [
         "error",
@@ -69,9 +78,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: "^(\\.\\./)+(harness|cli|http)/|^(\\.\\./)+simulator/(?!plugin\\.ts$)",
+              regex: "^(\\.\\./)+(harness|cli|http|redis)/|^(\\.\\./)+simulator/(?!plugin\\.ts$)",
               message:
-                "Features reach the simulator and the HTTP layer only through simulator/plugin.ts, and never the CLI or harness.",
+                "Features reach the simulator and the HTTP layer only through simulator/plugin.ts, and never the CLI, the harness or a Redis adapter.",
             },
           ],
         },

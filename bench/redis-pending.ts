@@ -2,7 +2,7 @@
  * Many pending orders on the Redis store: N orders (default 100,000) placed
  * through the domain on a real redis-server, each due at a time spread
  * uniformly over a window that starts once all are placed, finalised by the
- * lifecycle's leased jobs in Redis (`src/time/redis-scheduler.ts`), as a
+ * lifecycle's leased jobs in Redis (`src/redis/redis-scheduler.ts`), as a
  * simulator on `--store redis://…` with a real clock runs them. Lateness is
  * the wall-clock time each final status was stored minus its due time.
  * Target: p99 ≤ 50 ms. It also prints Redis's own count of commands per
@@ -17,9 +17,12 @@ import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Redis } from "ioredis";
 import type { Order } from "../src/domain/model.ts";
+import { ORDER_STEP_JOB } from "../src/domain/lifecycle.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
-import { connectRedisStore } from "../src/store/redis/connect-redis.ts";
-import { createRedisScheduler } from "../src/time/redis-scheduler.ts";
+import { createRoutedScheduler } from "../src/time/routed-scheduler.ts";
+import { createTimeKeeper } from "../src/time/time-keeper.ts";
+import { connectRedisStore } from "../src/redis/connect-redis.ts";
+import { createRedisScheduler } from "../src/redis/redis-scheduler.ts";
 import { percentile } from "./pending-orders.ts";
 import { commandsProcessed, startRedisServer } from "./redis-store.ts";
 
@@ -58,12 +61,13 @@ export async function runRedisPending(count: number, windowMs: number): Promise<
   const scheduler = createRedisScheduler(connection.client, { onError: (error) => console.error(error) });
   // Every order's delay starts after the last is placed: about 0.2 ms each, with room to spare.
   const delayMs = Math.ceil(count * 0.4) + 5_000;
+  // The lifecycle's steps on the shared scheduler, as a simulator's backend on Redis routes them.
+  const time = createTimeKeeper({ mode: "real", onError: (error) => console.error(error) });
   const domain = createEmbeddedDomain({
-    clock: "real",
+    time,
+    scheduler: createRoutedScheduler(time.scheduler, scheduler, new Set([ORDER_STEP_JOB])),
     store: connection.store,
-    sharedScheduler: scheduler,
     timing: { kind: "uniform", minMs: delayMs, maxMs: delayMs + windowMs },
-    onJobError: (error) => console.error(error),
   });
   await domain.store.putCustomer({
     id: CUSTOMER,

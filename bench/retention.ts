@@ -98,7 +98,13 @@ function syntheticOrder(i: number, now: number): Order {
 async function listingStalls(): Promise<Record<string, { maxMs: number; pageMs: number; items: number }>> {
   const sim = await createSimulator({ clock: "virtual", seed: 1, maxOrders: LISTED * 2, scenarios: false });
   const now = sim.clock.now();
-  for (let i = 0; i < LISTED; i++) await sim.store.insertOrder(syntheticOrder(i, now));
+  // Placed the way the simulator places them (debited), on wallets deep enough for all.
+  await sim.store.putCustomer({ id: "small", name: "Small", tokens: [], apiKey: "small-key", wallets: [] });
+  for (const id of ["demo", "small"]) await sim.store.setWalletBalance(id, null, Number.MAX_SAFE_INTEGER);
+  for (let i = 0; i < LISTED; i++) {
+    const placed = await sim.store.placeOrder({ order: syntheticOrder(i, now), now });
+    if (placed.kind !== "placed") throw new Error(`a synthetic order was not placed: ${placed.kind}`);
+  }
   const url = await sim.listen(0);
   const get = async (path: string) => {
     const res = await fetch(`${url}/_sim${path}`, { headers: { authorization: `Bearer ${sim.adminToken}` } });

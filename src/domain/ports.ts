@@ -68,6 +68,18 @@ export interface Scheduler {
   track(work: Promise<unknown>, horizon: number): void;
 }
 
+/**
+ * Where a feature's background jobs run. `local`: on this process's own
+ * scheduler. `shared`: on a scheduler every process claims leased jobs from
+ * (a Redis store with a real clock), so a survivor runs the jobs of a process
+ * that died. The backend decides; a feature only asks.
+ */
+export interface JobPlacement {
+  readonly kind: "local" | "shared";
+  /** Sends jobs of `type` to the shared scheduler when there is one (call before scheduling any). */
+  share(type: string): void;
+}
+
 /** Id generation, injected so runs are reproducible. Synchronous: local to the process. */
 export interface Ids {
   /** A new unique id with the given prefix, e.g. `ord_…`, `whmsg_…`. */
@@ -103,18 +115,9 @@ export interface Store {
   putCustomer(customer: Customer): Promise<void>;
   getCustomer(id: string): Promise<Customer | undefined>;
   listCustomers(): Promise<Customer[]>;
-  deleteCustomer(id: string): Promise<void>;
   /** The customer owning a static token, compared in constant time by the adapter. */
   findCustomerByToken(token: string): Promise<Customer | undefined>;
 
-  /** Atomic: check the balance and subtract `cents`, or report insufficient. */
-  debitWallet(customerId: string, shortcode: string | null, cents: number): Promise<DebitResult>;
-  /** Atomic: add `cents` (refunds, admin top-ups). */
-  creditWallet(customerId: string, shortcode: string | null, cents: number): Promise<DebitResult>;
-
-  /** Atomic insert-if-absent of a reference; false when the customer already used it. */
-  insertOrder(order: Order): Promise<boolean>;
-  updateOrder(order: Order): Promise<void>;
   /** The order with this id; `customerId`, when known, lets a shared store look in that customer's orders first. */
   getOrder(id: string, customerId?: string): Promise<Order | undefined>;
   getOrderByReference(customerId: string, reference: string): Promise<Order | undefined>;
@@ -155,9 +158,6 @@ export interface Store {
     readonly key?: IdempotencyRecord;
     readonly now: number;
   }): Promise<PlaceResult>;
-
-  /** The live record of an idempotency key (expired records count as absent). */
-  getIdempotencyRecord(customerId: string, key: string, now: number): Promise<IdempotencyRecord | undefined>;
 
   /** Removes everything of one customer (orders, keys) or, without an id, everything. */
   reset(customerId?: string): Promise<void>;

@@ -18,30 +18,12 @@ import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { AdminTokenSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
-import { DEFAULT_PLUGINS, type SharedPluginState } from "./default-plugins.ts";
-import { createEmbeddedDomain } from "./embedded-domain.ts";
+import { buildPlugins } from "./build-plugins.ts";
+import { createEmbeddedDomain, type EmbeddedDomain } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
-import { openSharedJournal } from "./shared-journal.ts";
-import { openSharedTime } from "./shared-time.ts";
 import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
-import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
-import { finalIn } from "../domain/order-retention.ts";
-import {
-  connectRedisStore,
-  guardUnavailable,
-  isRedisUrl,
-  type RedisStoreConnection,
-} from "../store/redis/connect-redis.ts";
-import { createRedisAttemptCounters } from "../store/redis/redis-attempt-counters.ts";
-import { WEBHOOK_ATTEMPT_JOB } from "../webhooks/dispatcher.ts";
-import { createRedisDeliveryStore } from "../webhooks/redis-delivery-store.ts";
-import type {
-  AdminExtension,
-  LeftPending,
-  SimulatorContext,
-  SimulatorPlugin,
-  SimulatorPluginFactory,
-} from "./plugin.ts";
+import { type Backend, openBackend } from "./backend.ts";
+import type { AdminExtension, LeftPending, SimulatorPlugin } from "./plugin.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -183,74 +165,33 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     seed: saved?.seed ?? options.seed ?? randomInt(2 ** 31),
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
-  const redis = await openRedisStore(options, onError);
   const statusTable = resolveStatusTable(options.statusTable);
-  const memoryStore = redis === undefined ? createMemoryStore({ settled: finalIn(statusTable) }) : undefined;
-  // On Redis the lifecycle's steps are shared (any process finishes any order), and so is a virtual clock.
-  const sharedTime = await openSharedTime(redis?.client, mode, options.startAt, onError);
-  const domain = createEmbeddedDomain({
+  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const backend = await openBackend({
+    store: options.store,
     clock: mode,
-    store: redis?.store ?? (memoryStore as MemoryStore),
-    // With a real clock webhook attempts are shared too: whichever process claims one makes it,
-    // from the shared delivery log. A virtual clock's advance runs each process's own attempts.
-    ...(sharedTime.scheduler === undefined
-      ? {}
-      : {
-          sharedScheduler: sharedTime.scheduler,
-          ...(mode === "real" ? { sharedJobTypes: [WEBHOOK_ATTEMPT_JOB] } : {}),
-        }),
-    ...(sharedTime.startAt === undefined ? {} : { startAt: sharedTime.startAt }),
+    startAt: options.startAt,
+    statusTable,
+    stateFile: options.stateFile,
+    journal,
+    journalLimit: options.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    onError,
+  });
+  const domain = createEmbeddedDomain({
+    store: backend.store,
+    time: backend.time,
+    scheduler: backend.scheduler,
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: resolveTiming(options.timing),
     failureRate,
     statusTable,
     ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
     ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
-    onJobError: (error) => onError(error),
     onEventError: (error) => onError(error),
   });
-  const { store, time, ids, random, service } = domain;
-  sharedTime.attach(time);
+  const { store, time, service } = domain;
 
-  const journalLimit = options.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
-  const journal = createJournal(journalLimit);
-  const sharedJournal = openSharedJournal(journal, redis?.client, journalLimit);
-  const plugins: SimulatorPlugin[] = [];
-  const context: SimulatorContext = {
-    store,
-    clock: time.clock,
-    scheduler: domain.scheduler,
-    ids,
-    random,
-    statusTable,
-    service,
-    journal,
-    retention: domain.retention,
-    ...(redis === undefined ? {} : { attemptCounters: createRedisAttemptCounters(redis.client) }),
-    plugins,
-  };
-  const shared: SharedPluginState =
-    redis === undefined
-      ? {}
-      : {
-          deliveries: {
-            deliveryStore: guardUnavailable(createRedisDeliveryStore(redis.client)),
-            placement: mode === "real" ? "shared" : "local",
-          },
-        };
-  const factories: SimulatorPluginFactory[] = [
-    ...(options.defaultPlugins === false
-      ? []
-      : DEFAULT_PLUGINS.map((entry) => entry(options, shared)).filter(
-          (f): f is SimulatorPluginFactory => f !== undefined,
-        )),
-    ...(options.plugins ?? []),
-  ];
-  for (const factory of factories) plugins.push(await factory(context));
-  for (const plugin of plugins) {
-    if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
-    if (plugin.retention !== undefined) domain.retention.addGuard(plugin.retention);
-  }
+  const plugins = await buildPlugins(options, backend, domain, journal);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
@@ -259,7 +200,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     mode,
     now: () => time.clock.now(),
     async advance(ms) {
-      await sharedTime.advance(time, ms);
+      await backend.advance(ms);
       await settle();
     },
   };
@@ -269,7 +210,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     store,
     directory,
     service,
-    journal: sharedJournal.view,
+    journal: backend.journal.view,
     clock,
     retention: domain.retention,
     onReset: async (customerId) => {
@@ -277,33 +218,21 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   });
 
-  const holders = memoryStore === undefined ? undefined : { store: memoryStore, time, plugins };
+  const holders = backend.persistence === undefined ? undefined : { ...backend.persistence, plugins };
   if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   // Customers a saved state brought back keep their balances: only new ones are seeded.
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
   const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
   for (const input of options.customers ?? []) if (!(await restored(input.id))) await controls.seed(input);
 
-  const issueToken = async (customerId: string, apiKey: string): Promise<TokenResponse | undefined> => {
-    const outcome = await directory.issueToken(customerId, apiKey, tokenTtlSeconds);
-    switch (outcome.kind) {
-      case "issued":
-        return { access_token: outcome.accessToken, issued_at: outcome.issuedAt, expires_in: outcome.expiresInSeconds };
-      case "invalid_client":
-        return undefined;
-      default: {
-        const unreachable: never = outcome;
-        throw new Error(`unmapped token outcome ${JSON.stringify(unreachable)}`);
-      }
-    }
-  };
+  const issueToken = tokenIssuer(directory, tokenTtlSeconds);
 
   const adminToken = options.adminToken ?? generateToken("adm");
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
   const http = createHttpListeners({
     clock: time.clock,
-    journal: sharedJournal.recorder,
+    journal: backend.journal.recorder,
     reportError: onError,
     ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
     ...requestListener(options.onRequest, plugins),
@@ -329,33 +258,13 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const server = createHttpServer(http.requestListener);
-  sharedTime.start();
+  backend.start();
   let closed: Promise<ShutdownReport> | undefined;
-  const shutDown = async (timeoutMs: number | undefined): Promise<ShutdownReport> => {
-    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
-      throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
-    }
-    time.stop();
-    // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
-    const sharedStopped = sharedTime.stop();
-    for (const plugin of plugins) plugin.closing?.();
-    const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
-    const { requestsCutOff } = await server.close(deadline);
-    const left: Record<string, number> = {};
-    for (const plugin of plugins) {
-      const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
-      for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
-    }
-    await sharedStopped;
-    const orders = await store.listOrders();
-    const pendingOrders = orders.filter((order) => !isFinalStatus(statusTable, order.status)).length;
-    await redis?.close();
-    if (options.stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
-    await writeStateFile(options.stateFile, await captureState(run, holders));
-    return { requestsCutOff, pendingOrders, left, savedTo: options.stateFile };
-  };
   const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
-    closed ??= shutDown(closeOptions.timeoutMs);
+    closed ??= closeOnce(
+      { backend, plugins, server, store, statusTable, stateFile: options.stateFile, run, holders },
+      closeOptions.timeoutMs,
+    );
     return closed;
   };
   return {
@@ -382,19 +291,65 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
 }
 
-/** The Redis store the options name, connected; undefined for the embedded one. */
-async function openRedisStore(
-  options: SimulatorOptions,
-  onError: (error: unknown) => void,
-): Promise<RedisStoreConnection | undefined> {
-  const store = options.store ?? "memory";
-  if (store === "memory") return undefined;
-  if (!isRedisUrl(store))
-    throw new RangeError(`store must be "memory" or a redis:// URL, got ${JSON.stringify(store)}`);
-  if (options.stateFile !== undefined) {
-    throw new RangeError("stateFile keeps the embedded store's state; a Redis store keeps its own");
+/** `POST /v1/auth/token`: a customer's API key exchanged for a token that lives `ttlSeconds`. */
+function tokenIssuer(
+  directory: EmbeddedDomain["customers"],
+  ttlSeconds: number,
+): (customerId: string, apiKey: string) => Promise<TokenResponse | undefined> {
+  return async (customerId, apiKey) => {
+    const outcome = await directory.issueToken(customerId, apiKey, ttlSeconds);
+    switch (outcome.kind) {
+      case "issued":
+        return { access_token: outcome.accessToken, issued_at: outcome.issuedAt, expires_in: outcome.expiresInSeconds };
+      case "invalid_client":
+        return undefined;
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped token outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+}
+
+/** What closing a simulator stops, waits for, counts and saves. */
+interface Closing {
+  readonly backend: Backend;
+  readonly plugins: readonly SimulatorPlugin[];
+  readonly server: ReturnType<typeof createHttpServer>;
+  readonly store: Store;
+  readonly statusTable: StatusTable;
+  readonly stateFile: string | undefined;
+  readonly run: { readonly seed: number; readonly restarts: number };
+  readonly holders: Parameters<typeof captureState>[1] | undefined;
+}
+
+/**
+ * Stops timers and accepting, finishes in-flight requests and then the
+ * plugins' work within `timeoutMs`, saves the state file when there is one,
+ * and reports what was left. Runs once per simulator (see `shutdown`).
+ */
+async function closeOnce(closing: Closing, timeoutMs: number | undefined): Promise<ShutdownReport> {
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+    throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
   }
-  return connectRedisStore(store, { onError: (error) => onError(new Error(`Redis: ${error.message}`)) });
+  const { backend, plugins, stateFile, holders } = closing;
+  // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
+  const backendStopped = backend.stop();
+  for (const plugin of plugins) plugin.closing?.();
+  const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+  const { requestsCutOff } = await closing.server.close(deadline);
+  const left: Record<string, number> = {};
+  for (const plugin of plugins) {
+    const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
+    for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
+  }
+  await backendStopped;
+  const orders = await closing.store.listOrders();
+  const pendingOrders = orders.filter((order) => !isFinalStatus(closing.statusTable, order.status)).length;
+  await backend.close();
+  if (stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
+  await writeStateFile(stateFile, await captureState(closing.run, holders));
+  return { requestsCutOff, pendingOrders, left, savedTo: stateFile };
 }
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */

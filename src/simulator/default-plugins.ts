@@ -9,24 +9,15 @@ import type { AdminExtensionSpec } from "./plugin.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
 import { createScenariosPlugin } from "../scenarios/scenarios-plugin.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
-import { createWebhookPlugin, type SharedDeliveries } from "../webhooks/webhook-plugin.ts";
+import { createWebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import type { SimulatorPluginFactory } from "./plugin.ts";
 import type { SimulatorOptions } from "./simulator-options.ts";
 
-/** What a shared store lends the built-in plugins: on Redis, the delivery log every process shares. */
-export interface SharedPluginState {
-  readonly deliveries?: SharedDeliveries;
-}
-
-export type DefaultPlugin = (
-  options: SimulatorOptions,
-  shared: SharedPluginState,
-) => SimulatorPluginFactory | undefined;
+export type DefaultPlugin = (options: SimulatorOptions) => SimulatorPluginFactory | undefined;
 
 export const DEFAULT_PLUGINS: readonly DefaultPlugin[] = [
   // Webhooks: signed deliveries with retries; `webhooks: false` leaves them out.
-  (options, shared) =>
-    options.webhooks === false ? undefined : createWebhookPlugin(options.webhooks, shared.deliveries),
+  (options) => (options.webhooks === false ? undefined : createWebhookPlugin(options.webhooks)),
   // Scenarios: the library, magic test accounts, X-Sim-Scenario; `scenarios: false` leaves them out.
   (options) =>
     options.scenarios === false

@@ -1,14 +1,15 @@
 /**
- * The whole domain on the embedded adapters (memory store, in-process clock
- * and scheduler), wired in one call. `createSimulator`, the bench and the
- * domain tests all start from it, so the domain is wired one way only.
+ * The whole domain wired in one call: on the embedded adapters (memory
+ * store, in-process clock and scheduler) unless given others, as
+ * `createSimulator` gives those of its backend. `createSimulator`, the bench
+ * and the domain tests all start from it, so the domain is wired one way only.
  */
 import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
 import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../domain/idempotency.ts";
 import { createIds, createSequentialIds } from "../domain/ids.ts";
-import { DEFAULT_LIFECYCLE, ORDER_STEP_JOB } from "../domain/lifecycle.ts";
+import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
 import { createOrderRetention, DEFAULT_MAX_ORDERS, finalIn, type OrderRetention } from "../domain/order-retention.ts";
@@ -18,7 +19,6 @@ import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
 import { createCryptoRandom } from "../store/crypto-random.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
-import { createRoutedScheduler } from "../time/routed-scheduler.ts";
 import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 
 export interface EmbeddedDomainOptions {
@@ -45,10 +45,10 @@ export interface EmbeddedDomainOptions {
   readonly onFirstEviction?: (message: string) => void;
   /** Another Store adapter (default: a fresh memory store). */
   readonly store?: Store;
-  /** A scheduler shared with other processes: the lifecycle's steps run there (default: this process's own). */
-  readonly sharedScheduler?: Scheduler;
-  /** Other job types that run on `sharedScheduler` too (webhook attempts, when their deliveries are shared). */
-  readonly sharedJobTypes?: readonly string[];
+  /** The clock and its scheduler, from the backend (default: built here from `clock` and `startAt`). */
+  readonly time?: TimeKeeper;
+  /** The scheduler jobs go to, e.g. one that sends some types to a shared scheduler (default: `time`'s). */
+  readonly scheduler?: Scheduler;
   /** Generated customer secrets: `crypto` (default) or `seeded` from the random source. */
   readonly secrets?: "crypto" | "seeded";
   /** Called when a scheduled job throws (default: console.error). */
@@ -85,19 +85,14 @@ export interface EmbeddedDomain {
 export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): EmbeddedDomain {
   const statusTable = options.statusTable ?? DEFAULT_STATUS_TABLE;
   const store = options.store ?? createMemoryStore({ settled: finalIn(statusTable) });
-  const time = createTimeKeeper({
-    mode: options.clock ?? "virtual",
-    ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-    ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
-  });
-  const scheduler =
-    options.sharedScheduler === undefined
-      ? time.scheduler
-      : createRoutedScheduler(
-          time.scheduler,
-          options.sharedScheduler,
-          new Set([ORDER_STEP_JOB, ...(options.sharedJobTypes ?? [])]),
-        );
+  const time =
+    options.time ??
+    createTimeKeeper({
+      mode: options.clock ?? "virtual",
+      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
+      ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
+    });
+  const scheduler = options.scheduler ?? time.scheduler;
   const random = createSeededRandom(options.seed ?? 1);
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
   const events = createOrderEventBus();

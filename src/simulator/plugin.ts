@@ -10,10 +10,11 @@ import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { OrderRetention, RetentionGuard } from "../domain/order-retention.ts";
-import type { Clock, Ids, Random, Scheduler, Store } from "../domain/ports.ts";
+import type { Clock, Ids, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
 import type { ScenarioEngine, SharedAttemptCounters } from "../domain/scenario-engine.ts";
 import type { Journal, JournalRecord } from "../http/journal.ts";
+import type { DeliveryStore } from "../webhooks/ports.ts";
 
 /**
  * An express handler or middleware. Its request and response are express's,
@@ -80,6 +81,10 @@ export interface SimulatorContext {
   readonly retention: Pick<OrderRetention, "stats">;
   /** Scenario attempt counts shared by every instance on a Redis store; absent on the memory store. */
   readonly attemptCounters?: SharedAttemptCounters;
+  /** Where a plugin's jobs run: this process's scheduler, or one every process on a Redis store shares. */
+  readonly jobs: JobPlacement;
+  /** The webhook delivery log every instance on a Redis store shares; absent on the memory store. */
+  readonly deliveryStore?: DeliveryStore;
   /**
    * Every plugin of the simulator, this one included, filled in as they are
    * built: read it once the simulator runs (when answering a request), not

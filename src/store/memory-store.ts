@@ -119,7 +119,7 @@ function assertCents(cents: number): void {
  * const store = createMemoryStore();
  * await store.putCustomer({ id: "cus_1", name: "Shop", tokens: ["t"], apiKey: "k",
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
- * await store.debitWallet("cus_1", null, 2_500); // { kind: "debited", wallet: { balanceCents: 7_500, … } }
+ * await store.setWalletBalance("cus_1", null, 7_500); // { shortcode: null, balanceCents: 7_500, currency: "KES" }
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const settled = options.settled ?? (() => false);
@@ -258,12 +258,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return record !== undefined && record.keptUntil > now ? record : undefined;
   }
 
-  function liveKey(customerId: string, key: string, now: number): IdempotencyRecord | undefined {
-    const composite = keyOf(customerId, key);
-    const kept = keys.get(composite);
-    return kept !== undefined && expiryOf(kept) > now ? recordOf(composite, kept) : undefined;
-  }
-
   /** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
   function changeBalance(customerId: string, shortcode: string | null, cents: number, sign: 1 | -1): DebitResult {
     assertCents(cents);
@@ -279,14 +273,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     changeBalance(customerId, shortcode, cents, -1);
   const credit = (customerId: string, shortcode: string | null, cents: number) =>
     changeBalance(customerId, shortcode, cents, 1);
-
-  /** Whether the order went in: false when its customer already used the reference. */
-  function insert(order: Order): boolean {
-    sweepEvicted(order.createdAt);
-    if (referenceTaken(order.customerId, order.reference, order.createdAt)) return false;
-    add(order);
-    return true;
-  }
 
   /** Keeps an order whose reference the caller has found free. */
   function add(order: Order): void {
@@ -369,23 +355,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async listCustomers() {
       return [...customers.values()];
     },
-    async deleteCustomer(id) {
-      const customer = customers.get(id);
-      if (customer !== undefined) unindexTokens(customer);
-      customers.delete(id);
-      removeCustomerData(id);
-    },
     async findCustomerByToken(token) {
       const entry = matchToken(tokens, token);
       return entry === undefined ? undefined : customers.get(entry.customerId);
     },
 
-    async debitWallet(customerId, shortcode, cents) {
-      return debit(customerId, shortcode, cents);
-    },
-    async creditWallet(customerId, shortcode, cents) {
-      return credit(customerId, shortcode, cents);
-    },
     async setWalletBalance(customerId, shortcode, cents, currency) {
       assertCents(cents);
       const customer = customers.get(customerId);
@@ -417,9 +391,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return stored;
     },
 
-    async insertOrder(order) {
-      return insert(order);
-    },
     async placeOrder({ order, key, now }) {
       // One synchronous stretch, so the whole placement is atomic; each refusal changes nothing.
       // The key's composite is built and looked up once: the key map holds a day of keys.
@@ -440,11 +411,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         keys.set(composite, keptKey(key));
       }
       return { kind: "placed" };
-    },
-    async updateOrder(order) {
-      // An order removed by a reset stays removed.
-      const current = orders.get(order.id);
-      if (current !== undefined) keepOrder(freezeCopy(order, current));
     },
     async updateOrderIf(order, expectedVersion, refund) {
       const current = orders.get(order.id);
@@ -520,10 +486,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const all = Array.from(orders.values(), orderOf);
       const customerId = filter?.customerId;
       return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
-    },
-
-    async getIdempotencyRecord(customerId, key, now) {
-      return liveKey(customerId, key, now);
     },
 
     async putIssuedToken(token: IssuedToken) {

@@ -8,23 +8,10 @@ import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
 import { createDeliveryRetention } from "./delivery-retention.ts";
 import { parseDeliveryState } from "./delivery-state.ts";
-import {
-  type AttemptPlacement,
-  createWebhookDispatcher,
-  type WebhookDispatcher,
-  type WebhookDispatcherOptions,
-} from "./dispatcher.ts";
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
 import { createMemoryDeliveryStore, type MemoryDeliveryStore } from "./memory-delivery-store.ts";
-import type { DeliveryStore } from "./ports.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
-
-/** On a store shared with other processes: the delivery log they share, and where attempts run. */
-export interface SharedDeliveries {
-  readonly deliveryStore: DeliveryStore;
-  /** `shared` when attempt jobs run on the scheduler the processes share (a real clock). */
-  readonly placement: AttemptPlacement;
-}
 
 const WEBHOOK_PLUGIN_NAME = "webhooks";
 
@@ -43,19 +30,13 @@ export interface WebhookPlugin extends SimulatorPlugin {
  * });
  * // or, with the built-in plugins off: createSimulator({ defaultPlugins: false, plugins: [createWebhookPlugin()] })
  */
-export function createWebhookPlugin(
-  options: WebhookPluginOptions = {},
-  shared?: SharedDeliveries,
-): SimulatorPluginFactory {
+export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
   return (context): WebhookPlugin => {
-    // Kept in memory unless another store is given; only the memory one is saved by `--state-file`.
-    const given = options.deliveryStore ?? shared?.deliveryStore;
+    // Kept in memory unless another store is given, or the simulator's backend shares one;
+    // only the memory one is saved by `--state-file`.
+    const given = options.deliveryStore ?? context.deliveryStore;
     const memory: MemoryDeliveryStore | undefined = given === undefined ? createMemoryDeliveryStore() : undefined;
-    const dispatcher = createWebhookDispatcher(
-      context,
-      { ...options, deliveryStore: memory ?? given },
-      shared?.placement ?? "local",
-    );
+    const dispatcher = createWebhookDispatcher(context, { ...options, deliveryStore: memory ?? given });
     const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
     return {
       name: WEBHOOK_PLUGIN_NAME,

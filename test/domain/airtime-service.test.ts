@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../../src/domain/idempotency.ts";
+import { liveKey } from "../store/store-contract.ts";
 import { CUSTOMER, command, createTestDomain, SHORTCODE, START, TOKEN } from "./support.ts";
 
 describe("placing an order", () => {
@@ -60,7 +61,7 @@ describe("placing an order", () => {
     const outcome = await domain.service.placeOrder(command({ account: "0123456789", idempotencyKey: "k" }));
     expect(outcome).toEqual({ kind: "service_undetectable", account: "0123456789" });
     expect(await domain.balance()).toBe(1_000_000);
-    expect(await domain.store.getIdempotencyRecord(CUSTOMER, "k", START)).toBeUndefined();
+    expect(await liveKey(domain.store, CUSTOMER, "k", START)).toBeUndefined();
   });
 
   it("answers unknown_shortcode for a shortcode the customer has no wallet for", async () => {

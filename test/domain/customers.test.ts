@@ -127,7 +127,8 @@ describe("updating customers", () => {
   it("never overwrites a balance it was not asked to change", async () => {
     const { customers, store } = directory();
     await customers.create({ id: "a", wallets: [{ balanceCents: 1_000 }] });
-    await store.debitWallet("a", null, 300);
+    // Spent meanwhile, by an order placed elsewhere.
+    await store.setWalletBalance("a", null, 700);
     await customers.update("a", { name: "x" });
     expect((await customers.get("a"))?.wallets[0]?.balanceCents).toBe(700);
   });

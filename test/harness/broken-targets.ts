@@ -12,6 +12,7 @@ import type { ContractOptions } from "../../src/harness/contract-options.ts";
 import type { PropertyName } from "../../src/harness/property.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
+import { changeWallet } from "../support/wallet-change.ts";
 import { jsonOf, type ProxiedResponse, startRewritingProxy } from "./rewriting-proxy.ts";
 
 export const DEFECTS = {
@@ -77,7 +78,7 @@ const doubleDebitPlugin: SimulatorPluginFactory = (context) => {
       async evaluate(facts) {
         if (facts.idempotencyKey !== undefined) {
           const key = `${facts.customerId}\u0000${facts.idempotencyKey}`;
-          if (seen.has(key)) await context.store.debitWallet(facts.customerId, null, facts.amountCents);
+          if (seen.has(key)) await changeWallet(context.store, facts.customerId, null, -facts.amountCents);
           seen.add(key);
         }
         return { fired: [] };

@@ -13,6 +13,7 @@ import { expect, test } from "vitest";
 import { DEFAULT_STATUS_TABLE, refundsWallet, SUCCESS_STATUS } from "../../src/contract/status-codes.ts";
 import type { Simulator, SimulatorOptions } from "../../src/index.ts";
 import { DEMO_TOKEN, startSimulator } from "../support/http.ts";
+import { changeWallet } from "../support/wallet-change.ts";
 import {
   bodyArb,
   type FuzzReply,
@@ -312,7 +313,8 @@ test("the money audit catches a simulator that refunds twice", async () => {
         events: {
           async statusChanged(change) {
             if (refundsWallet(DEFAULT_STATUS_TABLE, change.order.status)) {
-              await context.store.creditWallet(
+              await changeWallet(
+                context.store,
                 change.order.customerId,
                 change.order.shortcode,
                 change.order.amountCents,

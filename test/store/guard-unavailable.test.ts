@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../src/domain/ports.ts";
-import { guardUnavailable } from "../../src/store/redis/connect-redis.ts";
+import { guardUnavailable } from "../../src/redis/connect-redis.ts";
 
 describe("an adapter guarded against Redis being away", () => {
   const adapter = {

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
-import { describeStoreContract, order } from "./store-contract.ts";
+import type { Customer } from "../../src/domain/model.ts";
+import { describeStoreContract, liveKey, order } from "./store-contract.ts";
+
+/** A customer whose default wallet pays for any number of orders. */
+const rich = (id: string): Customer => ({
+  id,
+  name: id,
+  tokens: [],
+  apiKey: "k",
+  wallets: [{ shortcode: null, balanceCents: Number.MAX_SAFE_INTEGER, currency: "KES" }],
+});
 
 describeStoreContract("memory", () => createMemoryStore());
 // Every order packed as soon as it is written: the contract holds for packed orders too.
@@ -30,20 +40,23 @@ describe("memory store", () => {
       ...deep,
       history: Object.freeze(deep.history.map((entry) => Object.freeze({ ...entry }))),
     });
-    await store.insertOrder(frozen);
+    await store.putCustomer(rich("a"));
+    await store.placeOrder({ order: frozen, now: 0 });
     expect(await store.getOrder("deep")).toBe(frozen);
 
     const entry = { status: 0, message: "Pending", at: 1 };
     const shallow = Object.freeze({ ...order("shallow", "a", "r-shallow"), history: Object.freeze([entry]) });
-    await store.insertOrder(shallow);
+    await store.placeOrder({ order: shallow, now: 0 });
     entry.message = "changed by its caller";
     expect((await store.getOrder("shallow"))?.history[0]?.message).toBe("Pending");
   });
 
   it("refuses a negative or fractional amount as a programming error", async () => {
     const store = createMemoryStore();
-    await expect(store.debitWallet("a", null, -1)).rejects.toThrow(RangeError);
-    await expect(store.creditWallet("a", null, 1.5)).rejects.toThrow(RangeError);
+    await store.putCustomer(rich("a"));
+    await expect(store.setWalletBalance("a", null, -1)).rejects.toThrow(RangeError);
+    const fractional = { ...order("o1", "a", "r1"), amountCents: 1.5 };
+    await expect(store.placeOrder({ order: fractional, now: 0 })).rejects.toThrow(RangeError);
   });
 
   it("forgets expired idempotency keys as later orders bind theirs", async () => {
@@ -64,8 +77,9 @@ describe("memory store", () => {
     for (let i = 0; i < 100; i++) await place(i, i + 10, i);
     // A second later every earlier key has expired; the next placement sweeps them (at most once a second).
     await place("fresh", 2_000, 1_000);
-    for (let i = 0; i < 100; i += 25) expect(await store.getIdempotencyRecord("a", `k${i}`, 0)).toBeUndefined();
-    expect(await store.getIdempotencyRecord("a", "kfresh", 1_000)).toBeDefined();
+    // Asked at time 0, when they were live: only a key swept away is absent then.
+    for (let i = 0; i < 100; i += 25) expect(await liveKey(store, "a", `k${i}`, 0)).toBeUndefined();
+    expect(await liveKey(store, "a", "kfresh", 1_000)).toBeDefined();
   });
 });
 
@@ -73,23 +87,27 @@ describe("memory store paging after many evictions", () => {
   it("keeps every page right once evicted slots are compacted away", async () => {
     const store = createMemoryStore();
     const ids: string[] = [];
+    for (const id of ["a", "b"]) await store.putCustomer(rich(id));
     for (let i = 0; i < 5_000; i++) {
       const id = `o${i}`;
       ids.push(id);
-      await store.insertOrder({
-        id,
-        customerId: i % 2 === 0 ? "a" : "b",
-        reference: `r${i}`,
-        service: "safaricom",
-        account: "+254712345678",
-        amountCents: 1_000,
-        currency: "KES",
-        shortcode: null,
-        status: 20,
-        message: "Success",
-        createdAt: i,
-        updatedAt: i,
-        history: [{ status: 20, message: "Success", at: i }],
+      await store.placeOrder({
+        now: i,
+        order: {
+          id,
+          customerId: i % 2 === 0 ? "a" : "b",
+          reference: `r${i}`,
+          service: "safaricom",
+          account: "+254712345678",
+          amountCents: 1_000,
+          currency: "KES",
+          shortcode: null,
+          status: 20,
+          message: "Success",
+          createdAt: i,
+          updatedAt: i,
+          history: [{ status: 20, message: "Success", at: i }],
+        },
       });
     }
     // A cursor handed out before the compaction must still resume in the right place.

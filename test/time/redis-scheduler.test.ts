@@ -8,10 +8,10 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
 import { startProcess } from "../../src/harness/child-process.ts";
-import { createRedisScheduler } from "../../src/time/redis-scheduler.ts";
+import { createRedisScheduler } from "../../src/redis/redis-scheduler.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 
-const SCHEDULER_MODULE = resolve(import.meta.dirname, "../../src/time/redis-scheduler.ts");
+const SCHEDULER_MODULE = resolve(import.meta.dirname, "../../src/redis/redis-scheduler.ts");
 
 const skip = redisSkipReason();
 

@@ -7,8 +7,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
-import { createRedisScheduler, type RedisScheduler } from "../../src/time/redis-scheduler.ts";
-import { openRedisVirtualClock, type RedisVirtualClock } from "../../src/time/redis-virtual-clock.ts";
+import { createRedisScheduler, type RedisScheduler } from "../../src/redis/redis-scheduler.ts";
+import { openRedisVirtualClock, type RedisVirtualClock } from "../../src/redis/redis-virtual-clock.ts";
 import { createTimeKeeper, type TimeKeeper } from "../../src/time/time-keeper.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 

@@ -5,7 +5,7 @@
  * other stored.
  */
 import { describe, expect, it } from "vitest";
-import { createRedisDeliveryStore } from "../../src/webhooks/redis-delivery-store.ts";
+import { createRedisDeliveryStore } from "../../src/redis/redis-delivery-store.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 import { delivery, describeDeliveryStoreContract } from "./delivery-store-contract.ts";
 

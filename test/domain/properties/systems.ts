@@ -7,6 +7,7 @@ import type { Order } from "../../../src/domain/model.ts";
 import type { Store } from "../../../src/domain/ports.ts";
 import type { AirtimeService } from "../../../src/domain/service-types.ts";
 import { createMemoryStore } from "../../../src/store/memory-store.ts";
+import { changeWallet } from "../../support/wallet-change.ts";
 import { createTestDomain, type TestDomainOptions } from "../support.ts";
 
 export interface System {
@@ -30,7 +31,7 @@ export const doubleDebitOnReplay: MakeSystem = async (options) => {
     async placeOrder(command) {
       const outcome = await domain.service.placeOrder(command);
       if (outcome.kind === "replayed") {
-        await domain.store.debitWallet(command.customerId, outcome.order.shortcode, outcome.order.amountCents);
+        await changeWallet(domain.store, command.customerId, outcome.order.shortcode, -outcome.order.amountCents);
       }
       return outcome;
     },
@@ -60,7 +61,7 @@ export const doubleRefund: MakeSystem = (options) => {
     ...inner,
     async updateOrderIf(order, expectedVersion, refund) {
       const stored = await inner.updateOrderIf(order, expectedVersion, refund);
-      if (stored && refund === true) await inner.creditWallet(order.customerId, order.shortcode, order.amountCents);
+      if (stored && refund === true) await changeWallet(inner, order.customerId, order.shortcode, order.amountCents);
       return stored;
     },
   };
@@ -82,7 +83,7 @@ export const transitionIgnoresRules: MakeSystem = async (options) => {
         message: text,
         history: [...order.history, { status, message: text, at: domain.clock.now() }],
       };
-      await domain.store.updateOrder(next);
+      await domain.store.updateOrderIf(next, order.history.length);
       return { kind: "transitioned", order: next };
     },
   };

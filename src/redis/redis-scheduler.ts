@@ -23,7 +23,7 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Job, JobHandler, Scheduler } from "../domain/ports.ts";
-import { luaScript } from "../store/redis/lua-script.ts";
+import { luaScript } from "./lua-script.ts";
 
 export interface RedisSchedulerOptions {
   /** Prefix of its keys (default `ah:`); its keys share the hash tag `{jobs}`. */

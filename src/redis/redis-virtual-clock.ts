@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { StoreUnavailableError } from "../domain/ports.ts";
 import type { RedisScheduler } from "./redis-scheduler.ts";
-import type { TimeKeeper } from "./time-keeper.ts";
+import type { TimeKeeper } from "../time/time-keeper.ts";
 
 export interface RedisVirtualClockOptions {
   /** Prefix of its keys (default `ah:`); its keys share the hash tag `{clock}`. */

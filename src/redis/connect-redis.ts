@@ -9,7 +9,7 @@
  * instead of hanging, and the client reconnects by itself in the background.
  */
 import type { Redis as RedisClient } from "ioredis";
-import { StoreUnavailableError, type Store } from "../../domain/ports.ts";
+import { StoreUnavailableError, type Store } from "../domain/ports.ts";
 import { createRedisStore } from "./redis-store.ts";
 
 const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dependency: npm install ioredis@5";

@@ -6,7 +6,7 @@
  * what a long load test leaves behind.
  */
 import type { Redis } from "ioredis";
-import type { SharedAttemptCounters } from "../../domain/scenario-engine.ts";
+import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
 
 /** How long a customer's counts outlive its last counted attempt, wall-clock ms. */
 const COUNTS_TTL_MS = 24 * 3_600_000;

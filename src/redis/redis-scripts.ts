@@ -7,56 +7,26 @@
  */
 
 /**
- * A wallet change. KEYS: customer, wallets. ARGV: shortcode field, cents,
- * mode (`debit`, `credit` or `set`), currency for `set` ('' keeps it).
- * Returns {kind, balance, currency, added}.
+ * Sets a wallet's balance, adding the wallet when absent. KEYS: customer,
+ * wallets. ARGV: shortcode field, cents, currency ('' keeps it, KES for a new
+ * wallet). Returns {kind, balance, currency, added}. Debits and refunds are
+ * steps of their own scripts (placing an order, a compare-and-set with a
+ * refund), never a wallet change alone.
  */
 const WALLET = `
 local field = 'b:' .. ARGV[1]
 local currencyField = 'c:' .. ARGV[1]
-local cents = tonumber(ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_customer'} end
 local stored = redis.call('HGET', KEYS[2], field)
-if ARGV[3] == 'set' then
-  redis.call('HSET', KEYS[2], field, ARGV[2])
-  if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], currencyField, ARGV[4])
-  elseif not stored then redis.call('HSET', KEYS[2], currencyField, 'KES') end
-  return {'set', cents, redis.call('HGET', KEYS[2], currencyField), stored and 0 or 1}
-end
-if not stored then return {'unknown_wallet'} end
-local currency = redis.call('HGET', KEYS[2], currencyField)
-if ARGV[3] == 'debit' then
-  if tonumber(stored) < cents then return {'insufficient', tonumber(stored), currency} end
-  return {'debited', redis.call('HINCRBY', KEYS[2], field, -cents), currency}
-end
-return {'debited', redis.call('HINCRBY', KEYS[2], field, cents), currency}
-`;
-
-/**
- * Insert-if-absent of a reference. KEYS: references, orders, versions,
- * orderSequence, evicted, evictedUntil, orderCounter. ARGV: reference, id,
- * order JSON, version, now. A reference held by an evicted record whose time
- * has passed is free again. Returns 1 when inserted.
- */
-const INSERT_ORDER = `
-local holder = redis.call('HGET', KEYS[1], ARGV[1])
-if holder then
-  if redis.call('HEXISTS', KEYS[2], holder) == 1 then return 0 end
-  local kept = redis.call('HGET', KEYS[6], holder)
-  if kept and tonumber(kept) > tonumber(ARGV[5]) then return 0 end
-  redis.call('HDEL', KEYS[5], holder)
-  redis.call('HDEL', KEYS[6], holder)
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
-redis.call('ZADD', KEYS[4], redis.call('INCR', KEYS[7]), ARGV[2])
-return 1
+redis.call('HSET', KEYS[2], field, ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], currencyField, ARGV[3])
+elseif not stored then redis.call('HSET', KEYS[2], currencyField, 'KES') end
+return {'set', tonumber(ARGV[2]), redis.call('HGET', KEYS[2], currencyField), stored and 0 or 1}
 `;
 
 /**
  * Compare-and-set of an order on its version. KEYS: orders, versions,
- * wallets. ARGV: id, order JSON, expected version ('' for any), new version,
+ * wallets. ARGV: id, order JSON, expected version, new version,
  * then, for a refund, the wallet field and the cents to credit back (in the
  * same step, so no kill between the two can lose the refund; a wallet gone
  * meanwhile is left alone). Returns 1 when stored.
@@ -64,7 +34,7 @@ return 1
 const UPDATE_ORDER = `
 local version = redis.call('HGET', KEYS[2], ARGV[1])
 if not version then return 0 end
-if ARGV[3] ~= '' and tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
+if tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
 if ARGV[5] and redis.call('HEXISTS', KEYS[3], 'b:' .. ARGV[5]) == 1 then
@@ -173,7 +143,6 @@ return 1
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
-  ahInsertOrder: { numberOfKeys: 7, lua: INSERT_ORDER },
   ahIndexOrder: { numberOfKeys: 3, lua: INDEX_ORDER },
   ahUpdateOrder: { numberOfKeys: 3, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },

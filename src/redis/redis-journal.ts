@@ -6,7 +6,7 @@
  * arrival in Redis and page as the in-process journal's ids do.
  */
 import type { Redis } from "ioredis";
-import { luaScript } from "../store/redis/lua-script.ts";
+import { luaScript } from "./lua-script.ts";
 import {
   DEFAULT_JOURNAL_LIMIT,
   type JournalEntry,
@@ -15,7 +15,7 @@ import {
   type JournalView,
   matchesJournalQuery,
   toJournalEntry,
-} from "./journal.ts";
+} from "../http/journal.ts";
 
 export interface RedisJournalOptions {
   /** Prefix of its keys (default `ah:`); its keys share the hash tag `{journal}`. */

@@ -9,9 +9,9 @@
  */
 import * as nodeCrypto from "node:crypto";
 import type { Redis } from "ioredis";
-import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../../domain/model.ts";
-import type { DebitResult, OrderPage, OrderPageQuery, Store } from "../../domain/ports.ts";
-import { evictedRecordOf } from "../../domain/order-retention.ts";
+import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../domain/model.ts";
+import type { OrderPage, OrderPageQuery, Store } from "../domain/ports.ts";
+import { evictedRecordOf } from "../domain/order-retention.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
@@ -199,27 +199,6 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     }
   }
 
-  async function walletChange(
-    customerId: string,
-    shortcode: string | null,
-    cents: number,
-    mode: "debit" | "credit",
-  ): Promise<DebitResult> {
-    assertCents(cents);
-    const keys = keysOf(customerId);
-    const [kind, balance, currency] = (await run(
-      "ahWallet",
-      keys.customer,
-      keys.wallets,
-      walletField(shortcode),
-      cents,
-      mode,
-      "",
-    )) as [string, number?, string?];
-    if (kind !== "debited" && kind !== "insufficient") return { kind: "unknown_wallet" };
-    return { kind, wallet: { shortcode, balanceCents: Number(balance), currency: currency ?? "KES" } };
-  }
-
   async function page(query: OrderPageQuery): Promise<OrderPage> {
     const source = query.customerId === undefined ? shared.orders : keysOf(query.customerId).orderSequence;
     const load = async (ids: readonly string[]) =>
@@ -255,13 +234,6 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       const customers = await Promise.all(ids.map((id) => readCustomer(id)));
       return customers.filter((customer): customer is Customer => customer !== undefined);
     },
-    async deleteCustomer(id) {
-      const customer = await readCustomer(id);
-      if (customer !== undefined) await reindexTokens(id, customer.tokens, []);
-      const keys = keysOf(id);
-      await redis.multi().del(keys.customer, keys.wallets).srem(shared.customers, id).exec();
-      await removeCustomerData(id);
-    },
     async findCustomerByToken(token) {
       const digest = digestOf(token);
       const hinted = staticTokenOwners.get(digest);
@@ -278,13 +250,11 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       return customer;
     },
 
-    debitWallet: (customerId, shortcode, cents) => walletChange(customerId, shortcode, cents, "debit"),
-    creditWallet: (customerId, shortcode, cents) => walletChange(customerId, shortcode, cents, "credit"),
     async setWalletBalance(customerId, shortcode, cents, currency) {
       assertCents(cents);
       const keys = keysOf(customerId);
       const field = walletField(shortcode);
-      const reply = (await run("ahWallet", keys.customer, keys.wallets, field, cents, "set", currency ?? "")) as [
+      const reply = (await run("ahWallet", keys.customer, keys.wallets, field, cents, currency ?? "")) as [
         string,
         number?,
         string?,
@@ -357,26 +327,6 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
           return { kind: "unknown_wallet" };
       }
     },
-    async insertOrder(order) {
-      const keys = keysOf(order.customerId);
-      const insert = () =>
-        run(
-          "ahInsertOrder",
-          ...orderKeys(keys),
-          keys.orderCounter,
-          order.reference,
-          order.id,
-          JSON.stringify(order),
-          order.history.length,
-          order.createdAt,
-        );
-      return (await storeIndexed(order, insert, (inserted) => inserted === 1)) === 1;
-    },
-    async updateOrder(order) {
-      const keys = keysOf(order.customerId);
-      const args = [order.id, JSON.stringify(order), "", order.history.length];
-      await run("ahUpdateOrder", keys.orders, keys.versions, keys.wallets, ...args);
-    },
     async updateOrderIf(order, expectedVersion, refund) {
       const keys = keysOf(order.customerId);
       const args = [order.id, JSON.stringify(order), expectedVersion, order.history.length];
@@ -444,12 +394,6 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     async countEvictedOrders(now) {
       await sweepEvicted(now);
       return redis.zcount(shared.evicted, `(${now}`, "+inf");
-    },
-
-    async getIdempotencyRecord(customerId, key, now) {
-      const json = await redis.hget(keysOf(customerId).idempotency, key);
-      const record = json === null ? undefined : (JSON.parse(json) as IdempotencyRecord);
-      return record !== undefined && record.expiresAt > now ? record : undefined;
     },
 
     async putIssuedToken(token) {

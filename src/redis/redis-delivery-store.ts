@@ -11,10 +11,10 @@
  * one another's change. Records are JSON: every read is a fresh copy.
  */
 import type { Redis } from "ioredis";
-import { luaScript } from "../store/redis/lua-script.ts";
-import { readSequencePage } from "../store/redis/sequence-page.ts";
-import { matchesDeliveryFilter as matches } from "./delivery-filter.ts";
-import type { Delivery, DeliveryAttempt, DeliveryStore } from "./ports.ts";
+import { luaScript } from "./lua-script.ts";
+import { readSequencePage } from "./sequence-page.ts";
+import { matchesDeliveryFilter as matches } from "../webhooks/delivery-filter.ts";
+import type { Delivery, DeliveryAttempt, DeliveryStore } from "../webhooks/ports.ts";
 
 export interface RedisDeliveryStoreOptions {
   /** Prefix of every key (default `ah:`), as the Redis Store's. */

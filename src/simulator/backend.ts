@@ -1,0 +1,186 @@
+/**
+ * The backend seam: the one place where a simulator's storage (the memory
+ * store or Redis) and its clock (real or virtual) are chosen. Whatever
+ * differs between them comes out of `openBackend` as ports, and everything
+ * above wires itself from those without asking which it got.
+ *
+ * ```
+ *                 settings (store, clock)
+ *                          │
+ *                    openBackend()
+ *              ┌───────────┴────────────┐
+ *           memory                    Redis
+ *   memory store, own clock   Redis store, scheduler shared by every
+ *   and scheduler, journal,   process (lifecycle steps; webhook attempts
+ *   state file                with a real clock), shared virtual clock,
+ *                             delivery log, journal, attempt counters
+ *              └───────────┬────────────┘
+ *   store · time · scheduler · jobs · deliveryStore · attemptCounters ·
+ *   journal · persistence · advance · start · stop · close
+ *                          │
+ *             createSimulator → domain, plugins, HTTP
+ * ```
+ */
+import type { StatusTable } from "../contract/status-codes.ts";
+import { ORDER_STEP_JOB } from "../domain/lifecycle.ts";
+import { finalIn } from "../domain/order-retention.ts";
+import type { Job, JobPlacement, Scheduler, Store } from "../domain/ports.ts";
+import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
+import type { Journal } from "../http/journal.ts";
+import { connectRedisStore, guardUnavailable, isRedisUrl } from "../redis/connect-redis.ts";
+import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
+import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
+import { createRedisScheduler } from "../redis/redis-scheduler.ts";
+import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
+import { type JournalSides, openSharedJournal } from "../redis/shared-journal.ts";
+import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
+import { createRoutedScheduler } from "../time/routed-scheduler.ts";
+import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
+import type { DeliveryStore } from "../webhooks/ports.ts";
+
+export interface BackendSettings {
+  /** `memory` (the default) or a `redis://` URL. */
+  readonly store: string | undefined;
+  readonly clock: "real" | "virtual";
+  /** Where a virtual clock starts, ms since the epoch; a clock already shared on Redis keeps its time. */
+  readonly startAt: number | undefined;
+  readonly statusTable: StatusTable;
+  /** The state file the options name: only the memory store can be saved to one. */
+  readonly stateFile: string | undefined;
+  /** This process's journal; on Redis every request is also appended to the shared one. */
+  readonly journal: Journal;
+  readonly journalLimit: number;
+  readonly onError: (error: unknown) => void;
+}
+
+/** What a state file keeps: the memory store and the clock with its jobs. */
+export interface Persistence {
+  readonly store: MemoryStore;
+  readonly time: TimeKeeper;
+}
+
+export interface Backend {
+  readonly store: Store;
+  /** This process's clock and its own scheduler. */
+  readonly time: TimeKeeper;
+  /** The scheduler the domain and the plugins use: on Redis, some job types go to the shared one. */
+  readonly scheduler: Scheduler;
+  /** Where feature jobs (webhook attempts) run. */
+  readonly jobs: JobPlacement;
+  /** The delivery log every process shares; undefined where each simulator keeps its own. */
+  readonly deliveryStore: DeliveryStore | undefined;
+  /** Scenario attempt counts every process shares; undefined where they are the process's own. */
+  readonly attemptCounters: SharedAttemptCounters | undefined;
+  readonly journal: JournalSides;
+  /** What `--state-file` saves; undefined on Redis, which keeps its own state. */
+  readonly persistence: Persistence | undefined;
+  /** Moves the virtual clock: every process's when it is shared, else this one's. */
+  advance(ms: number): Promise<void>;
+  /** Starts running shared jobs, once the handlers are registered. */
+  start(): void;
+  /** Stops the clock and claiming shared jobs; resolves once the jobs running here are done. */
+  stop(): Promise<void>;
+  /** Closes the connection, after the simulator stopped using it. */
+  close(): Promise<void>;
+}
+
+const LOCAL_JOBS: JobPlacement = { kind: "local", share: () => undefined };
+
+/**
+ * @example
+ * const backend = await openBackend({ store: "memory", clock: "virtual", startAt: 0, statusTable,
+ *   stateFile: undefined, journal: createJournal(1000), journalLimit: 1000, onError: console.error });
+ */
+export async function openBackend(settings: BackendSettings): Promise<Backend> {
+  const store = settings.store ?? "memory";
+  if (store === "memory") return openMemoryBackend(settings);
+  if (!isRedisUrl(store)) {
+    throw new RangeError(`store must be "memory" or a redis:// URL, got ${JSON.stringify(store)}`);
+  }
+  if (settings.stateFile !== undefined) {
+    throw new RangeError("stateFile keeps the embedded store's state; a Redis store keeps its own");
+  }
+  return openRedisBackend(store, settings);
+}
+
+function onJobError(settings: BackendSettings): (error: unknown, job: Job) => void {
+  return (error) => settings.onError(error);
+}
+
+function openMemoryBackend(settings: BackendSettings): Backend {
+  const store = createMemoryStore({ settled: finalIn(settings.statusTable) });
+  const time = createTimeKeeper({
+    mode: settings.clock,
+    ...(settings.startAt === undefined ? {} : { startAt: settings.startAt }),
+    onError: onJobError(settings),
+  });
+  const local = settings.journal;
+  return {
+    store,
+    time,
+    scheduler: time.scheduler,
+    jobs: LOCAL_JOBS,
+    deliveryStore: undefined,
+    attemptCounters: undefined,
+    journal: {
+      recorder: local,
+      view: { page: async (query) => local.page(query), clear: async (customerId) => local.clear(customerId) },
+    },
+    persistence: { store, time },
+    advance: (ms) => time.advance(ms),
+    start: () => undefined,
+    stop: async () => time.stop(),
+    close: async () => undefined,
+  };
+}
+
+/**
+ * On Redis the lifecycle's steps are shared jobs, so any process finishes any
+ * order. With a real clock, feature jobs (webhook attempts) may be shared too:
+ * whichever process claims one runs it, from the shared delivery log. With a
+ * virtual clock the time itself is in Redis, an advance on any process moves
+ * every process's clock, and each process runs its own attempts.
+ */
+async function openRedisBackend(url: string, settings: BackendSettings): Promise<Backend> {
+  const { onError } = settings;
+  const connection = await connectRedisStore(url, {
+    onError: (error) => onError(new Error(`Redis: ${error.message}`)),
+  });
+  const redis = connection.client;
+  // Guarded like the store: a job scheduled with an order while Redis is away answers 503, not 500.
+  const shared = guardUnavailable(createRedisScheduler(redis, { onError: (error) => onError(error) }));
+  const startAt = settings.startAt;
+  const clock =
+    settings.clock === "virtual"
+      ? await openRedisVirtualClock(redis, { ...(startAt === undefined ? {} : { startAt }), onError })
+      : undefined;
+  const from = clock?.startAt ?? startAt;
+  const time = createTimeKeeper({
+    mode: settings.clock,
+    ...(from === undefined ? {} : { startAt: from }),
+    onError: onJobError(settings),
+  });
+  const sharedTypes = new Set([ORDER_STEP_JOB]);
+  clock?.attach(time, shared);
+  return {
+    store: connection.store,
+    time,
+    scheduler: createRoutedScheduler(time.scheduler, shared, sharedTypes),
+    jobs: clock === undefined ? { kind: "shared", share: (type) => sharedTypes.add(type) } : LOCAL_JOBS,
+    deliveryStore: guardUnavailable(createRedisDeliveryStore(redis)),
+    attemptCounters: createRedisAttemptCounters(redis),
+    journal: openSharedJournal(settings.journal, redis, settings.journalLimit),
+    persistence: undefined,
+    advance: (ms) => (clock === undefined ? time.advance(ms) : clock.advance(ms)),
+    start() {
+      // A virtual clock runs the shared jobs in its advances, never on a timer.
+      if (clock === undefined) shared.start();
+    },
+    async stop() {
+      time.stop();
+      await shared.stop();
+      await clock?.close();
+    },
+    close: () => connection.close(),
+  };
+}
