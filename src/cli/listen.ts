@@ -8,6 +8,8 @@ import { parseArgs } from "node:util";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
+import { unknownOptionMessage } from "./flag-table.ts";
+import { cannotListen } from "./listen-failure.ts";
 import { forwardWebhooks } from "./listen-forward.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 
@@ -61,7 +63,7 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   try {
     values = parse(args).values;
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(unknownOptionMessage(error, Object.keys(OPTIONS)) ?? (error as Error).message);
   }
   if (values.help === true) {
     console.log(USAGE);
@@ -98,21 +100,18 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   };
 }
 
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  secret: { type: "string", multiple: true },
+  status: { type: "string" },
+  "forward-to": { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      secret: { type: "string", multiple: true },
-      status: { type: "string" },
-      "forward-to": { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  return parseArgs({ args, strict: true, allowPositionals: false, options: OPTIONS });
 }
 
 /** One line per delivery: time, webhook-id, reference, status, message. */
@@ -155,7 +154,7 @@ export async function listen(args: string[]): Promise<number> {
   try {
     url = await inbox.listen();
   } catch (error) {
-    console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
+    console.error(`airtime-harness listen: ${cannotListen(config.host, config.port, error)}`);
     return 2;
   }
   const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;

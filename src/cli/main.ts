@@ -7,6 +7,7 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { closestName } from "../contract/did-you-mean.ts";
 import { packageVersion } from "../package-root.ts";
 import { exitQuietlyOnClosedPipe } from "./quiet-epipe.ts";
 
@@ -52,7 +53,9 @@ export function usage(): string {
 }
 
 function unknown(name: string): number {
-  console.error(`airtime-harness: unknown command '${name}'\n\n${usage()}`);
+  const meant = closestName(name, Object.keys(SUBCOMMANDS));
+  const guess = meant === undefined ? "" : `; did you mean '${meant}'?`;
+  console.error(`airtime-harness: unknown command '${name}'${guess}\n\n${usage()}`);
   return 2;
 }
 

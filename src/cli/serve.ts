@@ -22,6 +22,7 @@ import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import cluster from "node:cluster";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
+import { cannotListen } from "./listen-failure.ts";
 import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 import { runWorkers, workerIndex } from "./serve-workers.ts";
@@ -221,9 +222,7 @@ async function serveHere(settings: ServeSettings, worker: number | undefined): P
   try {
     await sim.listen(settings.port, settings.host);
   } catch (error) {
-    console.error(
-      `airtime-harness serve: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
-    );
+    console.error(`airtime-harness serve: ${cannotListen(settings.host, settings.port, error)}`);
     stopping.dispose();
     await sim.close();
     return 2;
