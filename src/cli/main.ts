@@ -34,6 +34,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  init: {
+    summary: "write a commented config and an example scenario here",
+    load: async () => (await import("./init.ts")).init,
+  },
   secret: {
     summary: "print a fresh whsec_ webhook signing secret",
     load: async () => (await import("./secret.ts")).secret,

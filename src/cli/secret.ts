@@ -4,6 +4,7 @@
  * `airtime-harness secret | airtime-harness listen --secret -`.
  */
 import { generateWebhookSecret } from "../webhooks/signing.ts";
+import { helpOrNoArguments } from "./no-arguments.ts";
 
 const USAGE = `usage: airtime-harness secret
 
@@ -16,14 +17,8 @@ options:
   -h, --help   this text`;
 
 export async function secret(args: string[]): Promise<number> {
-  if (args.length === 1 && (args[0] === "-h" || args[0] === "--help")) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (args.length > 0) {
-    console.error(`airtime-harness secret: takes no arguments, not ${args.join(" ")}\n\n${USAGE}`);
-    return 2;
-  }
+  const ended = helpOrNoArguments("secret", USAGE, args);
+  if (ended !== undefined) return ended;
   console.log(generateWebhookSecret());
   return 0;
 }

@@ -22,6 +22,7 @@ import cluster from "node:cluster";
 import { existsSync } from "node:fs";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
+import { chooseConfigFile } from "./config-discovery.ts";
 import { cannotListen } from "./listen-failure.ts";
 import { isLoopback } from "./loopback.ts";
 import { type BannerFacts, startBanner } from "./serve-banner.ts";
@@ -40,11 +41,17 @@ export interface ServeSettings {
   readonly shutdownTimeoutMs: number;
   /** Processes serving the one port (`--workers`); more than one needs the Redis store. */
   readonly workers: number;
+  /** The config file read, and whether it was found in the working directory rather than named. */
+  readonly config?: { readonly file: string; readonly discovered: boolean };
 }
 
 export function serveUsage(): string {
   const rows = [
-    ["--config FILE", CONFIG_ENV, "YAML config: customers, tokens, wallets, timing, limits, status profile"],
+    [
+      "--config FILE",
+      CONFIG_ENV,
+      "YAML or JSON config (default: airtime-harness.config.yaml or .json here, if present)",
+    ],
     ...flagRows(SERVE_FLAGS),
     ["-h, --help", "", "show this help"],
   ];
@@ -68,15 +75,20 @@ export type ParsedServeArgs =
   | { readonly kind: "settings"; readonly settings: ServeSettings };
 
 /** Flags, environment and config file → settings, or the reason they are not valid. */
-export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ParsedServeArgs> {
+export async function parseServeArgs(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<ParsedServeArgs> {
   const flags = readFlags(args, env, SERVE_FLAGS, {
     config: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (!flags.ok) return { kind: "error", message: flags.error };
   if (flags.other.help === true) return { kind: "help" };
-  const given = (flags.other.config as string | undefined) ?? env[CONFIG_ENV];
-  const file = given === undefined || given === "" ? undefined : given;
+  const choice = chooseConfigFile((flags.other.config as string | undefined) ?? env[CONFIG_ENV], cwd);
+  if (choice.kind === "error") return { kind: "error", message: choice.message };
+  const file = choice.kind === "file" ? choice.file : undefined;
   try {
     const merged = mergeConfig(file === undefined ? {} : await readConfigFile(file), flags.config);
     const missing = missingCompanion(merged, flags.sources, SERVE_FLAGS);
@@ -116,7 +128,19 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       };
     }
     const options = await configToOptions(parsed.config, file);
-    return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs, workers } };
+    const config = choice.kind === "file" ? { file: choice.file, discovered: choice.discovered } : undefined;
+    return {
+      kind: "settings",
+      settings: {
+        port,
+        host,
+        options,
+        log: logSettings,
+        shutdownTimeoutMs,
+        workers,
+        ...(config === undefined ? {} : { config }),
+      },
+    };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
@@ -178,6 +202,7 @@ async function bannerFacts(sim: Simulator, settings: ServeSettings, stateLoaded:
       ? {}
       : { webhook: { url: webhook.url, secrets: webhook.secrets, generated: !secretGiven && !stateLoaded } }),
     ...(stateFile === undefined ? {} : { stateFile: { file: stateFile, loaded: stateLoaded } }),
+    ...(settings.config === undefined ? {} : { config: settings.config }),
   };
 }
 

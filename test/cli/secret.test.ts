@@ -78,7 +78,7 @@ it("airtime-harness secret | airtime-harness listen --secret - verifies webhooks
   }
 });
 
-async function until<T>(probe: () => T | undefined, describe: () => string, timeoutMs = 20_000): Promise<T> {
+async function until<T>(probe: () => T | undefined, describe: () => string, timeoutMs = 45_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
