@@ -7,7 +7,7 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { closestName } from "../contract/did-you-mean.ts";
+import { didYouMean } from "../contract/did-you-mean.ts";
 import { packageVersion } from "../package-root.ts";
 import { exitQuietlyOnClosedPipe } from "./quiet-epipe.ts";
 
@@ -61,9 +61,9 @@ export function usage(): string {
 }
 
 function unknown(name: string): number {
-  const meant = closestName(name, Object.keys(SUBCOMMANDS));
-  const guess = meant === undefined ? "" : `; did you mean '${meant}'?`;
-  console.error(`airtime-harness: unknown command '${name}'${guess}\n\n${usage()}`);
+  console.error(
+    `airtime-harness: unknown command '${name}'${didYouMean(name, Object.keys(SUBCOMMANDS))}\n\n${usage()}`,
+  );
   return 2;
 }
 

@@ -12,6 +12,17 @@ function allowedEdits(length: number): number {
 }
 
 /**
+ * `; did you mean 'serve'?` for a typo of a known name, or "" when none is near.
+ *
+ * @example
+ * `unknown command 'serv'${didYouMean("serv", ["serve"])}`; // "unknown command 'serv'; did you mean 'serve'?"
+ */
+export function didYouMean(given: string, known: Iterable<string>): string {
+  const meant = closestName(given, known);
+  return meant === undefined ? "" : `; did you mean '${meant}'?`;
+}
+
+/**
  * The known name nearest `given`, or undefined when none is near enough to
  * be a typo of it. Case does not count.
  *

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { closestName } from "../contract/did-you-mean.ts";
+import { didYouMean } from "../contract/did-you-mean.ts";
 import { DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
 import { listLibraryFiles, looksLikeFile, resolveScenarioArgument } from "./library.ts";
 import {
@@ -154,11 +154,6 @@ export async function prepareScenarios(
     if (loadOnly !== true) activations.push(customer === undefined ? { name } : { name, customer });
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, scenarios: [...byName.values()], activations };
-}
-
-function didYouMean(name: string, known: Iterable<string>): string {
-  const meant = closestName(name, known);
-  return meant === undefined ? "" : `; did you mean '${meant}'?`;
 }
 
 function libraryNames(library: Awaited<ReturnType<typeof readScenarioFiles>>): string {
