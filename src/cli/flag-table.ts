@@ -5,6 +5,7 @@
  * variable that gave the value. Adding a flag is adding an entry.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { closestName } from "../contract/did-you-mean.ts";
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
@@ -80,6 +81,19 @@ function blame(source: FlagSource, message: string): string {
   return `${where(source)}${/^(must|needs) /.test(message) ? " " : ": "}${message}`;
 }
 
+/**
+ * node:util's "Unknown option '--prot'. To specify a positional argument …"
+ * as a short line with the flag it most likely meant; undefined for any
+ * other parse error.
+ */
+export function unknownOptionMessage(error: unknown, known: readonly string[]): string | undefined {
+  if ((error as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return undefined;
+  const option = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+  if (option === undefined) return undefined;
+  const meant = option.startsWith("--") ? closestName(option.slice(2), known) : undefined;
+  return `unknown option ${option}${meant === undefined ? "" : `; did you mean --${meant}?`}`;
+}
+
 /** Flags, then environment twins → the part of the config they set. */
 export function readFlags(
   args: readonly string[],
@@ -88,8 +102,8 @@ export function readFlags(
   other: ParseArgsOptionsConfig = {},
 ): ReadFlags {
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  const options: ParseArgsOptionsConfig = { ...other };
   try {
-    const options: ParseArgsOptionsConfig = { ...other };
     for (const flag of flags) {
       options[flag.name] =
         flag.value === undefined
@@ -98,7 +112,7 @@ export function readFlags(
     }
     values = parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { ok: false, error: unknownOptionMessage(error, Object.keys(options)) ?? (error as Error).message };
   }
   let config: unknown = {};
   const sources: FlagSource[] = [];

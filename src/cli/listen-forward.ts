@@ -4,6 +4,7 @@
  * the simulator, so its retries follow the handler.
  */
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
+import { cannotListen } from "./listen-failure.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 
 /** One line per attempt: time, webhook-id, reference, status, message, then what the handler did. */
@@ -56,7 +57,7 @@ export async function forwardWebhooks(config: ForwardConfig, target: string): Pr
   try {
     url = await forwarder.listen();
   } catch (error) {
-    console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
+    console.error(`airtime-harness listen: ${cannotListen(config.host, config.port, error)}`);
     return 2;
   }
   console.log(`listening on ${url}, forwarding every attempt to ${target}; Ctrl-C to stop`);

@@ -4,10 +4,13 @@
  * one line as it arrives (stdout) and each rejected request (stderr), and
  * answers with a chosen status so a sender's retries can be watched.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
+import { unknownOptionMessage } from "./flag-table.ts";
+import { cannotListen } from "./listen-failure.ts";
 import { forwardWebhooks } from "./listen-forward.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 
@@ -24,7 +27,8 @@ options:
   --port P        port to listen on (default 4020; 0 = any free port)      AIRTIME_LISTEN_PORT
   --host H        address to bind (default 127.0.0.1)                      AIRTIME_LISTEN_HOST
   --secret S      the whsec_ secret to verify with; repeat for rotation    AIRTIME_WEBHOOK_SECRET
-                  (the variable takes several, separated by spaces or commas)
+                  (the variable takes several, separated by spaces or commas);
+                  a secret of - reads them from stdin (secret | listen --secret -)
   --status N      HTTP status to answer verified requests with (default 200;
                   e.g. 503 to watch the sender retry, 410 to disable it)   AIRTIME_LISTEN_STATUS
   --forward-to URL
@@ -56,12 +60,17 @@ function fail(message: string): ParseResult {
   return { kind: "exit", code: 2 };
 }
 
+/** Several secrets in one text (a variable, stdin), separated by spaces, commas or lines. */
+function splitSecrets(text: string): string[] {
+  return text.split(/[\s,]+/).filter((secret) => secret !== "");
+}
+
 function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   let values: ReturnType<typeof parse>["values"];
   try {
     values = parse(args).values;
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(unknownOptionMessage(error, Object.keys(OPTIONS)) ?? (error as Error).message);
   }
   if (values.help === true) {
     console.log(USAGE);
@@ -75,7 +84,11 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   if (!/^\d{3}$/.test(statusText) || status < 200 || status > 599) {
     return fail(`--status must be an HTTP status 200–599, not '${statusText}'`);
   }
-  const secrets = values.secret ?? (env.AIRTIME_WEBHOOK_SECRET ?? "").split(/[\s,]+/).filter((s) => s !== "");
+  if (values.secret?.includes("-") === true && process.stdin.isTTY === true) {
+    return fail("--secret - reads the secret from stdin, a terminal here: pipe it in (airtime-harness secret | …)");
+  }
+  const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readFileSync(0, "utf8")) : [secret]));
+  const secrets = given ?? splitSecrets(env.AIRTIME_WEBHOOK_SECRET ?? "");
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
   const invalid = secrets.find((secret) => !isWebhookSecret(secret));
   if (invalid !== undefined) return fail(`'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`);
@@ -98,21 +111,18 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   };
 }
 
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  secret: { type: "string", multiple: true },
+  status: { type: "string" },
+  "forward-to": { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
 function parse(args: string[]) {
-  return parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      secret: { type: "string", multiple: true },
-      status: { type: "string" },
-      "forward-to": { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+  return parseArgs({ args, strict: true, allowPositionals: false, options: OPTIONS });
 }
 
 /** One line per delivery: time, webhook-id, reference, status, message. */
@@ -155,7 +165,7 @@ export async function listen(args: string[]): Promise<number> {
   try {
     url = await inbox.listen();
   } catch (error) {
-    console.error(`airtime-harness listen: cannot listen on ${config.host}:${config.port}: ${String(error)}`);
+    console.error(`airtime-harness listen: ${cannotListen(config.host, config.port, error)}`);
     return 2;
   }
   const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;

@@ -7,6 +7,7 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { didYouMean } from "../contract/did-you-mean.ts";
 import { packageVersion } from "../package-root.ts";
 import { exitQuietlyOnClosedPipe } from "./quiet-epipe.ts";
 
@@ -33,6 +34,14 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  init: {
+    summary: "write a commented config and an example scenario here",
+    load: async () => (await import("./init.ts")).init,
+  },
+  secret: {
+    summary: "print a fresh whsec_ webhook signing secret",
+    load: async () => (await import("./secret.ts")).secret,
+  },
 };
 
 export function usage(): string {
@@ -52,7 +61,9 @@ export function usage(): string {
 }
 
 function unknown(name: string): number {
-  console.error(`airtime-harness: unknown command '${name}'\n\n${usage()}`);
+  console.error(
+    `airtime-harness: unknown command '${name}'${didYouMean(name, Object.keys(SUBCOMMANDS))}\n\n${usage()}`,
+  );
   return 2;
 }
 

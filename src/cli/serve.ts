@@ -11,7 +11,6 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
-import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-link.ts";
 import {
   createSimulator,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
@@ -20,21 +19,17 @@ import {
 } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import cluster from "node:cluster";
+import { existsSync } from "node:fs";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
+import { chooseConfigFile } from "./config-discovery.ts";
+import { cannotListen } from "./listen-failure.ts";
+import { isLoopback } from "./loopback.ts";
+import { type BannerFacts, startBanner } from "./serve-banner.ts";
 import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 import { runWorkers, workerIndex } from "./serve-workers.ts";
 import { watchStopSignals } from "./stop-signal.ts";
-
-/** Loopback names and addresses: a simulator bound there is reachable from this machine only. */
-export function isLoopback(host: string): boolean {
-  const bare = host
-    .trim()
-    .replace(/^\[(.*)\]$/, "$1")
-    .toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
-}
 
 /** What `serve` starts with. */
 export interface ServeSettings {
@@ -46,11 +41,17 @@ export interface ServeSettings {
   readonly shutdownTimeoutMs: number;
   /** Processes serving the one port (`--workers`); more than one needs the Redis store. */
   readonly workers: number;
+  /** The config file read, and whether it was found in the working directory rather than named. */
+  readonly config?: { readonly file: string; readonly discovered: boolean };
 }
 
 export function serveUsage(): string {
   const rows = [
-    ["--config FILE", CONFIG_ENV, "YAML config: customers, tokens, wallets, timing, limits, status profile"],
+    [
+      "--config FILE",
+      CONFIG_ENV,
+      "YAML or JSON config (default: airtime-harness.config.yaml or .json here, if present)",
+    ],
     ...flagRows(SERVE_FLAGS),
     ["-h, --help", "", "show this help"],
   ];
@@ -74,15 +75,20 @@ export type ParsedServeArgs =
   | { readonly kind: "settings"; readonly settings: ServeSettings };
 
 /** Flags, environment and config file → settings, or the reason they are not valid. */
-export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ParsedServeArgs> {
+export async function parseServeArgs(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<ParsedServeArgs> {
   const flags = readFlags(args, env, SERVE_FLAGS, {
     config: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (!flags.ok) return { kind: "error", message: flags.error };
   if (flags.other.help === true) return { kind: "help" };
-  const given = (flags.other.config as string | undefined) ?? env[CONFIG_ENV];
-  const file = given === undefined || given === "" ? undefined : given;
+  const choice = chooseConfigFile((flags.other.config as string | undefined) ?? env[CONFIG_ENV], cwd);
+  if (choice.kind === "error") return { kind: "error", message: choice.message };
+  const file = choice.kind === "file" ? choice.file : undefined;
   try {
     const merged = mergeConfig(file === undefined ? {} : await readConfigFile(file), flags.config);
     const missing = missingCompanion(merged, flags.sources, SERVE_FLAGS);
@@ -122,43 +128,23 @@ export async function parseServeArgs(args: string[], env: NodeJS.ProcessEnv = pr
       };
     }
     const options = await configToOptions(parsed.config, file);
-    return { kind: "settings", settings: { port, host, options, log: logSettings, shutdownTimeoutMs, workers } };
+    const config = choice.kind === "file" ? { file: choice.file, discovered: choice.discovered } : undefined;
+    return {
+      kind: "settings",
+      settings: {
+        port,
+        host,
+        options,
+        log: logSettings,
+        shutdownTimeoutMs,
+        workers,
+        ...(config === undefined ? {} : { config }),
+      },
+    };
   } catch (error) {
     if (error instanceof ConfigError) return { kind: "error", message: error.message };
     throw error;
   }
-}
-
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-export function startBanner(sim: Simulator, settings: { readonly host: string; readonly admin: boolean }): string {
-  const lines = [`airtime simulator listening on ${sim.url} (clock: ${sim.clock.mode})`];
-  if (!isLoopback(settings.host)) {
-    lines.push(
-      `  warning: bound to ${settings.host}, reachable from the network (admin API ${settings.admin ? "on" : "off"})`,
-    );
-  }
-  lines.push(settings.admin ? `  admin token: ${sim.adminToken}` : "  admin API: off (--no-admin)");
-  if (settings.admin && sim.plugins.some((p) => p.name === DASHBOARD_PLUGIN_NAME)) {
-    lines.push(`  dashboard: ${dashboardLink(sim.url, sim.adminToken)}`);
-  }
-  if (sim.demo === undefined) {
-    lines.push("  no demo customer (see GET /_sim/customers)");
-    return lines.join("\n");
-  }
-  const body = JSON.stringify({ account: "0712345678", amount: 100, currency: "KES", reference: "demo-order-1" });
-  lines.push(
-    `  demo customer: ${sim.demo.customerId}, token: ${sim.demo.token}`,
-    "",
-    "Place an order:",
-    `  curl -sS -X POST ${sim.url}/v1/airtime \\`,
-    `    -H ${shellQuote(`Authorization: Bearer ${sim.demo.token}`)} \\`,
-    "    -H 'Content-Type: application/json' -H 'Idempotency-Key: demo-key-1' \\",
-    `    -d ${shellQuote(body)}`,
-  );
-  return lines.join("\n");
 }
 
 /** The closing line: what shutdown cut off and what it left undone, every count shown so none passes unseen. */
@@ -205,11 +191,29 @@ export async function serve(args: string[]): Promise<number> {
   }
 }
 
+/** Where the demo customer's webhooks go, and where the state came from, as the banner tells them. */
+async function bannerFacts(sim: Simulator, settings: ServeSettings, stateLoaded: boolean): Promise<BannerFacts> {
+  const { demo, stateFile } = settings.options;
+  const webhook = sim.demo === undefined ? undefined : (await sim.store.getCustomer(sim.demo.customerId))?.webhook;
+  // Generated at this start only when none was given and none came back from a state file.
+  const secretGiven = typeof demo === "object" && demo.webhook?.secrets !== undefined;
+  return {
+    ...(webhook === undefined
+      ? {}
+      : { webhook: { url: webhook.url, secrets: webhook.secrets, generated: !secretGiven && !stateLoaded } }),
+    ...(stateFile === undefined ? {} : { stateFile: { file: stateFile, loaded: stateLoaded } }),
+    ...(settings.config === undefined ? {} : { config: settings.config }),
+  };
+}
+
 /** One simulator in this process, until the stop signal; `worker` is its number under `--workers`. */
 async function serveHere(settings: ServeSettings, worker: number | undefined): Promise<number> {
   const onRequest = createRequestLog(settings.log, process.stdout, coloursFor(process.stdout));
   // With JSON lines on stdout, the human banner goes to stderr, so stdout stays machine-readable.
   const say = settings.log.format === "json" ? console.error : console.log;
+  // Looked at before the simulator reads it: afterwards the banner could not tell a loaded file from a new one.
+  const stateFile = settings.options.stateFile;
+  const stateLoaded = stateFile !== undefined && existsSync(stateFile);
   let sim: Simulator;
   try {
     sim = await createSimulator({ ...settings.options, ...(onRequest === undefined ? {} : { onRequest }) });
@@ -221,15 +225,14 @@ async function serveHere(settings: ServeSettings, worker: number | undefined): P
   try {
     await sim.listen(settings.port, settings.host);
   } catch (error) {
-    console.error(
-      `airtime-harness serve: cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`,
-    );
+    console.error(`airtime-harness serve: ${cannotListen(settings.host, settings.port, error)}`);
     stopping.dispose();
     await sim.close();
     return 2;
   }
   if (worker === undefined || worker === 1) {
-    say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }));
+    const facts = await bannerFacts(sim, settings, stateLoaded);
+    say(startBanner(sim, { host: settings.host, admin: settings.options.admin !== false }, facts));
     if (worker !== undefined)
       say(`  workers: ${settings.workers} processes on this port, sharing ${settings.options.store}`);
   }

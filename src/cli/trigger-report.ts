@@ -16,10 +16,47 @@ interface OrderView {
   readonly service?: string;
 }
 
-function formatAttempt(attempt: AdminDeliveryAttempt): string {
-  const answer =
-    attempt.responseStatus === null ? `no answer (${attempt.error ?? "error"})` : `HTTP ${attempt.responseStatus}`;
-  return `    attempt ${attempt.number}: ${answer} in ${Math.round(attempt.latencyMs)} ms (${attempt.outcome})`;
+function answerOf(attempt: AdminDeliveryAttempt): string {
+  return attempt.responseStatus === null ? `no answer (${attempt.error ?? "error"})` : `HTTP ${attempt.responseStatus}`;
+}
+
+/**
+ * One line per attempt, except that a run of attempts that got the same
+ * answer is one line with its count: ten refused connections say one thing.
+ */
+function formatAttempts(attempts: readonly AdminDeliveryAttempt[]): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start < attempts.length;) {
+    const first = attempts[start] as AdminDeliveryAttempt;
+    const same = (a: AdminDeliveryAttempt | undefined) =>
+      a !== undefined && answerOf(a) === answerOf(first) && a.outcome === first.outcome;
+    let end = start + 1;
+    while (same(attempts[end])) end++;
+    const last = attempts[end - 1] as AdminDeliveryAttempt;
+    lines.push(
+      end - start === 1
+        ? `    attempt ${first.number}: ${answerOf(first)} in ${Math.round(first.latencyMs)} ms (${first.outcome})`
+        : `    attempts ${first.number}–${last.number}: ${answerOf(first)}, ${end - start} times (${first.outcome})`,
+    );
+    start = end;
+  }
+  return lines;
+}
+
+/** What to do about the failures the attempts show, if the report can tell. */
+function hints(report: TriggerReport): string[] {
+  const errors = new Set(report.deliveries.flatMap((d) => d.attempts.map((a) => a.error)));
+  const lines: string[] = [];
+  if (errors.has("connection_refused")) {
+    lines.push(
+      `hint: nothing is listening at ${report.webhookUrl}: start your handler ` +
+        "(or aim --forward-to where it listens), then run trigger again",
+    );
+  }
+  if (errors.has("timeout")) {
+    lines.push(`hint: the handler at ${report.webhookUrl} took longer than the webhook timeout to answer`);
+  }
+  return lines;
 }
 
 function formatDelivery(delivery: AdminDeliveryDetail): string[] {
@@ -33,7 +70,7 @@ function formatDelivery(delivery: AdminDeliveryDetail): string[] {
     `  ${kind} ${delivery.messageId}: ${delivery.status} ${delivery.payload.message}${flags}: ${state}`,
     // A duplicate carries the same body as its original: printed once.
     ...(delivery.kind === "duplicate" ? [] : [`    body: ${JSON.stringify(delivery.payload)}`]),
-    ...(delivery.attempts.length === 0 ? ["    no attempt yet"] : delivery.attempts.map(formatAttempt)),
+    ...(delivery.attempts.length === 0 ? ["    no attempt yet"] : formatAttempts(delivery.attempts)),
   ];
 }
 
@@ -56,6 +93,7 @@ export function formatTriggerReport(report: TriggerReport): string {
   if (report.deliveries.length === 0) lines.push("  none was sent");
   if (report.clock === "virtual")
     lines.push(`(the virtual clock was advanced by ${roughly(report.advancedMs)} to run the attempts)`);
+  lines.push(...hints(report));
   lines.push(
     report.ok
       ? "ok: the handler answered 2xx to every webhook"

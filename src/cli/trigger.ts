@@ -14,6 +14,7 @@ import { createAdminClient } from "../harness/admin-client.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
+import { unknownOptionMessage } from "./flag-table.ts";
 import { formatTriggerReport, triggerReportJson } from "./trigger-report.ts";
 import { runTrigger, type TriggerFaults, type TriggerOrder, TriggerProblem } from "./trigger-run.ts";
 
@@ -156,7 +157,7 @@ function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): TriggerConfig
   try {
     parsed = parse(args);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(unknownOptionMessage(error, Object.keys(OPTIONS)) ?? (error as Error).message);
   }
   const { values, positionals } = parsed;
   if (values.help === true) return "help";

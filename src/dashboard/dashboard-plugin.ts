@@ -95,7 +95,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       },
       adminSpec: DASHBOARD_ADMIN_SPEC,
       admin: {
-        name: "dashboard",
+        name: DASHBOARD_PLUGIN_NAME,
         registerOpen(router) {
           router.get("/ui", (_req, res) => sendAsset(res, asset("index.html")));
           router.get("/ui/{*path}", (req, res) => {

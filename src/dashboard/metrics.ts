@@ -33,7 +33,6 @@ export interface SimulatorMetrics {
 }
 
 const PREFIX = "airtime_sim_";
-const PLACE_ORDER = "/v1/airtime";
 
 export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetrics {
   const registry = new Registry();
@@ -53,7 +52,7 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
   });
   const placed = new Counter({
     name: `${PREFIX}orders_placed_total`,
-    help: "Orders placed through POST /v1/airtime (idempotent replays not counted).",
+    help: "Orders placed through POST /v1/airtime, their response dropped or failed or not (replays not counted).",
     registers,
   });
   const transitions = new Counter({
@@ -118,10 +117,8 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
       const route = sources.routeOf(request.path);
       requests.inc({ method: request.method, route, status: String(request.status) });
       latency.observe({ method: request.method, route }, request.durationMs / 1000);
-      const accepted = request.status === 200 || request.status === 201;
-      if (request.method === "POST" && route === PLACE_ORDER && accepted && request.idempotency !== "replayed") {
-        placed.inc();
-      }
+      // Counted on the commit, not on the answer: an order whose response a scenario lost exists all the same.
+      if (request.placed === true) placed.inc();
     },
     recordStatusChange(change) {
       transitions.inc({ status: String(change.order.status), final: String(change.final) });

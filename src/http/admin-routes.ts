@@ -74,6 +74,7 @@ export interface AdminApiDeps {
   readonly controls: AdminControls;
   /** The plugins' admin extensions (the simulator's `AdminExtension` port), registered after the core routes. */
   readonly extensions: readonly {
+    readonly name: string;
     register(router: Router, kit: typeof EXTENSION_KIT): void;
     /** Routes that answer without the admin token (public pages). */
     registerOpen?(router: Router, kit: typeof EXTENSION_KIT): void;

@@ -11,12 +11,14 @@
  */
 import type { IncomingMessage, RequestListener as NodeRequestListener, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
+import { DASHBOARD_PLUGIN_NAME } from "../dashboard/dashboard-link.ts";
 import type { Clock } from "../domain/ports.ts";
 import { createAdminHandler } from "./admin-app.ts";
 import type { AdminApiDeps } from "./admin-routes.ts";
 import { type BodyCallback, readBody } from "./body.ts";
 import { createCors } from "./cors.ts";
 import { answerError } from "./error-handler.ts";
+import { createFrontDoor } from "./front-door.ts";
 import type { Journal } from "./journal.ts";
 import { createPublicPipeline, type PublicApiDeps, routeOf } from "./public-pipeline.ts";
 import {
@@ -70,6 +72,10 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
   const recorder: RequestRecorder = { clock: deps.clock, journal: deps.journal, onRequest: deps.onRequest };
   const publicPipeline = createPublicPipeline(deps.publicApi, report);
   const adminApp = deps.adminApi === undefined ? undefined : createAdminHandler(deps.adminApi, report);
+  const frontDoor = createFrontDoor({
+    admin: deps.adminApi !== undefined,
+    dashboard: deps.adminApi?.extensions.some((extension) => extension.name === DASHBOARD_PLUGIN_NAME) === true,
+  });
   const cors =
     deps.corsOrigins === undefined || deps.corsOrigins.length === 0 ? undefined : createCors(deps.corsOrigins);
 
@@ -87,6 +93,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
       adminApp(req, res);
       return;
     }
+    if (frontDoor.answer(req, res, path)) return;
     const state = requestState(res);
     state.body = body;
     void publicPipeline.handle(state, res, path);

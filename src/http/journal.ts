@@ -19,11 +19,16 @@ export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "f
   readonly fired: readonly string[];
   /** Only for a send-airtime request that carried an idempotency key and reached the domain. */
   readonly idempotency?: IdempotencyOutcome;
+  /**
+   * Present (true) when the request stored a new order, whatever the client
+   * got back: a scenario may drop or fail the response after the commit.
+   */
+  readonly placed?: true;
 }
 
 /** A record as the admin API shows it, under its id. */
 export function toJournalEntry(id: number, record: JournalRecord): JournalEntry {
-  const { wallMs, fired, idempotency: _idempotency, ...rest } = record;
+  const { wallMs, fired, idempotency: _idempotency, placed: _placed, ...rest } = record;
   return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
 }
 

@@ -171,6 +171,7 @@ export function createPlaceOrderHandler(
     }
     const outcome = await deps.service.placeOrder(toCommand(customer, input, key, effects));
     if (key !== undefined) state.idempotency = idempotencyOf(outcome);
+    if (outcome.kind === "placed") state.placed = true;
     const order = orderOf(outcome);
     if (outcome.kind === "placed" && outcome.order.webhookFaults?.beforeResponse === true) {
       await deps.beforeResponse(outcome.order);

@@ -67,7 +67,10 @@ function isGet(method: string | undefined): boolean {
 }
 
 function notFound(state: RequestState, path: string): HttpProblem {
-  return new HttpProblem("not_found", `Nothing at ${state.req.method ?? "GET"} ${path.slice(0, 200)}.`);
+  return new HttpProblem(
+    "not_found",
+    `Nothing at ${state.req.method ?? "GET"} ${path.slice(0, 200)}. GET / lists what this simulator serves.`,
+  );
 }
 
 function invalidClient(detail: string): HttpProblem {

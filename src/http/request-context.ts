@@ -36,6 +36,8 @@ export class RequestState {
   customer: Customer | undefined = undefined;
   fired: readonly string[] = NOTHING_FIRED;
   idempotency: IdempotencyOutcome | undefined = undefined;
+  /** Set when the request stored a new order, even if its response is then dropped or failed. */
+  placed = false;
   /** The parsed JSON body; undefined for a request without one. */
   body: unknown = undefined;
   /** `X-Request-Id` is still to be written, with the answer's other headers (see {@link takePendingRequestId}). */
@@ -94,6 +96,7 @@ function recordRequest(this: StatefulResponse): void {
   };
   // Present only when known, so a record never carries an `idempotency: undefined` key.
   if (state.idempotency !== undefined) record.idempotency = state.idempotency;
+  if (state.placed) record.placed = true;
   state.recorder.journal.record(record);
   state.recorder.onRequest?.(record);
 }

@@ -8,6 +8,7 @@
  *   POST /_sim/scenarios/:name/deactivate   {customer?}
  */
 import express, { type Request, type Router } from "express";
+import { didYouMean } from "../contract/did-you-mean.ts";
 import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
@@ -73,7 +74,8 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         validate(jsonBodySchema(ACTIVATE_SCENARIO_ROUTE), req.body ?? {}, "activation");
       const requireLoaded = (name: string): void => {
         if (engine.get(name) === undefined) {
-          throw problem("not_found", `No scenario named ${JSON.stringify(name)} is loaded.`);
+          const known = engine.list().loaded.map((scenario) => scenario.name);
+          throw problem("not_found", `No scenario named ${JSON.stringify(name)} is loaded${didYouMean(name, known)}.`);
         }
       };
       const requireCustomer = async (customer: string | undefined): Promise<void> => {

@@ -18,6 +18,7 @@
  * never changes what another customer's requests get.
  */
 
+import { didYouMean } from "../contract/did-you-mean.ts";
 import type { WebhookFaults } from "../domain/faults.ts";
 import type { PlannedTransition } from "../domain/model.ts";
 import type { Random } from "../domain/ports.ts";
@@ -282,7 +283,9 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
             fired: [],
             rejection: {
               code: "unknown_scenario",
-              detail: `X-Sim-Scenario names '${name}', which is not loaded; GET /_sim/scenarios lists the loaded scenarios.`,
+              detail:
+                `X-Sim-Scenario names '${name}', which is not loaded${didYouMean(name, loaded.keys())}; ` +
+                "GET /_sim/scenarios lists the loaded scenarios.",
             },
           };
         }

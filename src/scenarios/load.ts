@@ -119,7 +119,8 @@ export function parseScenarioText(text: string, file: string, options: ParseOpti
         file,
         path: "(yaml)",
         message: error.message.split("\n")[0] ?? error.message,
-        ...(error.linePos?.[0] !== undefined ? { line: error.linePos[0].line } : {}),
+        // Without prettyErrors the parser leaves linePos out: the line comes from the error's offset.
+        line: (error.linePos?.[0] ?? lines.linePos(error.pos[0])).line,
       })),
     };
   }

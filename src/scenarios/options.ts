@@ -6,10 +6,12 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { didYouMean } from "../contract/did-you-mean.ts";
 import { DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
 import { listLibraryFiles, looksLikeFile, resolveScenarioArgument } from "./library.ts";
 import {
   combineScenarioResults,
+  formatScenarioIssue,
   type LoadedScenario,
   readScenarioFile,
   readScenarioFiles,
@@ -83,9 +85,8 @@ export type PreparedScenarios =
 /** A start-up failure carrying every issue (`file: path: message`). */
 export class ScenarioLoadError extends Error {
   constructor(readonly issues: readonly ScenarioIssue[]) {
-    super(
-      `invalid scenarios:\n${issues.map((issue) => `  ${issue.file}: ${issue.path}: ${issue.message}`).join("\n")}`,
-    );
+    // With each issue's line, as `scenarios validate` prints it, so an editor can jump there.
+    super(`invalid scenarios:\n${issues.map((issue) => `  ${formatScenarioIssue(issue)}`).join("\n")}`);
     this.name = "ScenarioLoadError";
   }
 }
@@ -146,7 +147,7 @@ export async function prepareScenarios(
       issues.push({
         file: where,
         path: ref,
-        message: `no scenario named '${ref}' (shipped: ${libraryNames(library)}; or give a file path)`,
+        message: `no scenario named '${ref}'${didYouMean(ref, byName.keys())} (shipped: ${libraryNames(library)}; or give a file path)`,
       });
       continue;
     }

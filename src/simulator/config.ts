@@ -5,10 +5,11 @@
  * Errors name the file, the path inside it and what is wrong.
  */
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { dirname, extname, resolve } from "node:path";
+import { parse as parseYaml, type YAMLParseError } from "yaml";
 import { z } from "zod";
 import { type ReadableIssue, issuePath, readableIssue } from "../contract/readable-issues.ts";
+import { keysOf, unknownKeyIssues } from "../contract/schema-keys.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import { createStatusTable, type StatusDefinition } from "../contract/status-codes.ts";
 import { type SimulatorConfig, SimulatorConfigSchema, StatusDefinitionSchema } from "./config-schema.ts";
@@ -28,35 +29,70 @@ export function describeConfigIssues(issues: readonly ReadableIssue[]): string[]
   return issues.map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
 }
 
-async function readYaml(file: string): Promise<unknown> {
+/**
+ * A `.json` file read as JSON, anything else as YAML: JSON is a subset of
+ * YAML, but YAML forgives what JSON does not (a trailing comma) and would
+ * report a JSON mistake in YAML's terms. Errors give line and column.
+ */
+async function readDataFile(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
     throw new ConfigError(file, [`cannot read the file: ${(error as Error).message}`]);
   }
+  if (extname(file).toLowerCase() === ".json") {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(file, [jsonError(text, error as Error)]);
+    }
+  }
   try {
     return parseYaml(text);
   } catch (error) {
-    throw new ConfigError(file, [`not valid YAML: ${(error as Error).message.split("\n")[0]}`]);
+    throw new ConfigError(file, [yamlError(error as YAMLParseError)]);
   }
+}
+
+/** "not valid JSON at line 4, column 1: Expected double-quoted property name", from where JSON.parse stopped. */
+function jsonError(text: string, error: Error): string {
+  const [head = "", position] = error.message.split(/ in JSON at position (?=\d)/);
+  const offset = position === undefined ? undefined : Number.parseInt(position, 10);
+  if (offset === undefined) return `not valid JSON: ${head}`;
+  const before = text.slice(0, offset).split("\n");
+  return `not valid JSON at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}: ${head}`;
+}
+
+function yamlError(error: YAMLParseError): string {
+  const message = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "";
+  const at = error.linePos?.[0];
+  return at === undefined
+    ? `not valid YAML: ${message}`
+    : `not valid YAML at line ${at.line}, column ${at.col}: ${message}`;
 }
 
 /** The file's content, not yet validated (an empty file is an empty config). */
 export async function readConfigFile(file: string): Promise<unknown> {
-  return (await readYaml(file)) ?? {};
+  return (await readDataFile(file)) ?? {};
 }
 
 export type ParsedConfig =
   | { readonly ok: true; readonly config: SimulatorConfig }
   | { readonly ok: false; readonly issues: readonly ReadableIssue[] };
 
+const configKeys = keysOf(SimulatorConfigSchema);
+
 /** The one parse of a whole config, whatever its parts came from. */
 export function parseSimulatorConfig(input: unknown): ParsedConfig {
   const parsed = SimulatorConfigSchema.safeParse(input);
-  return parsed.success
-    ? { ok: true, config: parsed.data }
-    : { ok: false, issues: parsed.error.issues.map((issue) => readableIssue(issue)) };
+  if (parsed.success) return { ok: true, config: parsed.data };
+  const issues = parsed.error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? unknownKeyIssues(issue, configKeys, "not a config key")
+      : [readableIssue(issue)],
+  );
+  return { ok: false, issues };
 }
 
 async function loadStatusProfile(
@@ -68,7 +104,7 @@ async function loadStatusProfile(
   const parsed = z
     .array(StatusDefinitionSchema)
     .min(1)
-    .safeParse(await readYaml(profileFile));
+    .safeParse(await readDataFile(profileFile));
   if (!parsed.success) {
     throw new ConfigError(profileFile, describeConfigIssues(parsed.error.issues.map((issue) => readableIssue(issue))));
   }

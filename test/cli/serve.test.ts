@@ -147,7 +147,7 @@ describe("flag validation (in process)", () => {
     [["--demo-balance", "1.234"], /--demo-balance/],
     [["--admin-token", "short"], /--admin-token/],
     [["--cors", "localhost:3000"], /--cors.*must be an origin/],
-    [["--unknown-flag"], /Unknown option/],
+    [["--unknown-flag"], /unknown option --unknown-flag/],
     [["--config", "/nonexistent/sim.yaml"], /cannot read/],
   ])("%j exits 2 with a message", async (args, message) => {
     const errors: string[] = [];

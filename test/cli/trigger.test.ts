@@ -149,7 +149,7 @@ it("--bad-signature is rejected by the handler, and trigger exits 1", async () =
   expect(receiver.requests.length).toBeGreaterThan(0);
   expect(receiver.requests.every((request) => !request.verified && request.answered === 400)).toBe(true);
   expect(output).toContain("[signed with a wrong secret]");
-  expect(output).toMatch(/attempt 1: HTTP 400/);
+  expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
   expect(output).toContain("not ok: the handler did not answer 2xx to every webhook");
 });
 

@@ -1,13 +1,8 @@
 // The dashboard in Debian's Chromium, end to end: opened with the link serve
 // prints, it follows the simulator live and its buttons drive it. It also
 // writes the screenshots docs/dashboard.md shows, so they stay true.
-import { readdirSync, statSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
-import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
 import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
@@ -15,6 +10,7 @@ import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
+import { buildUi, seriousViolations } from "../support/dashboard-page.ts";
 import { DEMO_TOKEN, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
 import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
 
@@ -23,45 +19,8 @@ const IMAGES = join(ROOT, "docs/images");
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 /** Within this the page must show what happened, with no reload. */
 const LIVE_MS = 2_000;
-const AXE_SOURCE = axe.source;
-const ON_DEMAND = new Set(["redoc.standalone.js", "openapi.json"]);
 
 const skip = chromiumSkipReason();
-
-/** Builds the front end as `npm run build` does, into a folder of its own; its size is reported. */
-async function buildUi(): Promise<string> {
-  const outDir = await mkdtemp(join(tmpdir(), "dashboard-ui-"));
-  await build({ configFile: join(ROOT, "vite.config.ts"), logLevel: "warn", build: { outDir, emptyOutDir: true } });
-  const files = readdirSync(outDir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
-  const size = (f: (typeof files)[number]): number => statSync(join(f.parentPath, f.name)).size;
-  // The API reference's files load only when its tab opens, so the first load is measured without them.
-  const [onDemand, firstLoad] = [
-    files.filter((f) => ON_DEMAND.has(f.name)),
-    files.filter((f) => !ON_DEMAND.has(f.name)),
-  ];
-  const bytes = firstLoad.reduce((sum, f) => sum + size(f), 0);
-  const later = onDemand.reduce((sum, f) => sum + size(f), 0);
-  console.log(`dashboard bundle: ${firstLoad.length} files, ${(bytes / 1024).toFixed(1)} kB`);
-  console.log(`API reference, loaded on demand: ${onDemand.length} files, ${(later / 1024).toFixed(1)} kB`);
-  expect(bytes).toBeLessThan(150 * 1024);
-  expect(onDemand.map((f) => f.name).sort()).toEqual([...ON_DEMAND].sort());
-  expect(files.some((f) => f.name.endsWith(".map"))).toBe(false);
-  return outDir;
-}
-
-/** Scans the page, or only what `scope` selects. */
-async function seriousViolations(page: Page, scope?: string): Promise<string[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const result = await page.evaluate(async (context) => {
-    const scanner = (
-      globalThis as unknown as {
-        axe: { run(context?: string): Promise<{ violations: { id: string; impact: string }[] }> };
-      }
-    ).axe;
-    return (await (context === undefined ? scanner.run() : scanner.run(context))).violations;
-  }, scope);
-  return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
-}
 
 /**
  * A screenshot for the docs. What changes from run to run (request counts,

@@ -5,6 +5,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
 import { routeLabeller } from "../../src/dashboard/route-label.ts";
+import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
 import { admin, expectProblem, orderBody, placeOrder, send, startSimulatorOnPort } from "../support/http.ts";
@@ -72,6 +73,19 @@ describe("/_sim/metrics", () => {
     expect(
       value(final, "airtime_sim_http_requests_total", { method: "GET", route: "/_sim/metrics", status: "200" }),
     ).toBe(2);
+  });
+
+  it("counts an order committed before its response was lost or failed, and no replay", async () => {
+    sim = await startSimulatorOnPort({ plugins: [createScenariosPlugin({ seed: 1 }), createDashboardPlugin()] });
+    const key = { "idempotency-key": "lost-response-key" };
+    const lost = orderBody({ reference: "m-lost", account: "0700000007" });
+    await expect(placeOrder(sim, lost, key)).rejects.toThrow();
+    expect((await placeOrder(sim, lost, key)).headers.get("idempotent-replayed")).toBe("true");
+    const failed = await placeOrder(sim, orderBody({ reference: "m-500" }), { "x-sim-scenario": "error-after-commit" });
+    expect(failed.status).toBe(500);
+    const scraped = await scrape(sim);
+    expect(value(scraped, "airtime_sim_orders_retained")).toBe(2);
+    expect(value(scraped, "airtime_sim_orders_placed_total")).toBe(2);
   });
 
   it("needs the admin token", async () => {

@@ -74,6 +74,6 @@ it("applies a message sent three times once, and answers 2xx to each", async () 
 it("refuses a bad signature with 400, so trigger exits 1", async () => {
   const { code, output } = await trigger(["timeout", "--bad-signature", "--reference", "GUIDE-BAD"]);
   expect(code, output).toBe(1);
-  expect(output).toMatch(/attempt 1: HTTP 400/);
+  expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
   expect(server.output()).not.toContain("GUIDE-BAD");
 });

@@ -85,7 +85,7 @@ describe("parseContractArgs", () => {
     [["--budget", "-5"], /--budget/],
     [["--timing", "soon"], /--timing/],
     [["--property", "everything"], /unknown property/],
-    [["--no-such-flag"], /Unknown option/],
+    [["--no-such-flag"], /unknown option --no-such-flag/],
     [["--admin-url", "http://x"], /--admin-url needs --admin-token/],
   ])("rejects %j", async (args, message) => {
     const parsed = await parseContractArgs(args, {});

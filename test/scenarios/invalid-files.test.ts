@@ -73,7 +73,7 @@ describe("loading a set of files is all or nothing", () => {
   test("an unknown scenario name is refused at start, listing the shipped ones", async () => {
     const start = createSimulator({ clock: "virtual", scenarios: { customers: { acme: ["flakey-gateway"] } } });
     await expect(start).rejects.toThrow(
-      /--scenario-for acme: flakey-gateway: no scenario named 'flakey-gateway' \(shipped: .*flaky-gateway/,
+      /--scenario-for acme: flakey-gateway: no scenario named 'flakey-gateway'; did you mean 'flaky-gateway'\? \(shipped: .*flaky-gateway/,
     );
   });
 

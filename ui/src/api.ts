@@ -40,11 +40,15 @@ export interface LiveEvent {
   readonly data: Record<string, unknown>;
 }
 
+/** The event stream: live, trying again, or refused for good (the admin token is wrong). */
+export type StreamState = "live" | "reconnecting" | "refused";
+
 /**
  * Reads `/_sim/events` with fetch streaming (EventSource cannot send the
- * header) and reconnects after a second when it ends. Returns a stop function.
+ * header) and reconnects after a second when it ends. A 401 ends it: the
+ * same token would be refused again. Returns a stop function.
  */
-export function streamEvents(onEvent: (event: LiveEvent) => void, onState: (connected: boolean) => void): () => void {
+export function streamEvents(onEvent: (event: LiveEvent) => void, onState: (state: StreamState) => void): () => void {
   let stopped = false;
   const controller = new AbortController();
   const connect = async (): Promise<void> => {
@@ -53,8 +57,12 @@ export function streamEvents(onEvent: (event: LiveEvent) => void, onState: (conn
         headers: { authorization: `Bearer ${token}` },
         signal: controller.signal,
       });
+      if (res.status === 401) {
+        onState("refused");
+        return;
+      }
       if (!res.ok || res.body === null) throw new Error(`HTTP ${res.status}`);
-      onState(true);
+      onState("live");
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -73,7 +81,7 @@ export function streamEvents(onEvent: (event: LiveEvent) => void, onState: (conn
     } catch {
       // A closed or refused stream is retried below, unless the page stopped it.
     }
-    onState(false);
+    onState("reconnecting");
     if (!stopped) setTimeout(() => void connect(), 1000);
   };
   void connect();

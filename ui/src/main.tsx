@@ -5,7 +5,7 @@
  */
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { hasToken, streamEvents } from "./api.ts";
+import { hasToken, streamEvents, type StreamState } from "./api.ts";
 import { ApiReferenceView } from "./api-reference.tsx";
 import { ClockView } from "./clock.tsx";
 import { CustomersView } from "./customers.tsx";
@@ -22,7 +22,7 @@ function App() {
   const [tab, setTab] = useState<Tab>("Orders");
   const [order, setOrder] = useState<string | undefined>(undefined);
   const [tick, setTick] = useState(0);
-  const [connected, setConnected] = useState(false);
+  const [stream, setStream] = useState<StreamState>("reconnecting");
   const idempotency = useRef(new Map<string, string>());
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -35,13 +35,18 @@ function App() {
         idempotency.current.set(String(data.requestId), data.idempotency);
       }
       bump();
-    }, setConnected);
+    }, setStream);
   }, []);
-  if (!hasToken()) {
+  if (!hasToken() || stream === "refused") {
+    // Nothing else on the page could load without the token, so this is all it shows.
     return (
       <main>
         <h1>Airtime simulator</h1>
-        <p role="alert">Open the link the simulator printed: it carries the admin token after #token=.</p>
+        <p role="alert">
+          {hasToken()
+            ? "The simulator refused the admin token in this link: reopen the link the simulator printed (a restart without --admin-token prints a new one)."
+            : "Open the link the simulator printed: it carries the admin token after #token=."}
+        </p>
       </main>
     );
   }
@@ -49,8 +54,8 @@ function App() {
     <>
       <header>
         <h1>Airtime simulator</h1>
-        <p class={connected ? "live on" : "live"} role="status">
-          {connected ? "Live" : "Reconnecting…"}
+        <p class={stream === "live" ? "live on" : "live"} role="status">
+          {stream === "live" ? "Live" : "Reconnecting…"}
         </p>
         <Headline tick={tick} />
         <nav aria-label="Sections">

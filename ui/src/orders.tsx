@@ -1,6 +1,7 @@
 /** The live order table with its filters, and one order's page. */
 import { useState } from "preact/hooks";
 import { call } from "./api.ts";
+import { statusClass } from "./status-class.ts";
 import type { AdminCustomer, AdminOrder, Delivery, JournalEntry } from "./types.ts";
 import { TableHead } from "./table-head.tsx";
 import { useAction } from "./use-action.ts";
@@ -58,7 +59,7 @@ export function OrdersView(props: { tick: number; open: (id: string) => void }) 
               <td>
                 {o.amount} {o.currency}
               </td>
-              <td class={`status s${o.status}`}>
+              <td class={`status ${statusClass(o.status)}`}>
                 {o.status} {o.message}
               </td>
               <td>{time(o.createdAt)}</td>
@@ -75,6 +76,15 @@ export function OrdersView(props: { tick: number; open: (id: string) => void }) 
 function placingRequest(entries: JournalEntry[], order: AdminOrder): JournalEntry | undefined {
   const created = Date.parse(order.createdAt);
   return entries.filter((e) => e.method === "POST" && e.path.split("?")[0] === "/v1/airtime" && e.at <= created).at(-1);
+}
+
+/**
+ * The body `POST /v1/airtime` answered when the order was placed: its first
+ * status, whatever it has become since (the order now is shown above).
+ */
+function asPlaced(order: AdminOrder): Pick<AdminOrder, "id" | "reference" | "status" | "message"> {
+  const first = order.history[0] ?? order;
+  return { id: order.id, reference: order.reference, status: first.status, message: first.message };
 }
 
 export function OrderView(props: { id: string; tick: number; back: () => void }) {
@@ -102,7 +112,7 @@ export function OrderView(props: { id: string; tick: number; back: () => void })
       <h2 id="order-title">Order {order.reference}</h2>
       <dl class="facts">
         <dt>Status</dt>
-        <dd data-testid="order-status">
+        <dd class={`status ${statusClass(order.status)}`} data-testid="order-status">
           {order.status} {order.message}
         </dd>
         <dt>Customer</dt>
@@ -160,7 +170,7 @@ export function OrderView(props: { id: string; tick: number; back: () => void })
         </>
       )}
       <h3>Response (the order as placed)</h3>
-      <pre>{JSON.stringify({ ...order, history: order.history.slice(0, 1) }, null, 2)}</pre>
+      <pre data-testid="as-placed">{JSON.stringify(asPlaced(order), null, 2)}</pre>
       <h3>Webhook deliveries</h3>
       {deliveries === undefined || deliveries.length === 0 ? (
         <p>No webhook deliveries.</p>
