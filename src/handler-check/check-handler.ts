@@ -1,0 +1,156 @@
+/**
+ * `runHandlerCheck`: the property. fast-check generates delivery sequences,
+ * each runs against the handler with fresh orders from the simulator's truth,
+ * and the first sequence that breaks a rule is shrunk to the smallest one
+ * that still does. Replays from `{seed, path}`.
+ */
+import fc from "fast-check";
+import { createStateReader, type StateSource, StateReadError } from "./believed-state.ts";
+import type { DeliveryDialect } from "./delivery-dialect.ts";
+import { createHandlerClient } from "./handler-client.ts";
+import type { RuleName } from "./judge.ts";
+import { type RunOutcome, runSequence, type SequenceContext, type TimelineEntry } from "./run-sequence.ts";
+import { sequencePlanArbitrary } from "./sequence-model.ts";
+import { startSimulatorTruth, type TrueOrder } from "./simulator-truth.ts";
+import { createStandardDialect } from "./standard-dialect.ts";
+
+export const DEFAULT_HANDLER_CHECK_RUNS = 50;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_ORDERS = 3;
+
+export interface HandlerCheckOptions {
+  readonly handlerUrl: string;
+  readonly secret: string;
+  readonly state: StateSource;
+  /** Pointer to the status code in the state document. */
+  readonly statusPointer: string;
+  /** Pointer to a count of side effects applied for the order, when the app keeps one. */
+  readonly effectsPointer?: string | undefined;
+  /** The handler's reconcile endpoint; with it, some final messages are withheld. */
+  readonly reconcileUrl?: string | undefined;
+  readonly runs: number;
+  readonly seed?: number | undefined;
+  readonly path?: string | undefined;
+  readonly timeoutMs: number;
+  readonly maxOrders: number;
+  /** The simulator's port and demo token, for handlers that look orders up. */
+  readonly simulatorPort?: number | undefined;
+  readonly simulatorToken?: string | undefined;
+  /** Every reference starts with it; distinct per run so a long-lived app never mixes two runs. */
+  readonly referencePrefix: string;
+  readonly dialect?: DeliveryDialect | undefined;
+  /** Told before each generated run (1-based). */
+  readonly onRun?: ((run: number) => void) | undefined;
+}
+
+export interface HandlerCheckFailure {
+  readonly rule: RuleName;
+  readonly message: string;
+  readonly path: string;
+  readonly shrinks: number;
+  readonly orders: readonly TrueOrder[];
+  readonly timeline: readonly TimelineEntry[];
+}
+
+export interface HandlerCheckReport {
+  readonly handlerUrl: string;
+  readonly dialect: string;
+  readonly simulatorUrl: string;
+  readonly seed: number;
+  /** Runs executed, shrinking included. */
+  readonly runs: number;
+  readonly durationMs: number;
+  readonly failure?: HandlerCheckFailure;
+  /** A setup problem (the state could not be read): no verdict. */
+  readonly error?: string;
+}
+
+/**
+ * @example
+ * const report = await runHandlerCheck({
+ *   handlerUrl: "http://localhost:3000/webhooks/airtime", secret: "whsec_…",
+ *   state: { kind: "url", template: "http://localhost:3000/orders/{reference}" }, statusPointer: "/status",
+ *   runs: 50, timeoutMs: 10_000, maxOrders: 3, referencePrefix: "hc-1a2b3c",
+ * });
+ * // report.failure?.rule === "idempotence", report.failure.timeline …
+ */
+export async function runHandlerCheck(options: HandlerCheckOptions): Promise<HandlerCheckReport> {
+  const started = performance.now();
+  const dialect = options.dialect ?? createStandardDialect();
+  const truth = await startSimulatorTruth({
+    dialect,
+    referencePrefix: options.referencePrefix,
+    ...(options.simulatorPort === undefined ? {} : { port: options.simulatorPort }),
+    ...(options.simulatorToken === undefined ? {} : { token: options.simulatorToken }),
+  });
+  const context: SequenceContext = {
+    truth,
+    dialect,
+    secret: options.secret,
+    client: createHandlerClient(options.handlerUrl, options.timeoutMs),
+    state: createStateReader({
+      source: options.state,
+      statusPointer: options.statusPointer,
+      effectsPointer: options.effectsPointer,
+      timeoutMs: options.timeoutMs,
+    }),
+    reconcileUrl: options.reconcileUrl,
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+  };
+  let executed = 0;
+  let setupError: string | undefined;
+  let lastFailure: RunOutcome | undefined;
+  const property = fc.asyncProperty(
+    sequencePlanArbitrary({ withhold: options.reconcileUrl !== undefined, maxOrders: options.maxOrders }),
+    async (plan) => {
+      // After a setup problem every further run passes at once: there is no verdict to shrink.
+      if (setupError !== undefined) return true;
+      executed += 1;
+      options.onRun?.(executed);
+      try {
+        const outcome = await runSequence(plan, context);
+        if (outcome.violation === undefined) return true;
+        lastFailure = outcome;
+        return false;
+      } catch (error) {
+        if (!(error instanceof StateReadError)) throw error;
+        setupError = error.message;
+        return true;
+      }
+    },
+  );
+  try {
+    const details = await fc.check(property, {
+      numRuns: options.runs,
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.path === undefined ? {} : { path: options.path }),
+    });
+    const common = {
+      handlerUrl: options.handlerUrl,
+      dialect: dialect.name,
+      simulatorUrl: truth.url,
+      seed: details.seed,
+      runs: executed,
+      durationMs: Math.round(performance.now() - started),
+    };
+    if (setupError !== undefined) return { ...common, error: setupError };
+    if (details.failed && details.errorInstance !== null && lastFailure?.violation === undefined) {
+      return { ...common, error: `the check itself failed: ${String(details.errorInstance)}` };
+    }
+    const violation = lastFailure?.violation;
+    if (!details.failed || lastFailure === undefined || violation === undefined) return common;
+    return {
+      ...common,
+      failure: {
+        rule: violation.rule,
+        message: violation.message,
+        path: details.counterexamplePath ?? "",
+        shrinks: details.numShrinks,
+        orders: lastFailure.orders,
+        timeline: lastFailure.timeline,
+      },
+    };
+  } finally {
+    await truth.close();
+  }
+}
