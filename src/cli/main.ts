@@ -25,6 +25,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "make a webhook of any final status reach your handler",
     load: async () => (await import("./trigger.ts")).trigger,
   },
+  "handler-check": {
+    summary: "property-test your webhook handler: duplicates, disorder, forgeries, downtime",
+    load: async () => (await import("./handler-check.ts")).handlerCheck,
+  },
   scenarios: {
     summary: "validate scenario files, list the shipped ones and the magic accounts",
     load: async () => (await import("./scenarios.ts")).scenarios,

@@ -39,6 +39,8 @@ export interface HandlerCheckOptions {
   /** Every reference starts with it; distinct per run so a long-lived app never mixes two runs. */
   readonly referencePrefix: string;
   readonly dialect?: DeliveryDialect | undefined;
+  /** Told where the simulator's lookup listens, once it does. */
+  readonly onStart?: ((simulator: { readonly url: string; readonly token: string }) => void) | undefined;
   /** Told before each generated run (1-based). */
   readonly onRun?: ((run: number) => void) | undefined;
 }
@@ -83,6 +85,7 @@ export async function runHandlerCheck(options: HandlerCheckOptions): Promise<Han
     ...(options.simulatorPort === undefined ? {} : { port: options.simulatorPort }),
     ...(options.simulatorToken === undefined ? {} : { token: options.simulatorToken }),
   });
+  options.onStart?.({ url: truth.url, token: truth.token });
   const context: SequenceContext = {
     truth,
     dialect,

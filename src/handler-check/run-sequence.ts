@@ -77,7 +77,7 @@ async function reconcile(orders: readonly TrueOrder[], context: SequenceContext,
  * if (outcome.violation) console.log(outcome.violation.rule, outcome.timeline.length);
  */
 export async function runSequence(plan: SequencePlan, context: SequenceContext): Promise<RunOutcome> {
-  const orders = await context.truth.realise(plan.orders);
+  const orders = await context.truth.realise(plan.orders.map(({ order }) => order));
   const references = orders.map((order) => order.reference);
   const believed = await readAll(context.state, references);
   const ledger = createLedger();

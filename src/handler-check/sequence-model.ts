@@ -19,10 +19,15 @@ export type PlannedExtra =
   /** Bad signature, stale timestamp or a body altered after signing. */
   | { readonly kind: "forged"; readonly message: number; readonly forgery: Forgery; readonly at: number };
 
+/** An order, and the sort keys of its messages (missing keys are 0): out-of-order delivery. */
+export interface PlannedOrder {
+  readonly order: OrderPlan;
+  readonly keys: readonly number[];
+}
+
 export interface SequencePlan {
-  readonly orders: readonly OrderPlan[];
-  /** Sort keys of the messages by position (missing keys are 0): out-of-order delivery. */
-  readonly shuffle: readonly number[];
+  /** Each order keeps its own keys, so shrinking one order away leaves the others' disorder as it was. */
+  readonly orders: readonly PlannedOrder[];
   readonly extras: readonly PlannedExtra[];
   /** First deliveries queued while the handler was down, arriving at once. */
   readonly downtime: { readonly from: number; readonly length: number } | null;
@@ -83,8 +88,10 @@ const extraArbitrary: fc.Arbitrary<PlannedExtra> = fc.oneof(
 export function sequencePlanArbitrary(options: SequenceOptions): fc.Arbitrary<SequencePlan> {
   const orderPositions = Array.from({ length: options.maxOrders }, (_, index) => index);
   return fc.record({
-    orders: fc.array(orderPlanArbitrary, { minLength: 1, maxLength: options.maxOrders }),
-    shuffle: fc.array(fc.nat({ max: 9 }), { maxLength: 4 * options.maxOrders }),
+    orders: fc.array(fc.record({ order: orderPlanArbitrary, keys: fc.array(fc.nat({ max: 9 }), { maxLength: 4 }) }), {
+      minLength: 1,
+      maxLength: options.maxOrders,
+    }),
     extras: fc.array(extraArbitrary, { maxLength: 4 }),
     downtime: fc.option(fc.record({ from: fc.nat(), length: fc.integer({ min: 2, max: 6 }) }), { nil: null }),
     withheld: options.withhold ? fc.subarray(orderPositions) : fc.constant([]),
@@ -96,18 +103,19 @@ function pick(messages: readonly WebhookMessage[], index: number): WebhookMessag
   return messages[index % messages.length] as WebhookMessage;
 }
 
-/** Every message but the withheld ones, in the order they happened. */
-function sentMessages(plan: SequencePlan, orders: readonly TrueOrder[]): WebhookMessage[] {
+/** Every message but the withheld ones, with its sort key, in the order they happened. */
+function sentMessages(plan: SequencePlan, orders: readonly TrueOrder[]): { message: WebhookMessage; key: number }[] {
   const withheld = new Set(withheldOrders(plan, orders).map((order) => order.messages.at(-1)?.id));
-  return orders.flatMap((order) => order.messages).filter((message) => !withheld.has(message.id));
+  return orders
+    .flatMap((order, position) =>
+      order.messages.map((message, index) => ({ message, key: plan.orders[position]?.keys[index] ?? 0 })),
+    )
+    .filter(({ message }) => !withheld.has(message.id));
 }
 
-function shuffled(plan: SequencePlan, messages: readonly WebhookMessage[]): WebhookMessage[] {
+function shuffled(sent: readonly { message: WebhookMessage; key: number }[]): WebhookMessage[] {
   // A stable sort on generated keys: all-zero keys (what shrinking reaches) keep the order things happened in.
-  return messages
-    .map((message, index) => ({ message, key: plan.shuffle[index] ?? 0 }))
-    .sort((a, b) => a.key - b.key)
-    .map(({ message }) => message);
+  return [...sent].sort((a, b) => a.key - b.key).map(({ message }) => message);
 }
 
 function withDowntime(plan: SequencePlan, messages: readonly WebhookMessage[]): Step[] {
@@ -155,9 +163,10 @@ function insertExtra(steps: Step[], extra: PlannedExtra, messages: readonly Webh
 /** The plan's steps for these orders: every message not withheld once, in the plan's order, plus the extras. */
 export function buildSteps(plan: SequencePlan, orders: readonly TrueOrder[]): Step[] {
   const sent = sentMessages(plan, orders);
-  const steps = withDowntime(plan, shuffled(plan, sent));
+  const steps = withDowntime(plan, shuffled(sent));
   if (sent.length === 0) return steps;
-  for (const extra of plan.extras) insertExtra(steps, extra, sent);
+  const messages = sent.map(({ message }) => message);
+  for (const extra of plan.extras) insertExtra(steps, extra, messages);
   return steps;
 }
 

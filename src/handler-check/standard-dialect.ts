@@ -10,7 +10,7 @@ import { generateWebhookSecret, signWebhook } from "../webhooks/signing.ts";
 import type { DeliveryDialect, Forgery, SignedRequest, WebhookMessage } from "./delivery-dialect.ts";
 
 /** Receivers allow ±5 minutes; ten minutes old is beyond any sane tolerance. */
-export const STALE_BY_SECONDS = 10 * 60;
+const STALE_BY_SECONDS = 10 * 60;
 
 const SUCCESS = 20;
 

@@ -10,7 +10,7 @@ import { createStandardDialect } from "../../src/handler-check/standard-dialect.
 
 let truth: SimulatorTruth;
 let orders: TrueOrder[];
-const PLAIN: SequencePlan = { orders: [], shuffle: [], extras: [], downtime: null, withheld: [] };
+const PLAIN: SequencePlan = { orders: [], extras: [], downtime: null, withheld: [] };
 
 beforeAll(async () => {
   truth = await startSimulatorTruth({ dialect: createStandardDialect(), referencePrefix: "model" });
@@ -42,7 +42,13 @@ test("the plain plan delivers every message once, in the order it happened", () 
 });
 
 test("sort keys put a newer status before an older one", () => {
-  expect(statuses({ ...PLAIN, shuffle: [0, 5, 1, 0] })).toEqual(["deliver:3", "deliver:2", "deliver:8", "deliver:20"]);
+  const keyed = (keys: number[]) => ({ order: { pending: [], final: 20, amount: 10 }, keys });
+  expect(statuses({ ...PLAIN, orders: [keyed([0, 5, 1]), keyed([0])] })).toEqual([
+    "deliver:3",
+    "deliver:2",
+    "deliver:8",
+    "deliver:20",
+  ]);
 });
 
 test("downtime turns queued first deliveries into one burst", () => {
