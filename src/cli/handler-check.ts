@@ -35,7 +35,7 @@ export const HANDLER_CHECK_FLAGS: readonly { readonly section: string; readonly 
         name: "state-command",
         value: "CMD",
         path: ["stateCommand"],
-        help: "or a shell command printing that JSON ({reference} and $AIRTIME_REFERENCE are the order)",
+        help: "or a shell command printing that JSON ({reference} is the order's reference)",
       },
       {
         name: "state-status",
