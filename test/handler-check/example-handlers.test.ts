@@ -6,14 +6,12 @@
 import { afterEach, expect, test } from "vitest";
 import {
   DEFAULT_HANDLER_CHECK_RUNS,
-  DEFAULT_HANDLER_TIMEOUT_MS,
-  DEFAULT_MAX_ORDERS,
   type HandlerCheckReport,
   runHandlerCheck,
 } from "../../src/handler-check/check-handler.ts";
 import type { RuleName } from "../../src/handler-check/judge.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
-import { type Defect, type ExampleHandler, startExampleHandler } from "./example-handlers.ts";
+import { checkOptionsFor, type Defect, type ExampleHandler, startExampleHandler } from "./example-handlers.ts";
 
 const SEEDS = [1, 2, 3, 4, 5];
 const secret = generateWebhookSecret();
@@ -27,18 +25,7 @@ afterEach(async () => {
 
 async function check(defect: Defect | undefined, seed: number): Promise<HandlerCheckReport> {
   handler ??= await startExampleHandler(secret, defect);
-  return runHandlerCheck({
-    handlerUrl: handler.webhookUrl,
-    secret,
-    state: { kind: "url", template: handler.stateTemplate },
-    statusPointer: "/status",
-    effectsPointer: "/credits",
-    runs: DEFAULT_HANDLER_CHECK_RUNS,
-    timeoutMs: DEFAULT_HANDLER_TIMEOUT_MS,
-    maxOrders: DEFAULT_MAX_ORDERS,
-    seed,
-    referencePrefix: `example-${++checks}`,
-  });
+  return runHandlerCheck({ ...checkOptionsFor(handler, secret, `example-${++checks}`), seed });
 }
 
 const deliveriesIn = (report: HandlerCheckReport) =>
@@ -76,16 +63,9 @@ test("a replay of the printed seed and path fails the same way at once", async (
   const failure = first.failure;
   expect(failure?.rule).toBe("convergence");
   const replay = await runHandlerCheck({
-    handlerUrl: (handler as ExampleHandler).webhookUrl,
-    secret,
-    state: { kind: "url", template: (handler as ExampleHandler).stateTemplate },
-    statusPointer: "/status",
-    runs: DEFAULT_HANDLER_CHECK_RUNS,
-    timeoutMs: DEFAULT_HANDLER_TIMEOUT_MS,
-    maxOrders: DEFAULT_MAX_ORDERS,
+    ...checkOptionsFor(handler as ExampleHandler, secret, "example-replay"),
     seed: first.seed,
     path: failure?.path,
-    referencePrefix: "example-replay",
   });
   expect(replay.failure?.rule).toBe("convergence");
   expect(replay.failure?.timeline.map((entry) => entry.deliveries.map((d) => d.message.status))).toEqual(

@@ -1,11 +1,19 @@
 /**
  * Webhook handlers as integrators write them, each a small real node:http
  * app on its own port with a state endpoint (`GET /orders/{reference}` →
- * `{status, credits}`): one correct, and one per classic defect.
+ * `{status, credits}`): one correct, and one per classic defect. Given where
+ * the simulator's lookup is, a handler also reconciles: `POST /reconcile`
+ * with `{references}` looks each order up and applies its final status.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
+import {
+  DEFAULT_HANDLER_CHECK_RUNS,
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  DEFAULT_MAX_ORDERS,
+  type HandlerCheckOptions,
+} from "../../src/handler-check/check-handler.ts";
 
 export const DEFECTS = [
   "applies_duplicates_twice",
@@ -17,11 +25,19 @@ export const DEFECTS = [
 ] as const;
 export type Defect = (typeof DEFECTS)[number];
 
+/** Where a reconciling handler looks orders up, as its configuration would say. */
+export interface Lookup {
+  readonly simulatorUrl: string;
+  readonly token: string;
+}
+
 export interface ExampleHandler {
   /** Where webhooks go. */
   readonly webhookUrl: string;
   /** The state endpoint, with `{reference}`. */
   readonly stateTemplate: string;
+  /** `POST {references}` here to make it look its orders up (404 unless it was given a lookup). */
+  readonly reconcileUrl: string;
   close(): Promise<void>;
 }
 
@@ -84,7 +100,7 @@ function nextStatus(current: Believed | undefined, event: Event, defect: Defect 
  * const handler = await startExampleHandler(secret, "last_write_wins");
  * // handler-check --handler handler.webhookUrl --state handler.stateTemplate --state-status /status --effects /credits
  */
-export async function startExampleHandler(secret: string, defect?: Defect): Promise<ExampleHandler> {
+export async function startExampleHandler(secret: string, defect?: Defect, lookup?: Lookup): Promise<ExampleHandler> {
   const webhook = new Webhook(secret);
   const orders = new Map<string, Believed>();
   const handled = new Set<string>();
@@ -112,6 +128,19 @@ export async function startExampleHandler(secret: string, defect?: Defect): Prom
     return 204;
   }
 
+  /** Applies what the simulator's lookup says, as if its final webhook had arrived. */
+  async function reconcile(references: readonly string[], from: Lookup): Promise<void> {
+    for (const reference of references) {
+      const response = await fetch(`${from.simulatorUrl}/v1/airtime/${encodeURIComponent(reference)}`, {
+        headers: { authorization: `Bearer ${from.token}` },
+      });
+      const order = (await response.json()) as { status: number };
+      const final = ![0, 3, 31, 100, 101].includes(order.status);
+      if (response.ok && final)
+        apply(`lookup-${reference}-${order.status}`, { reference, status: order.status, final });
+    }
+  }
+
   async function onRequest(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://handler");
     const state = /^\/orders\/([^/]+)$/.exec(url.pathname);
@@ -123,6 +152,12 @@ export async function startExampleHandler(secret: string, defect?: Defect): Prom
           believed === undefined ? { error: "unknown order" } : { status: believed.status, credits: believed.credits },
         ),
       );
+      return;
+    }
+    if (req.method === "POST" && url.pathname === "/reconcile" && lookup !== undefined) {
+      const { references } = JSON.parse(await readRaw(req)) as { references: string[] };
+      await reconcile(references, lookup);
+      res.writeHead(204).end();
       return;
     }
     if (req.method !== "POST" || url.pathname !== "/webhooks") {
@@ -147,10 +182,26 @@ export async function startExampleHandler(secret: string, defect?: Defect): Prom
   return {
     webhookUrl: `${base}/webhooks`,
     stateTemplate: `${base}/orders/{reference}`,
+    reconcileUrl: `${base}/reconcile`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** handler-check's defaults aimed at an example handler: its webhooks, its state, its credits as effects. */
+export function checkOptionsFor(handler: ExampleHandler, secret: string, referencePrefix: string): HandlerCheckOptions {
+  return {
+    handlerUrl: handler.webhookUrl,
+    secret,
+    state: { kind: "url", template: handler.stateTemplate },
+    statusPointer: "/status",
+    effectsPointer: "/credits",
+    runs: DEFAULT_HANDLER_CHECK_RUNS,
+    timeoutMs: DEFAULT_HANDLER_TIMEOUT_MS,
+    maxOrders: DEFAULT_MAX_ORDERS,
+    referencePrefix,
   };
 }
