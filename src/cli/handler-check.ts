@@ -105,6 +105,12 @@ export const HANDLER_CHECK_FLAGS: readonly { readonly section: string; readonly 
     flags: [
       { name: "json", value: "FILE", path: ["report", "json"], help: "write the report as JSON" },
       { name: "junit", value: "FILE", path: ["report", "junit"], help: "write JUnit XML, one test case per rule" },
+      {
+        name: "html",
+        value: "FILE",
+        path: ["report", "html"],
+        help: "write one self-contained HTML page: the rules, the timeline with curl lines, the replay",
+      },
     ],
   },
 ];
@@ -136,6 +142,7 @@ exit: 0 every rule held, 1 a rule broke (its shrunk timeline is printed),
 interface ReportFiles {
   readonly json?: string;
   readonly junit?: string;
+  readonly html?: string;
 }
 
 type Parsed =
@@ -203,10 +210,11 @@ export async function handlerCheck(args: string[]): Promise<number> {
     return 2;
   }
   // The runner pulls in the simulator and fast-check: loaded only to run, so --help stays fast.
-  const [{ runHandlerCheck }, { stateSourceOf }, reports] = await Promise.all([
+  const [{ runHandlerCheck }, { stateSourceOf }, reports, { formatHandlerCheckHtml }] = await Promise.all([
     import("../handler-check/check-handler.ts"),
     import("../handler-check/options.ts"),
     import("../handler-check/report-formats.ts"),
+    import("../handler-check/report-html.ts"),
   ]);
   const { settings } = parsed;
   const report = await runHandlerCheck({
@@ -235,6 +243,7 @@ export async function handlerCheck(args: string[]): Promise<number> {
     await writeFile(parsed.report.json, reports.formatHandlerCheckJson(report, context));
   if (parsed.report.junit !== undefined)
     await writeFile(parsed.report.junit, reports.formatHandlerCheckJUnit(report, context));
+  if (parsed.report.html !== undefined) await writeFile(parsed.report.html, formatHandlerCheckHtml(report, context));
   if (report.error !== undefined) return 2;
   return report.failure === undefined ? 0 : 1;
 }

@@ -9,7 +9,8 @@ import { describeAnswer } from "./handler-client.ts";
 import { describeBelief, describeMessage, describeStatus, forgeryText, type SentDelivery } from "./judge.ts";
 import type { TimelineEntry } from "./run-sequence.ts";
 
-function labelOf(entry: TimelineEntry): string {
+/** What a step did, in words: `2 copies at once: msg_… (R-1: 20 Success)`. */
+export function describeStep(entry: TimelineEntry): string {
   const first = entry.deliveries[0];
   const what = first === undefined ? "" : ` ${describeMessage(first.message)}`;
   const count = entry.deliveries.length;
@@ -37,14 +38,33 @@ function labelOf(entry: TimelineEntry): string {
   }
 }
 
-function answersOf(entry: TimelineEntry): string {
+/** The handler's answers to a step, in order. */
+export function describeAnswers(entry: TimelineEntry): string {
   const answers = entry.answer === undefined ? entry.deliveries.map((d) => d.answer) : [entry.answer];
   return answers.map(describeAnswer).join("; ");
+}
+
+/** One curl line per distinct request of a step: copies carry the same request. */
+export function curlLines(handlerUrl: string, entry: TimelineEntry): string[] {
+  const distinct = new Map(
+    entry.deliveries.map((d) => [`${d.request.headers["webhook-signature"]}${d.request.body}`, d]),
+  );
+  return [...distinct.values()].map((delivery) => curlOf(handlerUrl, delivery));
 }
 
 function curlOf(handlerUrl: string, delivery: SentDelivery): string {
   const { headers, body } = delivery.request;
   return toCurl({ method: "POST", path: "", headers, body }, { baseUrl: handlerUrl, secrets: new Map() });
+}
+
+/** What the app believed right after a step, for the orders it touched. */
+export function describeBeliefs(entry: TimelineEntry): string {
+  const believed = entry.believed.map(({ reference, believed: b }) => `${reference}: ${describeBelief(b)}`);
+  return believed.length === 0 ? "(nothing read)" : believed.join("; ");
+}
+
+export function describeTruth(failure: HandlerCheckFailure): string {
+  return failure.orders.map((order) => `${order.reference} ${describeStatus(order.finalStatus)}`).join("; ");
 }
 
 /** The timeline, one numbered step per entry, indented by `indent`. */
@@ -54,21 +74,13 @@ export function timelineLines(failure: HandlerCheckFailure, handlerUrl: string, 
     `${indent}timeline: ${deliveries} deliver${deliveries === 1 ? "y" : "ies"} in ${failure.timeline.length} step${failure.timeline.length === 1 ? "" : "s"}`,
   ];
   failure.timeline.forEach((entry, index) => {
-    const believed = entry.believed
-      .map(({ reference, believed: b }) => `${reference}: ${describeBelief(b)}`)
-      .join("; ");
     lines.push(
-      `${indent}${index + 1}. ${labelOf(entry)}`,
-      `${indent}   answer: ${answersOf(entry)}`,
-      `${indent}   believed after: ${believed === "" ? "(nothing read)" : believed}`,
+      `${indent}${index + 1}. ${describeStep(entry)}`,
+      `${indent}   answer: ${describeAnswers(entry)}`,
+      `${indent}   believed after: ${describeBeliefs(entry)}`,
+      ...curlLines(handlerUrl, entry).map((curl) => `${indent}   ${curl}`),
     );
-    // Copies carry the same request: one curl line says it.
-    const distinct = new Map(
-      entry.deliveries.map((d) => [`${d.request.headers["webhook-signature"]}${d.request.body}`, d]),
-    );
-    for (const delivery of distinct.values()) lines.push(`${indent}   ${curlOf(handlerUrl, delivery)}`);
   });
-  const truth = failure.orders.map((order) => `${order.reference} ${describeStatus(order.finalStatus)}`);
-  lines.push(`${indent}the simulator's final statuses: ${truth.join("; ")}`);
+  lines.push(`${indent}the simulator's final statuses: ${describeTruth(failure)}`);
   return lines;
 }

@@ -1,7 +1,7 @@
 /**
  * `airtime-harness handler-check` as users run it, a child process aimed at
  * real handlers: a pass, a failure printed as a replayable timeline with
- * curl lines and written as JSON and JUnit, and usage errors with exit 2.
+ * curl lines and written as JSON, JUnit and HTML, and usage errors with exit 2.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -50,10 +50,18 @@ test("a correct handler passes: exit 0, every rule marked kept", async () => {
   expect(output).toMatch(/ok: the handler kept every rule over 20 generated sequences/);
 });
 
-test("a failure exits 1 with the rule, a timeline with curl lines, a replay line, JSON and JUnit", async () => {
+test("a failure exits 1 with the rule, a timeline with curl lines, a replay line, JSON, JUnit and HTML", async () => {
   const json = join(directory, "report.json");
   const junit = join(directory, "report.xml");
-  const { code, output } = await handlerCheck("skips_signature_check", ["--json", json, "--junit", junit]);
+  const html = join(directory, "report.html");
+  const { code, output } = await handlerCheck("skips_signature_check", [
+    "--json",
+    json,
+    "--junit",
+    junit,
+    "--html",
+    html,
+  ]);
   expect(code, output).toBe(1);
   expect(output).toMatch(
     /✗ authenticity: a delivery of msg_\w+ \(hc-\w+-\d+: \d+ [\w ]+\) with a bad signature answered 204/,
@@ -71,6 +79,14 @@ test("a failure exits 1 with the rule, a timeline with curl lines, a replay line
   expect(xml).toContain('<testcase classname="airtime-harness.handler-check" name="authenticity" time="0">');
   expect(xml).toMatch(/<failure message="a delivery of msg_/);
   expect(xml.match(/<skipped /g)).toHaveLength(4);
+  const page = await readFile(html, "utf8");
+  expect(page).toContain('<span class="verdict failed">failed</span>');
+  expect(page).toMatch(
+    /<div class="copyable" data-what="this curl command"><pre tabindex="0"><code>curl -sS -i -X POST/,
+  );
+  // The body's quotes reach the page as text, never as markup.
+  expect(page).toContain("&quot;type&quot;:&quot;airtime.status&quot;");
+  expect(page).toContain('data-what="the replay command"');
 });
 
 test("the printed replay reproduces the failure", async () => {
