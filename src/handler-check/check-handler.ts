@@ -10,7 +10,7 @@ import type { DeliveryDialect } from "./delivery-dialect.ts";
 import { createHandlerClient } from "./handler-client.ts";
 import type { RuleName } from "./judge.ts";
 import { type RunOutcome, runSequence, type SequenceContext, type TimelineEntry } from "./run-sequence.ts";
-import { sequencePlanArbitrary } from "./sequence-model.ts";
+import { type SequencePlan, sequencePlanArbitrary } from "./sequence-model.ts";
 import { startSimulatorTruth, type TrueOrder } from "./simulator-truth.ts";
 import { createStandardDialect } from "./standard-dialect.ts";
 
@@ -41,8 +41,6 @@ export interface HandlerCheckOptions {
   readonly dialect?: DeliveryDialect | undefined;
   /** Told where the simulator's lookup listens, once it does. */
   readonly onStart?: ((simulator: { readonly url: string; readonly token: string }) => void) | undefined;
-  /** Told before each generated run (1-based). */
-  readonly onRun?: ((run: number) => void) | undefined;
 }
 
 export interface HandlerCheckFailure {
@@ -65,6 +63,61 @@ export interface HandlerCheckReport {
   readonly failure?: HandlerCheckFailure;
   /** A setup problem (the state could not be read): no verdict. */
   readonly error?: string;
+}
+
+interface RunRecorder {
+  readonly predicate: (plan: SequencePlan) => Promise<boolean>;
+  executed(): number;
+  /** The last run that broke a rule: once shrinking is done, the shrunk counterexample. */
+  lastFailure(): RunOutcome | undefined;
+  setupError(): string | undefined;
+}
+
+function createRunRecorder(context: SequenceContext): RunRecorder {
+  let executed = 0;
+  let setupError: string | undefined;
+  let lastFailure: RunOutcome | undefined;
+  return {
+    async predicate(plan) {
+      // After a setup problem every further run passes at once: there is no verdict to shrink.
+      if (setupError !== undefined) return true;
+      executed += 1;
+      try {
+        const outcome = await runSequence(plan, context);
+        if (outcome.violation === undefined) return true;
+        lastFailure = outcome;
+        return false;
+      } catch (error) {
+        if (!(error instanceof StateReadError)) throw error;
+        setupError = error.message;
+        return true;
+      }
+    },
+    executed: () => executed,
+    lastFailure: () => lastFailure,
+    setupError: () => setupError,
+  };
+}
+
+function verdictOf(
+  details: fc.RunDetails<[SequencePlan]>,
+  runs: RunRecorder,
+): Pick<HandlerCheckReport, "failure" | "error"> {
+  const setupError = runs.setupError();
+  if (setupError !== undefined) return { error: setupError };
+  const last = runs.lastFailure();
+  if (!details.failed) return {};
+  if (last?.violation === undefined) return { error: `the check itself failed: ${String(details.errorInstance)}` };
+  return {
+    failure: {
+      rule: last.violation.rule,
+      message: last.violation.message,
+      path: details.counterexamplePath ?? "",
+      shrinks: details.numShrinks,
+      orders: last.orders,
+      timeline: last.timeline,
+    },
+  };
 }
 
 /**
@@ -100,59 +153,28 @@ export async function runHandlerCheck(options: HandlerCheckOptions): Promise<Han
     reconcileUrl: options.reconcileUrl,
     nowSeconds: () => Math.floor(Date.now() / 1000),
   };
-  let executed = 0;
-  let setupError: string | undefined;
-  let lastFailure: RunOutcome | undefined;
-  const property = fc.asyncProperty(
-    sequencePlanArbitrary({ withhold: options.reconcileUrl !== undefined, maxOrders: options.maxOrders }),
-    async (plan) => {
-      // After a setup problem every further run passes at once: there is no verdict to shrink.
-      if (setupError !== undefined) return true;
-      executed += 1;
-      options.onRun?.(executed);
-      try {
-        const outcome = await runSequence(plan, context);
-        if (outcome.violation === undefined) return true;
-        lastFailure = outcome;
-        return false;
-      } catch (error) {
-        if (!(error instanceof StateReadError)) throw error;
-        setupError = error.message;
-        return true;
-      }
-    },
-  );
+  const runs = createRunRecorder(context);
   try {
-    const details = await fc.check(property, {
-      numRuns: options.runs,
-      ...(options.seed === undefined ? {} : { seed: options.seed }),
-      ...(options.path === undefined ? {} : { path: options.path }),
-    });
+    const details = await fc.check(
+      fc.asyncProperty(
+        sequencePlanArbitrary({ withhold: options.reconcileUrl !== undefined, maxOrders: options.maxOrders }),
+        runs.predicate,
+      ),
+      {
+        numRuns: options.runs,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(options.path === undefined ? {} : { path: options.path }),
+      },
+    );
     const common = {
       handlerUrl: options.handlerUrl,
       dialect: dialect.name,
       simulatorUrl: truth.url,
       seed: details.seed,
-      runs: executed,
+      runs: runs.executed(),
       durationMs: Math.round(performance.now() - started),
     };
-    if (setupError !== undefined) return { ...common, error: setupError };
-    if (details.failed && details.errorInstance !== null && lastFailure?.violation === undefined) {
-      return { ...common, error: `the check itself failed: ${String(details.errorInstance)}` };
-    }
-    const violation = lastFailure?.violation;
-    if (!details.failed || lastFailure === undefined || violation === undefined) return common;
-    return {
-      ...common,
-      failure: {
-        rule: violation.rule,
-        message: violation.message,
-        path: details.counterexamplePath ?? "",
-        shrinks: details.numShrinks,
-        orders: lastFailure.orders,
-        timeline: lastFailure.timeline,
-      },
-    };
+    return { ...common, ...verdictOf(details, runs) };
   } finally {
     await truth.close();
   }
