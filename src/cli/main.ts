@@ -40,7 +40,8 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
 };
 
 export function usage(): string {
-  const lines = Object.entries(SUBCOMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`);
+  const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
+  const lines = Object.entries(SUBCOMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
   return [
     "usage: airtime-harness <command> [options]",
     "",
