@@ -26,6 +26,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "make a webhook of any final status reach your handler",
     load: async () => (await import("./trigger.ts")).trigger,
   },
+  "handler-check": {
+    summary: "property-test your webhook handler: duplicates, disorder, forgeries, downtime",
+    load: async () => (await import("./handler-check.ts")).handlerCheck,
+  },
   scenarios: {
     summary: "validate scenario files, list the shipped ones and the magic accounts",
     load: async () => (await import("./scenarios.ts")).scenarios,
@@ -45,7 +49,8 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
 };
 
 export function usage(): string {
-  const lines = Object.entries(SUBCOMMANDS).map(([name, { summary }]) => `  ${name.padEnd(10)} ${summary}`);
+  const width = Math.max(...Object.keys(SUBCOMMANDS).map((name) => name.length));
+  const lines = Object.entries(SUBCOMMANDS).map(([name, { summary }]) => `  ${name.padEnd(width)}  ${summary}`);
   return [
     "usage: airtime-harness <command> [options]",
     "",

@@ -1,6 +1,7 @@
 /**
  * The configuration reference lists exactly the flags, and the environment
- * twins, that `serve --help` and `listen --help` print: a flag added,
+ * twins, that `serve --help`, `listen --help`, `contract --help` and
+ * `handler-check --help` print: a flag added,
  * renamed or dropped in the CLI fails here until docs/configuration.md says so.
  */
 import { readFile } from "node:fs/promises";
@@ -69,6 +70,12 @@ test("docs/configuration.md lists every contract flag with its environment twin,
   const inHelp = flagsInHelp(await helpOf("contract"));
   expect(inHelp).toEqual(expect.arrayContaining(["--profile", "--token AIRTIME_TOKEN"]));
   expect(flagsInDocs(await reference(), "contract-flags")).toEqual(inHelp);
+});
+
+test("docs/configuration.md lists every handler-check flag with its environment twin, as its --help does", async () => {
+  const inHelp = flagsInHelp(await helpOf("handler-check"));
+  expect(inHelp).toEqual(expect.arrayContaining(["--state", "--secret AIRTIME_WEBHOOK_SECRET"]));
+  expect(flagsInDocs(await reference(), "handler-check-flags")).toEqual(inHelp);
 });
 
 test("docs/configuration.md lists exactly the config file's top-level keys, as SimulatorConfigSchema knows them", async () => {

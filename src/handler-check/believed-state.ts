@@ -1,0 +1,120 @@
+/**
+ * What the handler's app believes about an order, read the way the app
+ * offers it: a state endpoint (`--state URL` with `{reference}`) or a command
+ * that prints JSON (`--state-command`), and RFC 6901 pointers to the status
+ * code and, optionally, a count of side effects applied. An order the app
+ * does not know is a 404, an empty output or `null`.
+ */
+import { execFile } from "node:child_process";
+import { atPointer } from "../harness/body-mapping.ts";
+
+export interface Believed {
+  /** The status code the app believes the order has; null when it knows nothing of it. */
+  readonly status: number | null;
+  /** Side effects applied for the order (credits, ledger rows); null without an effects pointer or order. */
+  readonly effects: number | null;
+}
+
+export type StateSource =
+  { readonly kind: "url"; readonly template: string } | { readonly kind: "command"; readonly command: string };
+
+export interface StateReaderOptions {
+  readonly source: StateSource;
+  readonly statusPointer: string;
+  readonly effectsPointer?: string | undefined;
+  readonly timeoutMs: number;
+}
+
+export interface StateReader {
+  read(reference: string): Promise<Believed>;
+}
+
+/** The app's state could not be read: a setup problem, not a verdict on the handler. */
+export class StateReadError extends Error {}
+
+const UNKNOWN: Believed = { status: null, effects: null };
+
+function asNumber(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return undefined;
+}
+
+function believedIn(document: unknown, options: StateReaderOptions, where: string): Believed {
+  if (document === null) return UNKNOWN;
+  const rawStatus = atPointer(document, options.statusPointer);
+  const status = rawStatus === undefined || rawStatus === null ? null : asNumber(rawStatus);
+  if (status === undefined) {
+    throw new StateReadError(`${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code`);
+  }
+  if (options.effectsPointer === undefined) return { status, effects: null };
+  const rawEffects = atPointer(document, options.effectsPointer);
+  const effects = rawEffects === undefined || rawEffects === null ? 0 : asNumber(rawEffects);
+  if (effects === undefined) {
+    throw new StateReadError(`${where}: ${options.effectsPointer} is ${JSON.stringify(rawEffects)}, not a number`);
+  }
+  return { status, effects };
+}
+
+async function readUrl(url: string, timeoutMs: number): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw new StateReadError(`cannot read ${url}: ${(error as Error).message}`);
+  }
+  const text = await response.text();
+  if (response.status === 404) return null;
+  if (!response.ok) throw new StateReadError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new StateReadError(`${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+function readCommand(command: string, reference: string, timeoutMs: number): Promise<unknown> {
+  const line = command.replaceAll("{reference}", reference);
+  return new Promise((resolve, reject) => {
+    execFile(
+      "/bin/sh",
+      ["-c", line],
+      { env: { ...process.env, AIRTIME_REFERENCE: reference }, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        if (error !== null) {
+          reject(new StateReadError(`\`${line}\` failed: ${(stderr || error.message).trim().slice(0, 200)}`));
+          return;
+        }
+        const text = stdout.trim();
+        if (text === "" || text === "null") return resolve(null);
+        try {
+          resolve(JSON.parse(text) as unknown);
+        } catch {
+          reject(new StateReadError(`\`${line}\` printed something that is not JSON: ${text.slice(0, 200)}`));
+        }
+      },
+    );
+  });
+}
+
+/**
+ * @example
+ * const state = createStateReader({
+ *   source: { kind: "url", template: "http://localhost:3000/orders/{reference}" },
+ *   statusPointer: "/status", effectsPointer: "/credits", timeoutMs: 10_000,
+ * });
+ * await state.read("R-1"); // { status: 20, effects: 1 }
+ */
+export function createStateReader(options: StateReaderOptions): StateReader {
+  const { source } = options;
+  return {
+    async read(reference) {
+      if (source.kind === "url") {
+        const url = source.template.replaceAll("{reference}", encodeURIComponent(reference));
+        return believedIn(await readUrl(url, options.timeoutMs), options, url);
+      }
+      const document = await readCommand(source.command, reference, options.timeoutMs);
+      return believedIn(document, options, `\`${source.command}\``);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * How a webhook is shaped and signed, behind one small interface: the
+ * sequence model and the judge only see messages and headers, so a provider
+ * profile's dialect can replace ours without touching them.
+ */
+import type { StatusChange } from "../domain/service-types.ts";
+
+/** One message the simulator's truth announces: its id, what it says, and the exact body bytes. */
+export interface WebhookMessage {
+  /** The message id (`webhook-id`), the same on every copy and retry. */
+  readonly id: string;
+  readonly reference: string;
+  readonly status: number;
+  readonly final: boolean;
+  readonly body: string;
+}
+
+/** The ways a delivery is made inauthentic; each must be refused with a 4xx and change nothing. */
+export const FORGERIES = ["bad_signature", "stale_timestamp", "altered_body"] as const;
+export type Forgery = (typeof FORGERIES)[number];
+
+/** One request to the handler: method POST, these headers, this body. */
+export interface SignedRequest {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export interface DeliveryDialect {
+  /** Shown in reports. */
+  readonly name: string;
+  /** The message a stored status change announces. */
+  messageOf(change: StatusChange): WebhookMessage;
+  /** A genuine attempt, signed at `timestampSeconds` (wall clock) with the handler's secret. */
+  sign(message: WebhookMessage, timestampSeconds: number, secret: string): SignedRequest;
+  /** An attempt made inauthentic in one way, at the same `timestampSeconds` otherwise. */
+  forge(message: WebhookMessage, forgery: Forgery, timestampSeconds: number, secret: string): SignedRequest;
+}

@@ -1,0 +1,76 @@
+/**
+ * handler-check's HTML report, in the contract report's page: the rules
+ * with their verdicts, and a failure's timeline (each step's deliveries,
+ * answers, belief after it, and copyable curl lines) with its replay.
+ */
+import { renderPage } from "../harness/reporters/html-page.ts";
+import { type Html, markup } from "../harness/reporters/html-template.ts";
+import type { HandlerCheckFailure, HandlerCheckReport } from "./check-handler.ts";
+import { RULE_TEXT, RULES } from "./judge.ts";
+import type { ReportContext } from "./report-formats.ts";
+import { curlLines, describeAnswers, describeBeliefs, describeStep, describeTruth } from "./timeline-text.ts";
+
+function copyable(command: string, what: string): Html {
+  return markup`<div class="copyable" data-what="${what}"><pre tabindex="0"><code>${command}</code></pre></div>`;
+}
+
+function renderRules(report: HandlerCheckReport): Html {
+  const rows = RULES.map((rule) => {
+    const verdict =
+      report.error !== undefined
+        ? "skipped"
+        : report.failure === undefined
+          ? "passed"
+          : report.failure.rule === rule
+            ? "failed"
+            : "skipped";
+    const shown =
+      verdict === "skipped" ? (report.error === undefined ? "not judged to the end" : "no verdict") : verdict;
+    return markup`<tr><td><code>${rule}</code></td><td><span class="verdict ${verdict}">${shown}</span></td><td>${RULE_TEXT[rule]}</td></tr>`;
+  });
+  return markup`<section aria-labelledby="rules"><h2 id="rules">Rules</h2>
+<table><thead><tr><th>rule</th><th>verdict</th><th>what it demands</th></tr></thead><tbody>${rows}</tbody></table>
+</section>`;
+}
+
+function renderFailure(report: HandlerCheckReport, failure: HandlerCheckFailure, context: ReportContext): Html {
+  const steps = failure.timeline.map(
+    (entry) => markup`<li><p class="message">${describeStep(entry)}</p>
+<dl class="facts"><dt>answer</dt><dd>${describeAnswers(entry)}</dd><dt>believed after</dt><dd>${describeBeliefs(entry)}</dd></dl>
+${curlLines(report.handlerUrl, entry).map((curl) => copyable(curl, "this curl command"))}</li>`,
+  );
+  return markup`<section aria-labelledby="failure"><h2 id="failure">Failure</h2>
+<div class="failure">
+<p class="message">${failure.rule}: ${failure.message}</p>
+<p>Shrunk ${failure.shrinks} times to ${failure.timeline.length} steps; path <code>${failure.path}</code>.</p>
+<ol>${steps}</ol>
+<p>The simulator's final statuses: ${describeTruth(failure)}</p>
+<h3>Replay</h3>
+${copyable(context.replay, "the replay command")}
+</div>
+</section>`;
+}
+
+export function formatHandlerCheckHtml(report: HandlerCheckReport, context: ReportContext): string {
+  const { failure } = report;
+  const verdict = failure === undefined && report.error === undefined ? "passed" : "failed";
+  const badge = report.error !== undefined ? "No verdict" : failure === undefined ? "Passed" : "Failed";
+  const body = markup`<header>
+<p><span class="badge ${verdict}">${badge}</span></p>
+<h1>Webhook handler report</h1>
+<dl class="facts">
+<dt>Handler</dt><dd>${report.handlerUrl}</dd>
+<dt>Dialect</dt><dd>${report.dialect}</dd>
+<dt>Seed</dt><dd>${report.seed}</dd>
+<dt>Runs</dt><dd>${report.runs}</dd>
+<dt>Duration</dt><dd>${(report.durationMs / 1000).toFixed(1)} s</dd>
+</dl>
+</header>
+<main>
+${renderRules(report)}
+${failure === undefined ? "" : renderFailure(report, failure, context)}
+${report.error === undefined ? "" : markup`<section aria-labelledby="error"><h2 id="error">Setup error</h2><p>${report.error}</p></section>`}
+</main>
+<footer><p>airtime-harness handler-check · seed ${report.seed} · ${report.runs} runs</p></footer>`;
+  return renderPage(`Webhook handler report: ${verdict} — ${report.handlerUrl}`, body);
+}
