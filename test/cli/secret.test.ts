@@ -74,7 +74,14 @@ it("airtime-harness secret | airtime-harness listen --secret - verifies webhooks
     );
     expect(out).not.toContain("rejected");
   } finally {
-    if (shell.pid !== undefined) process.kill(-shell.pid, "SIGTERM");
+    // The pipe may already have ended on its own; a group that is gone needs no signal.
+    if (shell.pid !== undefined && shell.exitCode === null) {
+      try {
+        process.kill(-shell.pid, "SIGTERM");
+      } catch {
+        // ESRCH: it ended between the check and the signal.
+      }
+    }
   }
 });
 

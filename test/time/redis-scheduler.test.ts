@@ -136,7 +136,6 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
 
   it("runs once, after its lease, a job claimed ahead by a process killed before its due time", async () => {
     const prefix = `s${++prefixes}:`;
-    const dueAt = Date.now() + 2_000;
     // A process that claims the job 3 s ahead, with a 300 ms lease, and says so if it ever runs it.
     const script = `
       const { Redis } = await import("ioredis");
@@ -154,10 +153,14 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     survivor.handle("doomed", async () => {
       survivorRuns.push(Date.now());
     });
-    const id = await survivor.schedule({ type: "doomed", dueAt, payload: null });
     const doomed = startProcess(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+    // Due 2 s after the doomed process is up, however long a loaded machine took to start it.
+    let dueAt: number;
+    let id: string;
     try {
       expect((await doomed.waitFor(/started/, 30_000)).kind).toBe("matched");
+      dueAt = Date.now() + 2_000;
+      id = await survivor.schedule({ type: "doomed", dueAt, payload: null });
       await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
       doomed.child.kill("SIGKILL");
       await doomed.exited;
