@@ -4,8 +4,8 @@
  * the fault proxy, and a dropped response is resolved to what the target
  * answered (the proxy saw it), so the model knows what the client missed.
  */
-import type { BodyMapping } from "./body-mapping.ts";
-import { type Checker, HarnessError } from "./checker.ts";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { type Checker, HarnessError, UnreachableError } from "./checker.ts";
 import { assertConformance } from "./conformance.ts";
 import type { Endpoint } from "./target-spec.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -52,7 +52,7 @@ export interface PublicApiOptions {
   readonly requestIdPrefix: string;
   /** What the conformance checks judge (default strict) and where bodies keep what they read. */
   readonly profile?: Profile;
-  readonly mapping?: BodyMapping;
+  readonly provider?: CompiledProfile;
   readonly targetSpec?: TargetSpec;
 }
 
@@ -73,7 +73,7 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
   const conformance = {
     prism: options.prism === true,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
-    ...(options.mapping === undefined ? {} : { mapping: options.mapping }),
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
   };
 
@@ -97,8 +97,9 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
         }
         return { kind: "lost", fault: spec.fault, observed };
       }
-      throw new HarnessError(
+      throw new UnreachableError(
         `${spec.method} ${spec.path}: the target could not be reached (${outcome.code}: ${outcome.message})`,
+        outcome.code,
       );
     }
     if (eats) {

@@ -7,7 +7,7 @@ import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
 import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
-import type { BodyMapping } from "./body-mapping.ts";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import type { Profile } from "./profiles.ts";
 import type { TargetSpec } from "./target-spec.ts";
 import type { Budget } from "./budget.ts";
@@ -41,7 +41,8 @@ export interface HarnessContext {
   /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
   readonly timings: Timings;
   readonly profile: Profile;
-  readonly mapping: BodyMapping;
+  /** The provider profile, compiled once: every body is read through it. */
+  readonly provider: CompiledProfile;
   /** `--spec`: the target's own OpenAPI document, which bodies are judged against. */
   readonly targetSpec: TargetSpec | undefined;
   /** A prefix unique to one run of one property (references, keys, request ids). */
@@ -55,7 +56,7 @@ export function directApi(h: HarnessContext, checker: Checker, prefix: string): 
     checker,
     requestIdPrefix: prefix,
     profile: h.profile,
-    mapping: h.mapping,
+    provider: h.provider,
     ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
   });
 }

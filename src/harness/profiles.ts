@@ -36,18 +36,27 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   no_double_charge: {
     profiles: ["strict", "interface"],
     interface:
-      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the mapping)",
+      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the provider profile)",
   },
   lookup_consistent: {
     profiles: ["strict", "interface"],
-    interface: "§4.2: the lookup by reference finds the order placed (its id and reference, through the mapping)",
+    interface:
+      "§4.2: the lookup by reference finds the order placed (its id and reference, through the provider profile)",
   },
-  status_monotonic: { profiles: ["strict"] },
+  status_monotonic: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§3: a final status is final — with the profile's status table, every move follows its transitions; without one, no final status reads as pending again",
+  },
   webhook_delivered: {
     profiles: ["strict", "interface"],
     interface: "§1, §3 rule 3, §6: every final status is delivered by webhook",
   },
-  webhook_signature_valid: { profiles: ["strict"] },
+  webhook_signature_valid: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§6 and the profile's webhooks.signing: every delivery verifies under the stated scheme (skipped when the profile names none)",
+  },
   webhook_matches_lookup: {
     profiles: ["strict", "interface"],
     interface: "§3 rule 3, §6: the webhook and the status endpoint agree on id, reference and status",

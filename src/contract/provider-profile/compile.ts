@@ -25,6 +25,15 @@ export interface OrderFields {
 }
 
 export type OrderBodyKind = "order" | "lookup" | "webhook";
+export type BodyKind = OrderBodyKind | "balance" | "error";
+
+const MAIN_FIELD: Readonly<Record<BodyKind, string>> = {
+  order: "id",
+  lookup: "id",
+  webhook: "id",
+  balance: "amount",
+  error: "code",
+};
 
 /** Which sections the file gave: under `interface`, a section left out is not judged where the interface is silent. */
 export interface GivenSections {
@@ -67,8 +76,10 @@ export interface CompiledProfile {
   /** The file's sections merged over our spec's: every field present. */
   readonly resolved: ResolvedProfile;
   readonly given: GivenSections;
-  /** The pointer each field is read at, for messages (`no status at /data/status`). */
-  pointer(kind: OrderBodyKind, field: "id" | "reference" | "status" | "amount"): string;
+  /** The pointer a field is read at, for messages (`no status at /data/status`); balance: its amount, error: its code. */
+  pointer(kind: BodyKind, field?: string): string;
+  /** The raw value at a field's pointer, for judging its type (§2.3). */
+  readField(kind: BodyKind, field: string, body: unknown): unknown;
   readOrder(kind: OrderBodyKind, body: unknown): OrderFields;
   readBalanceCents(body: unknown): number | undefined;
   readErrorCode(body: unknown): string | undefined;
@@ -155,7 +166,11 @@ export function compileProfile(given?: ProviderProfile): CompiledProfile {
       domain: file.domain !== undefined,
       rateLimit: file.rateLimit !== undefined,
     },
-    pointer: (kind, field) => (resolved.bodies[kind] as Record<string, string>)[field] ?? "",
+    pointer: (kind, field = MAIN_FIELD[kind]) => (resolved.bodies[kind] as Record<string, string>)[field] ?? "",
+    readField: (kind, field, body) => {
+      const pointer = (resolved.bodies[kind] as Record<string, string>)[field];
+      return pointer === undefined ? undefined : compilePointer(pointer)(body);
+    },
     readOrder: (kind, body) => readers[kind](body),
     readBalanceCents: (body) => parseMoneyCents(readBalance(body)),
     readErrorCode(body) {

@@ -4,9 +4,9 @@
  * and every kind of retry apply exactly the same rules.
  */
 import { toCents } from "../../contract/money.ts";
+import type { OrderFields } from "../../contract/provider-profile/compile.ts";
 import type { TransactionStatusResponse } from "../../contract/public-schemas.ts";
 import type { CallResult, KeyLocation } from "../api.ts";
-import { readOrder } from "../body-mapping.ts";
 import { HarnessError } from "../checker.ts";
 import type { Fault } from "../faults.ts";
 import {
@@ -113,7 +113,7 @@ export function absorbOrderResult(
     if (upstream === undefined) {
       throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
     }
-    const lost = readOrder(parseJson(upstream.text), r.mapping.order);
+    const lost = r.provider.readOrder("order", parseJson(upstream.text));
     // A 200 without an id is a failed order (§7): nothing was placed.
     if (upstream.status === 200 && lost.id !== undefined) {
       acceptOrderAnswer(model, r, order, lost.id, lost.status, "the response the client lost");
@@ -123,7 +123,7 @@ export function absorbOrderResult(
     return;
   }
   const { response } = result;
-  const answer = readOrder(response.json, r.mapping.order);
+  const answer = r.provider.readOrder("order", response.json);
   if (response.status === 200 && answer.id !== undefined) {
     acceptOrderAnswer(model, r, order, answer.id, answer.status, "the response");
     judgeReplayedHeader(r, order, response.headers, wasCommitted, options);
@@ -273,13 +273,13 @@ export async function lookupOrder(
       `${order.reference}: placed as ${order.id}, but the lookup answered HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   const body = response.json as TransactionStatusResponse;
-  const found = readOrder(body, r.mapping.lookup);
+  const found = r.provider.readOrder("lookup", body);
   if (found.status === undefined) {
     r.checker.that(
       "lookup_consistent",
       false,
       () =>
-        `${order.reference}: the lookup shows no status at ${r.mapping.lookup.status}: ${response.text.slice(0, 160)}`,
+        `${order.reference}: the lookup shows no status at ${r.provider.pointer("lookup", "status")}: ${response.text.slice(0, 160)}`,
     );
     return { kind: "lost" };
   }
@@ -334,7 +334,7 @@ function lookupComparison(order: ModelOrder, lookup: object, strict: boolean): {
 }
 
 /** The interface shows no lookup fields (§2.4): the id and reference, where the mapping finds them, must match. */
-function mappedLookupMismatches(order: ModelOrder, found: ReturnType<typeof readOrder>): string[] {
+function mappedLookupMismatches(order: ModelOrder, found: OrderFields): string[] {
   return [
     found.id === undefined || found.id === order.id ? undefined : `id ${found.id} ≠ ${order.id}`,
     found.reference === undefined || found.reference === order.reference ? undefined : `reference ${found.reference}`,

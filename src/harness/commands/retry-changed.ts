@@ -41,7 +41,7 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
     });
     if (result.kind === "lost") return;
     const { response } = result;
-    const code = (response.json as { code?: unknown } | undefined)?.code;
+    const code = r.provider.readErrorCode(response.json);
     r.checker.that(
       "payload_mismatch_rejected",
       response.status === 409 && code === "idempotency_payload_mismatch",

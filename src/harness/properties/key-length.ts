@@ -65,7 +65,7 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
             recordPlaced(h.ledger, token, `${prefix}-key`, AMOUNT * 100, result);
             if (result.kind !== "response") return;
             const { response } = result;
-            const code = (response.json as { code?: unknown } | undefined)?.code;
+            const code = h.provider.readErrorCode(response.json);
             env.checker.that(
               "negative_input_rejected",
               accepted
