@@ -6,6 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startForeignTarget, type ForeignTarget, type ForeignTargetOptions } from "./foreign-target.ts";
 
 export interface Answer {
   readonly status: number;
@@ -74,7 +75,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+async function startReceiver(): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   let refusals = 0;
   const server = createServer((req, res) => {
@@ -101,3 +102,46 @@ export async function startReceiver(): Promise<Receiver> {
     },
   };
 }
+
+export const WEBHOOK_SECRET = "foreign-webhook-secret";
+const FINALS = ["SUCCESS", "FAILED", "TIMEOUT", "REVERSED"];
+
+/** A provider with its webhooks going to a receiver of the test's own. */
+export interface Kit {
+  readonly target: ForeignTarget;
+  readonly receiver: Receiver;
+  close(): Promise<void>;
+}
+
+/** The provider with fast finals and webhook retries, so tests wait for milliseconds, not seconds. */
+export async function startKit(options: ForeignTargetOptions = {}): Promise<Kit> {
+  const receiver = await startReceiver();
+  const target = await startForeignTarget({
+    finalDelayMs: { min: 10, max: 40 },
+    reversalDelayMs: { min: 20, max: 60 },
+    webhookRetryMs: [20, 50],
+    webhook: { url: receiver.url, secret: WEBHOOK_SECRET },
+    ...options,
+  });
+  return {
+    target,
+    receiver,
+    async close() {
+      await target.close();
+      await receiver.close();
+    },
+  };
+}
+
+export const lookup = ({ target }: Kit, reference: string, token = target.tokens.primary) =>
+  call(`${target.url}/v1/airtime/${encodeURIComponent(reference)}`, token);
+export const balance = async ({ target }: Kit, token = target.tokens.primary) =>
+  (await call(`${target.url}/v1/balance`, token)).body.data.available as string;
+export const order = ({ target }: Kit, body: unknown, headers: Record<string, string> = {}) =>
+  call(`${target.url}/v1/airtime`, target.tokens.primary, { body, headers });
+export const finalOf = (kit: Kit, reference: string) =>
+  until(
+    () => lookup(kit, reference),
+    (answer) => FINALS.includes(answer.body.data.status),
+  );
+export const isFinalWord = (word: string) => FINALS.includes(word);

@@ -25,6 +25,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 const BALANCE_CACHE_MS = 5000;
 /** How long the racy key check of `concurrent_duplicates` waits between looking and storing. */
 const RACE_WINDOW_MS = 20;
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 const LOOKUP_PATH = /^\/v1\/airtime\/([^/]+)$/;
 
 function reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -115,6 +116,9 @@ export function createForeignRoutes(settings: RouteSettings) {
   async function sendAirtime(req: IncomingMessage, res: ServerResponse, customer: string): Promise<void> {
     const text = await readBody(req);
     if (text === undefined) return;
+    if (!JSON_MEDIA_TYPE.test(headerText(req, "content-type") ?? "")) {
+      return fail(res, 422, "INVALID_REQUEST", "the body must be application/json");
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);

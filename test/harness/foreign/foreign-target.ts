@@ -3,35 +3,10 @@
  * from the interface document alone, as another company would write it. It
  * shares no code with our simulator or our contract schemas, and it differs
  * from our spec (spec/openapi.yaml, docs/webhooks.md) wherever the interface
- * says "not shown" — in every such dimension at once:
+ * says "not shown" — in every such dimension at once.
  *
- * | # | Dimension (interface §) | Our spec | The foreign provider |
- * |---|---|---|---|
- * | 1 | Send answer body (§2.3) | `{id, reference, status, message}` | `{success: true, data: {transactionId, reference, statusCode, message}}` |
- * | 2 | Lookup body (§2.4) | flat `{id, reference, status, amount, …}` | `{success: true, data: {transactionId, ref, status, amount, msisdn, network, …}}` |
- * | 3 | Balance body (§2.4) | `{status, amount, currency, wallets}` | `{success: true, data: {available, currency, shortcode}}` |
- * | 4 | Money (§2.4) | numbers (`150`) | decimal strings (`"150.00"`) in lookup, balance and webhook |
- * | 5 | Statuses (§3) | codes everywhere (20 Success, 2 Failed, 6 Timeout, 8 Reversed) | words in lookup and webhook (SUCCESS, FAILED, TIMEOUT, REVERSED); its own codes in the send answer (100, 101, 102, 103) |
- * | 6 | Error body (§7) | problem+json, flat `code` | `{success: false, error: {code, message}}`, application/json |
- * | 7 | Error codes (§7) | validation_failed, missing_token, not_found … | INVALID_REQUEST, UNAUTHORIZED, NOT_FOUND, DUPLICATE_REFERENCE, RATE_LIMITED |
- * | 8 | Invalid input (§7) | 400 | 422, malformed JSON included |
- * | 9 | Authentication failure (§5, §7) | 401 with `WWW-Authenticate: Bearer` | 401 without `WWW-Authenticate` |
- * | 10 | Insufficient balance (§7) | 402 with `code` | 200, `success: false`, status 104, no `transactionId` |
- * | 11 | Wrong method (§4) | 405 with `Allow` | 404 NOT_FOUND |
- * | 12 | Replay marker (§4.4) | `Idempotent-Replayed: true` | no header: a replay looks like the first answer |
- * | 13 | Webhook body (§6) | flat order, `type: airtime.status` | `{event: airtime.completed / airtime.failed / airtime.reversed, data: {…order}, sentAt}` |
- * | 14 | Webhook delivery id (§6) | `webhook-id` | `X-Delivery-Id`, the same on every retry |
- * | 15 | Webhook signature (§6) | Standard Webhooks (`webhook-signature`, base64) | `X-Signature: sha256=<hex HMAC-SHA256 of "<X-Timestamp>.<body>">` |
- * | 16 | Webhook retries (§6) | Standard Webhooks schedule | first attempt, then after 300 ms, 1.5 s, 5 s (configurable) |
- * | 17 | Webhook registration (§6) | per customer, admin API | one URL and secret given when the provider starts |
- * | 18 | Amount (§2.1, §8) | 10–10,000 KES, 2 decimals | 10–5,000 KES, whole shillings |
- * | 19 | Reference (§2.1) | up to 100 characters, any but control | `^[A-Za-z0-9-]{6,24}$` |
- * | 20 | Account (§2.1) | four written forms | local (07…, 01…) and international (254…) only; no `+` |
- * | 21 | Services (§2.2) | the five | safaricom, airtel, telkom |
- * | 22 | Tokens (§5) | fixed tokens | `POST /oauth/token` (client credentials, HTTP Basic), short-lived |
- * | 23 | Rate limit (§8) | none | 429 with `Retry-After` above N requests per second |
- * | 24 | Body limit (§8) | 413 above 64 KiB | the connection is reset above 64 KiB |
- * | 25 | Wallets (§2.1 `shortcode`) | several per customer | one per customer; another shortcode is invalid input |
+ * The table of those differences, row by row, heads foreign-target.test.ts,
+ * whose tests show them over HTTP.
  */
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
