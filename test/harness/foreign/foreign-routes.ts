@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { ForeignDefect } from "./defects.ts";
 import type { RateLimiter, TokenIssuer } from "./foreign-gate.ts";
-import { DEFAULT_PARSE_SETTINGS, parseOrder, type OrderInput } from "./foreign-input.ts";
+import { createOrderParser, type OrderInput } from "./foreign-input.ts";
 import { FOREIGN_STATUSES, isFinal, type ForeignOrder, type Ledger, type PlaceOutcome } from "./foreign-ledger.ts";
 import { money, orderView } from "./foreign-views.ts";
 
@@ -67,12 +67,11 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createForeignRoutes(settings: RouteSettings) {
   const { defect, ledger } = settings;
-  const parseSettings = {
-    ...DEFAULT_PARSE_SETTINGS,
-    keyMaxLength: defect === "key_255_rejected" ? 254 : DEFAULT_PARSE_SETTINGS.keyMaxLength,
+  const parseOrder = createOrderParser({
+    keyMaxLength: defect === "key_255_rejected" ? 254 : 255,
     crashOnBadAmount: defect === "server_error_on_bad_amount",
-    defaultShortcode: settings.shortcode,
-  };
+    shortcode: settings.shortcode,
+  });
   const cachedBalances = new Map<string, { readonly body: unknown; readonly at: number }>();
 
   function customerOf(req: IncomingMessage): string | undefined {
@@ -125,7 +124,7 @@ export function createForeignRoutes(settings: RouteSettings) {
     } catch {
       return fail(res, 422, "INVALID_REQUEST", "the body is not valid JSON");
     }
-    const parsed = parseOrder(body, headerText(req, "idempotency-key"), parseSettings);
+    const parsed = parseOrder(body, headerText(req, "idempotency-key"));
     if (parsed.ok === "crash") {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("TypeError: amount.toFixed is not a function");
