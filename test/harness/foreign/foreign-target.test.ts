@@ -236,11 +236,11 @@ test("a Success reversed some time later is refunded, with a webhook for each", 
   expect(events).toEqual(["airtime.completed", "airtime.reversed"]);
 });
 
-test("a replay with the same key in header or body answers the same id; another payload gets 409", async () => {
+test("a replay by header or body key, the account in either form, answers the same id; another payload 409", async () => {
   const kit = await provider({ failureRate: 0, reversalRate: 0 });
   const body = anOrder({ reference: "idem-000001" });
   const first = await order(kit, body, { "idempotency-key": "k-1" });
-  const again = await order(kit, { ...body, idempotencyKey: "k-1" });
+  const again = await order(kit, { ...body, account: "254712000101", idempotencyKey: "k-1" });
   expect(again.body.data.transactionId).toBe(first.body.data.transactionId);
   await finalOf(kit, "idem-000001");
   const latest = await order(kit, body, { "idempotency-key": "k-1" });
@@ -269,7 +269,8 @@ test("input outside the domain is 422, a wrong method 404, a key of 255 passes a
   );
   expect(invalid.map((answer) => answer.status)).toEqual([422, 422, 422, 422, 422, 422]);
   expect(invalid.every((answer) => answer.body.error.code === "INVALID_REQUEST")).toBe(true);
-  expect((await order(kit, "{not json")).status).toBe(422);
+  const garbage = await Promise.all(["{not json", "[]", "null", "5", ""].map((text) => order(kit, text)));
+  expect(garbage.map((answer) => answer.status)).toEqual([422, 422, 422, 422, 422]);
   const text = await call(`${kit.target.url}/v1/airtime`, kit.target.tokens.primary, {
     body: JSON.stringify(anOrder()),
     headers: { "content-type": "text/plain" },
@@ -287,4 +288,17 @@ test("each customer sees only its own orders", async () => {
   const other = await lookup(kit, "mine-000001", target.tokens.other);
   expect(other.status).toBe(404);
   expect(other.body.error.code).toBe("NOT_FOUND");
+});
+
+test("one seed gives the same delays and outcomes, another seed others", async () => {
+  const outcomes = async (seed: number) => {
+    const kit = await provider({ seed, failureRate: 0.5, reversalRate: 0 });
+    const references = Array.from({ length: 8 }, (_, index) => `seed-${seed}-${index}-x`);
+    for (const reference of references) await order(kit, anOrder({ reference }));
+    const finals = await Promise.all(references.map((reference) => finalOf(kit, reference)));
+    return finals.map((answer) => answer.body.data.status as string).join(" ");
+  };
+  const [first, again, other] = [await outcomes(11), await outcomes(11), await outcomes(12)];
+  expect(again).toBe(first);
+  expect(other).not.toBe(first);
 });
