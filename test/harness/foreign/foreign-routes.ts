@@ -24,7 +24,7 @@ export interface RouteSettings {
 const BODY_LIMIT_BYTES = 64 * 1024;
 const BALANCE_CACHE_MS = 5000;
 /** How long the racy key check of `concurrent_duplicates` waits between looking and storing. */
-const RACE_WINDOW_MS = 20;
+const RACE_WINDOW_MS = 100;
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 const LOOKUP_PATH = /^\/v1\/airtime\/([^/]+)$/;
 

@@ -89,7 +89,7 @@ test("orders, lookups and balances come in an envelope with money as decimal str
   expect(found.body.success).toBe(true);
   expect(found.body.data).toMatchObject({ transactionId: placed.body.data.transactionId, ref: "env-000001" });
   expect(found.body.data).toMatchObject({ status: "SUCCESS", amount: "150.00", msisdn: "254712000101" });
-  expect(await balance(kit)).toBe("999850.00");
+  expect(await balance(kit)).toBe("9999850.00");
 });
 
 test("statuses are words in the lookup and the webhook, and the provider's own numbers in a replay", async () => {

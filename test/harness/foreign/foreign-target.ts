@@ -37,7 +37,7 @@ export interface ForeignTargetOptions {
   readonly tokenLifetimeMs?: number;
   /** Requests per second above which `/v1` answers 429. Default 100. */
   readonly requestsPerSecond?: number;
-  /** The first customer's balance, KES. Default 1,000,000. */
+  /** The first customer's balance, KES: more than a long run spends at 5,000 an order. Default 10,000,000. */
   readonly balanceKes?: number;
   /** The second customer's balance, KES. Default 1,000. */
   readonly otherBalanceKes?: number;
@@ -122,7 +122,7 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
     failureRate: options.failureRate ?? 0.25,
     reversalRate: options.reversalRate ?? 0.2,
     balancesCents: new Map([
-      [PRIMARY, (options.balanceKes ?? 1_000_000) * 100],
+      [PRIMARY, (options.balanceKes ?? 10_000_000) * 100],
       [OTHER, (options.otherBalanceKes ?? 1_000) * 100],
     ]),
     faults: faultsOf(defect),
