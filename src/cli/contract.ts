@@ -32,8 +32,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         name: "target",
         value: "URL",
         path: ["target"],
-        requires: "token",
-        help: "base URL of the deployment under test",
+        help: "base URL of the deployment under test (with --token or --token-command)",
       },
       {
         name: "token",
@@ -42,6 +41,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         value: "TOKEN",
         path: ["token"],
         help: "its bearer token",
+      },
+      {
+        name: "token-command",
+        value: "CMD",
+        path: ["tokenCommand"],
+        help: "a command that prints the bearer token; run again when a token that\nworked gets 401 (it expired)",
       },
       {
         name: "other-token",
@@ -289,6 +294,10 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   }
   const missing = missingCompanion(given, flags.sources, FLAGS);
   if (missing !== undefined) return { ok: false, error: missing };
+  const credentials = given as { target?: unknown; token?: unknown; tokenCommand?: unknown };
+  if (credentials.target !== undefined && credentials.token === undefined && credentials.tokenCommand === undefined) {
+    return { ok: false, error: "--target needs --token (or AIRTIME_TOKEN) or --token-command" };
+  }
   let options: ContractOptions = parsed.data;
   const notices: string[] = [];
   const files = report === undefined ? {} : { report };

@@ -50,6 +50,10 @@ export const ContractOptionsSchema = z.object({
     description: "The deployment's base URL; omitted → an in-process simulator on a virtual clock.",
   }),
   token: z.string().optional().meta({ description: "Bearer token of the customer the harness acts as." }),
+  tokenCommand: z.string().optional().meta({
+    description:
+      "A shell command that prints the customer's bearer token; run again when a token that worked gets 401 (it expired).",
+  }),
   otherToken: z.string().optional().meta({ description: "A second customer's token, for customer_isolation." }),
   adminUrl: z.string().optional().meta({ description: "Admin API base URL: sim-only powers." }),
   adminToken: z.string().optional(),

@@ -69,7 +69,11 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
     profiles: ["strict", "interface"],
     interface: "§5 (universal): another customer's credential sees none of this customer's orders",
   },
-  negative_input_rejected: { profiles: ["strict"] },
+  negative_input_rejected: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§4.4, §8: an idempotency key of up to 255 characters is accepted, a longer one refused (a 4xx; status and code not shown); other invalid input is our spec's to define",
+  },
   never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
 };
 

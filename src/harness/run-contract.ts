@@ -42,6 +42,7 @@ import type { ContractProperty, PropertyName } from "./property.ts";
 import { parseReplayPath } from "./replay.ts";
 import { type CheckVerdict, type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
 import { type ResolvedTarget, resolveTarget, type TargetSpec } from "./target.ts";
+import { createTokenSource, runTokenCommand } from "./token-source.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
@@ -63,8 +64,18 @@ const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second 
  * @example
  * await runContract({ target: "https://sandbox.example.com", token: process.env.TOKEN, budget: 200 });
  */
-export async function runContract(options: ContractOptions = {}): Promise<ContractReport> {
+export async function runContract(given: ContractOptions = {}): Promise<ContractReport> {
   const started = Date.now();
+  // An expiring token: the command gives the first one, and a fresh one whenever a working token gets 401.
+  const firstToken =
+    given.tokenCommand === undefined || given.token !== undefined
+      ? undefined
+      : await runTokenCommand(given.tokenCommand);
+  const options: ContractOptions = firstToken === undefined ? given : { ...given, token: firstToken };
+  const tokens =
+    given.tokenCommand === undefined || options.token === undefined
+      ? undefined
+      : createTokenSource(given.tokenCommand, options.token);
   const profile = options.profile ?? "strict";
   const provider = compileProfile(options.provider);
   const inProfile = checksOf(profile);
@@ -73,7 +84,9 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     ...(options.excludeChecks === undefined ? {} : { exclude: options.excludeChecks }),
   });
   if (!selection.ok) throw new HarnessError(selection.error);
-  if (options.target !== undefined && options.token === undefined) throw new HarnessError("--target needs --token");
+  if (options.target !== undefined && options.token === undefined) {
+    throw new HarnessError("--target needs --token (or --token-command)");
+  }
   const replay = options.path === undefined ? undefined : parseReplayPath(options.path);
   if (options.path !== undefined && replay === undefined)
     throw new HarnessError(`--path '${options.path}' is not a replay path`);
@@ -166,6 +179,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       timings,
       profile,
       provider,
+      tokens,
       targetSpec: options.specFile === undefined ? undefined : await loadTargetSpec(options.specFile),
       nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
     };
@@ -277,7 +291,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
             ? `not reached: the run stopped after ${failed.size} failed check(s) (--max-failures)`
             : options.properties !== undefined
               ? "not exercised by the selected properties"
-              : budget.limitCents !== undefined
+              : budget.refusals() > 0
                 ? "not exercised: the budget left no room for the requests it needs"
                 : undefined;
         verdicts.set(

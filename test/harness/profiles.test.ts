@@ -94,7 +94,9 @@ test("a differently shaped deployment passes under interface with a mapping and 
   expect(judged.filter((c) => c.status !== "passed").map((c) => `${c.name}: ${JSON.stringify(c)}`)).toEqual([]);
   expect(judged.map((c) => c.name).sort()).toEqual(
     // No second customer; the mapping names no signing scheme.
-    [...checksOf("interface")].filter((name) => name !== "customer_isolation" && name !== "webhook_signature_valid").sort(),
+    [...checksOf("interface")]
+      .filter((name) => name !== "customer_isolation" && name !== "webhook_signature_valid")
+      .sort(),
   );
   expect(underInterface.checks.find((c) => c.name === "status_code_conformance")?.status).toBe("skipped");
 

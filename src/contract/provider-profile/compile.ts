@@ -52,7 +52,11 @@ export interface CompiledStatuses {
   classOf(code: number): ProfileStatusClass | undefined;
   isFinal(code: number): boolean;
   refunds(code: number): boolean;
-  /** A move the table allows (staying put always is). */
+  /**
+   * `to` may be observed after `from`: staying put, or reachable by a path of
+   * the table's transitions (an observer can miss the steps in between:
+   * pending, then reversed, when the success came and went unseen).
+   */
   isAllowedMove(from: number, to: number): boolean;
   /** "Success", "Timeout" … or `status N`. */
   nameOf(code: number): string;
@@ -261,6 +265,8 @@ function compileStatuses(
     return entry !== undefined && (entry.class === end || entry.word === end);
   };
   const classOf = (code: number) => byCode.get(code)?.class;
+  const direct = (from: number, to: number) => transitions.some(([a, b]) => matches(a, from) && matches(b, to));
+  const reachable = new Map(entries.map((entry) => [entry.code, reachableFrom(entry.code, entries, direct)]));
   return {
     table: createStatusTable(definitions),
     classOf,
@@ -269,9 +275,7 @@ function compileStatuses(
       return statusClass !== undefined && statusClass !== "pending";
     },
     refunds: (code) => classOf(code) === "failed" || classOf(code) === "reversed",
-    isAllowedMove: (from, to) =>
-      from === to ||
-      (byCode.has(from) && byCode.has(to) && transitions.some(([a, b]) => matches(a, from) && matches(b, to))),
+    isAllowedMove: (from, to) => from === to || reachable.get(from)?.has(to) === true,
     nameOf: (code) => {
       const entry = byCode.get(code);
       return entry?.message ?? entry?.word ?? `status ${code}`;
@@ -285,6 +289,25 @@ function compileStatuses(
       return mode === "any" ? byWord.get(value)?.code : undefined;
     },
   };
+}
+
+/** Every code a path of direct moves leads to from `start`. */
+function reachableFrom(
+  start: number,
+  entries: readonly StatusEntry[],
+  direct: (from: number, to: number) => boolean,
+): ReadonlySet<number> {
+  const seen = new Set<number>();
+  const queue = [start];
+  for (let code = queue.shift(); code !== undefined; code = queue.shift()) {
+    for (const entry of entries) {
+      if (!seen.has(entry.code) && direct(code, entry.code)) {
+        seen.add(entry.code);
+        queue.push(entry.code);
+      }
+    }
+  }
+  return seen;
 }
 
 const ALL_SERVICES: readonly Service[] = ["safaricom", "airtel", "telkom", "jtl", "equitel"];

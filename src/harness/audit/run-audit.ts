@@ -16,6 +16,8 @@ import { judgeFinalWebhook } from "./webhook-judge.ts";
 /** Shortest pause before a final status is read again against a real clock, ms. */
 const MIN_REREAD_PAUSE_MS = 100;
 const MAX_REREAD_PAUSE_MS = 250;
+/** Rounds of looking up and reading again before a balance is called wrong. */
+const BALANCE_REREADS = 3;
 /** Earlier orders refunded since the start that the balance may reflect in any combination (2^n sums). */
 const MAX_LATER_REFUNDS = 12;
 
@@ -114,18 +116,19 @@ async function rereadFinal(model: HarnessModel, r: RunContext, order: ModelOrder
 async function judgeBalance(model: HarnessModel, r: RunContext): Promise<void> {
   let cents = await readBalanceCents(r);
   if (cents === undefined) return;
-  let laterRefundsCents: number[] = [];
-  if (!balanceHolds(model, cents, [])) {
+  const laterRefunds: number[] = [];
+  // A move can land between a look-up and the read: a few rounds settle it (each order moves once).
+  for (let round = 0; round < BALANCE_REREADS && !balanceHolds(model, cents, laterRefunds); round++) {
     const kept = committedOrders(model).filter((o) => !isRefunded(model, o));
     r.transcript.step(
       "the balance disagrees: look up again every order counted as kept (a legal later move refunds it), then read the balance again",
     );
     await Promise.all(kept.map((order) => lookupOrder(model, r, order)));
-    laterRefundsCents = await refundedSinceStart(r);
+    laterRefunds.push(...(await refundedSinceStart(r)));
     cents = await readBalanceCents(r);
     if (cents === undefined) return;
   }
-  judgeBalanceNow(model, r, cents, laterRefundsCents);
+  judgeBalanceNow(model, r, cents, laterRefunds);
 }
 
 /** Earlier runs' orders kept at this run's start and refunded since (a reversal after they settled), in cents. */

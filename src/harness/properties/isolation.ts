@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { recordPlaced } from "../audit/ledger.ts";
 import type { HarnessContext } from "../harness-context.ts";
-import { directApi, lazySession } from "../harness-context.ts";
+import { directApi, lazySession, smallestOrder } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { Session } from "../target.ts";
 
@@ -33,12 +33,7 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
             const prefix = h.nextPrefix();
             const api = directApi(h, env.checker, prefix);
             const recipient = h.recipients[recipientIndex % h.recipients.length];
-            const body = {
-              account: recipient?.account ?? "",
-              amount: AMOUNT,
-              currency: "KES",
-              reference: `${prefix}-iso`,
-            };
+            const body = smallestOrder(h, recipient, `${prefix}-iso`);
             const key = `${prefix}-iso`;
             h.budget.reserve(AMOUNT * 100);
             transcript.step(`customer A places ${body.reference}`);

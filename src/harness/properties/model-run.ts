@@ -59,6 +59,7 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
         maxAdvanceMs: Math.round((timing ?? 2000) * 1.5),
         maxAmountCents: h.maxAmountCents,
         maxCommands: h.maxCommands,
+        ...(h.provider.given.domain ? { domain: h.provider.domain } : {}),
         ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
       });
       return fc.asyncProperty(commands, (cmds) =>
@@ -76,6 +77,8 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             profile: h.profile,
             provider: h.provider,
             ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
+            ...(h.tokens === undefined ? {} : { tokens: h.tokens }),
+            waitOutRateLimits: h.profile === "interface",
           });
           const real: RunContext = {
             api,
