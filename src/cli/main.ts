@@ -33,6 +33,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  profile: {
+    summary: "write a provider profile (init) and see what it finds on a live target (check)",
+    load: async () => (await import("./profile.ts")).profile,
+  },
 };
 
 export function usage(): string {
