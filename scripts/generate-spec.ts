@@ -6,6 +6,10 @@ import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { ADMIN_SPEC_FILE, renderAdminOpenApiYaml } from "../src/contract/openapi/admin-document.ts";
 import { PUBLIC_SPEC_FILE, renderPublicOpenApiYaml } from "../src/contract/openapi/public-document.ts";
+import {
+  PROVIDER_PROFILE_SCHEMA_FILE,
+  renderProviderProfileJsonSchema,
+} from "../src/contract/provider-profile/json-schema.ts";
 import { renderScenarioJsonSchema, SCENARIO_SCHEMA_FILE } from "../src/scenarios/json-schema.ts";
 import { CONFIG_SCHEMA_FILE, renderConfigJsonSchema } from "../src/simulator/config-json-schema.ts";
 import { DEFAULT_ADMIN_SPECS } from "../src/simulator/default-plugins.ts";
@@ -17,6 +21,7 @@ const SPEC_FILES: Record<string, () => string> = {
   [SCENARIO_SCHEMA_FILE]: renderScenarioJsonSchema,
   [ADMIN_SPEC_FILE]: () => renderAdminOpenApiYaml(DEFAULT_ADMIN_SPECS),
   [CONFIG_SCHEMA_FILE]: renderConfigJsonSchema,
+  [PROVIDER_PROFILE_SCHEMA_FILE]: renderProviderProfileJsonSchema,
 };
 
 for (const [file, render] of Object.entries(SPEC_FILES)) {

@@ -9,7 +9,8 @@ import { writeFile } from "node:fs/promises";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { loadAccounts } from "../harness/accounts.ts";
-import { loadBodyMapping } from "../harness/body-mapping.ts";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import { loadMappingFile, MAPPING_DEPRECATION } from "../harness/mapping-file.ts";
 import { describeChecks } from "../harness/checks.ts";
 import {
   type ContractOptions,
@@ -31,8 +32,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         name: "target",
         value: "URL",
         path: ["target"],
-        requires: "token",
-        help: "base URL of the deployment under test",
+        help: "base URL of the deployment under test (with --token or --token-command)",
       },
       {
         name: "token",
@@ -41,6 +41,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         value: "TOKEN",
         path: ["token"],
         help: "its bearer token",
+      },
+      {
+        name: "token-command",
+        value: "CMD",
+        path: ["tokenCommand"],
+        help: "a command that prints the bearer token; run again when a token that\nworked gets 401 (it expired)",
       },
       {
         name: "other-token",
@@ -198,10 +204,16 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         help: "strict (default): everything our spec decides; interface: only what the\ninterface document states (see --list-checks)",
       },
       {
+        name: "provider",
+        value: "FILE",
+        path: ["providerFile"],
+        help: "the provider profile (YAML or JSON): where the target keeps every field, its\nstatuses, errors, webhooks and domain (docs/provider-profiles.md)",
+      },
+      {
         name: "mapping",
         value: "FILE",
         path: ["mappingFile"],
-        help: "JSON pointers to where the target keeps id, status, reference and balance",
+        help: "deprecated: JSON pointers, read as a provider profile (use --provider)",
       },
       {
         name: "spec",
@@ -266,7 +278,9 @@ interface ReportOptions {
 }
 
 /** `report` is absent when no report flag was given. */
-type Parsed = { ok: true; options: ContractOptions; report?: ReportOptions } | { ok: false; error: string };
+type Parsed =
+  | { ok: true; options: ContractOptions; report?: ReportOptions; notices?: readonly string[] }
+  | { ok: false; error: string };
 
 /** Flags and environment → run options (parsed once by `ContractOptionsSchema`) and report files. */
 export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Parsed> {
@@ -280,19 +294,34 @@ export async function parseContractArgs(args: string[], env: NodeJS.ProcessEnv =
   }
   const missing = missingCompanion(given, flags.sources, FLAGS);
   if (missing !== undefined) return { ok: false, error: missing };
+  const credentials = given as { target?: unknown; token?: unknown; tokenCommand?: unknown };
+  if (credentials.target !== undefined && credentials.token === undefined && credentials.tokenCommand === undefined) {
+    return { ok: false, error: "--target needs --token (or AIRTIME_TOKEN) or --token-command" };
+  }
   let options: ContractOptions = parsed.data;
+  const notices: string[] = [];
   const files = report === undefined ? {} : { report };
   if (options.accountsFile !== undefined) {
     const loaded = await loadAccounts(options.accountsFile);
     if (!loaded.ok) return { ok: false, error: `--accounts: ${loaded.error}` };
     options = { ...options, accounts: loaded.recipients.map((r) => r.account) };
   }
-  if (options.mappingFile !== undefined) {
-    const loaded = await loadBodyMapping(options.mappingFile);
-    if (!loaded.ok) return { ok: false, error: `--mapping: ${loaded.error}` };
-    options = { ...options, mapping: loaded.mapping };
+  if (options.providerFile !== undefined && options.mappingFile !== undefined) {
+    return { ok: false, error: "--provider and --mapping cannot be combined: --mapping is the deprecated form" };
   }
-  return { ok: true, options, ...files };
+  if (options.providerFile !== undefined) {
+    const loaded = await loadProviderProfile(options.providerFile);
+    if (!loaded.ok)
+      return { ok: false, error: `--provider:\n${formatProfileIssues(options.providerFile, loaded.issues)}` };
+    options = { ...options, provider: loaded.profile };
+  }
+  if (options.mappingFile !== undefined) {
+    const loaded = await loadMappingFile(options.mappingFile);
+    if (!loaded.ok) return { ok: false, error: `--mapping: ${loaded.error}` };
+    options = { ...options, provider: loaded.profile };
+    notices.push(MAPPING_DEPRECATION);
+  }
+  return { ok: true, options, ...(notices.length === 0 ? {} : { notices }), ...files };
 }
 
 async function loadReporters() {
@@ -323,6 +352,7 @@ export async function contract(args: string[]): Promise<number> {
     );
     return 2;
   }
+  for (const notice of parsed.notices ?? []) console.error(`airtime-harness contract: ${notice}`);
   const files = parsed.report ?? {};
   if (files.listChecks === true) {
     const { formatCheckList } = await import("../harness/profiles.ts");

@@ -6,7 +6,7 @@
  * does not know is a 404, an empty output or `null`.
  */
 import { execFile } from "node:child_process";
-import { atPointer } from "../harness/body-mapping.ts";
+import { compilePointer } from "../contract/provider-profile/pointer.ts";
 
 export interface Believed {
   /** The status code the app believes the order has; null when it knows nothing of it. */
@@ -42,13 +42,13 @@ function asNumber(value: unknown): number | undefined {
 
 function believedIn(document: unknown, options: StateReaderOptions, where: string): Believed {
   if (document === null) return UNKNOWN;
-  const rawStatus = atPointer(document, options.statusPointer);
+  const rawStatus = compilePointer(options.statusPointer)(document);
   const status = rawStatus === undefined || rawStatus === null ? null : asNumber(rawStatus);
   if (status === undefined) {
     throw new StateReadError(`${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code`);
   }
   if (options.effectsPointer === undefined) return { status, effects: null };
-  const rawEffects = atPointer(document, options.effectsPointer);
+  const rawEffects = compilePointer(options.effectsPointer)(document);
   const effects = rawEffects === undefined || rawEffects === null ? 0 : asNumber(rawEffects);
   if (effects === undefined) {
     throw new StateReadError(`${where}: ${options.effectsPointer} is ${JSON.stringify(rawEffects)}, not a number`);

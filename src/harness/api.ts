@@ -4,8 +4,8 @@
  * the fault proxy, and a dropped response is resolved to what the target
  * answered (the proxy saw it), so the model knows what the client missed.
  */
-import type { BodyMapping } from "./body-mapping.ts";
-import { type Checker, HarnessError } from "./checker.ts";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { type Checker, HarnessError, UnreachableError } from "./checker.ts";
 import { assertConformance } from "./conformance.ts";
 import type { Endpoint } from "./target-spec.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
@@ -13,6 +13,7 @@ import { type Fault, REQUEST_ID_HEADER } from "./faults.ts";
 import type { HttpClient, HttpOutcome, HttpRequestSpec, HttpResponse } from "./http-client.ts";
 import type { Profile } from "./profiles.ts";
 import type { TargetSpec } from "./target-spec.ts";
+import type { TokenSource } from "./token-source.ts";
 
 export type KeyLocation = "header" | "body";
 
@@ -52,8 +53,12 @@ export interface PublicApiOptions {
   readonly requestIdPrefix: string;
   /** What the conformance checks judge (default strict) and where bodies keep what they read. */
   readonly profile?: Profile;
-  readonly mapping?: BodyMapping;
+  readonly provider?: CompiledProfile;
   readonly targetSpec?: TargetSpec;
+  /** Expiring tokens (`--token-command`): a stale token is replaced, a 401 after it worked refreshes it. */
+  readonly tokens?: TokenSource;
+  /** Under `interface`, a 429 is waited out (`Retry-After`) and the request sent again (§8: limits not shown). */
+  readonly waitOutRateLimits?: boolean;
 }
 
 function parseJson(text: string): unknown {
@@ -68,19 +73,67 @@ function authHeaders(token: string | undefined): Record<string, string> {
   return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
+/** A 429 is waited out at most this many times per request, each wait capped. */
+const MAX_RATE_LIMIT_WAITS = 5;
+const MAX_RETRY_AFTER_MS = 2000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `Retry-After` in seconds (or an HTTP date), capped; a short pause when absent. */
+function retryAfterMs(outcome: HttpOutcome): number {
+  const header = outcome.kind === "response" ? outcome.headers["retry-after"] : undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : header === undefined ? NaN : Date.parse(header) - Date.now();
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(50, Number.isFinite(ms) ? ms : 200));
+}
+
+function bearerOf(spec: HttpRequestSpec): string | undefined {
+  const header = spec.headers?.authorization;
+  return header?.startsWith("Bearer ") === true ? header.slice("Bearer ".length) : undefined;
+}
+
 export function createPublicApi(options: PublicApiOptions): PublicApi {
+  const shouldWaitOut = (outcome: HttpOutcome) =>
+    options.waitOutRateLimits === true && outcome.kind === "response" && outcome.status === 429;
+  const withCurrentToken = (spec: HttpRequestSpec): HttpRequestSpec => {
+    const token = bearerOf(spec);
+    if (token === undefined || options.tokens === undefined) return spec;
+    const current = options.tokens.current(token);
+    return current === token ? spec : { ...spec, headers: { ...spec.headers, authorization: `Bearer ${current}` } };
+  };
   let counter = 0;
   const conformance = {
     prism: options.prism === true,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
-    ...(options.mapping === undefined ? {} : { mapping: options.mapping }),
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
   };
 
-  async function call(spec: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {
+  async function call(original: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {
     const requestId = `${options.requestIdPrefix}-${++counter}`;
-    const headers = spec.fault === undefined ? spec.headers : { ...spec.headers, [REQUEST_ID_HEADER]: requestId };
-    const outcome: HttpOutcome = await options.client.send({ ...spec, ...(headers === undefined ? {} : { headers }) });
+    let spec = withCurrentToken(original);
+    const send = () => {
+      const headers = spec.fault === undefined ? spec.headers : { ...spec.headers, [REQUEST_ID_HEADER]: requestId };
+      return options.client.send({ ...spec, ...(headers === undefined ? {} : { headers }) });
+    };
+    let outcome: HttpOutcome = await send();
+    for (let waits = 0; shouldWaitOut(outcome) && waits < MAX_RATE_LIMIT_WAITS; waits++) {
+      await sleep(retryAfterMs(outcome));
+      outcome = await send();
+    }
+    const token = bearerOf(spec);
+    if (outcome.kind === "response" && token !== undefined && options.tokens !== undefined) {
+      if (outcome.status !== 401) options.tokens.worked(token);
+      else {
+        const fresh = await options.tokens.expired(token);
+        if (fresh !== undefined) {
+          spec = { ...spec, headers: { ...spec.headers, authorization: `Bearer ${fresh}` } };
+          outcome = await send();
+        }
+      }
+    }
     const eats = spec.fault?.kind === "drop_response" || spec.fault?.kind === "reset_before";
     if (outcome.kind === "network_error") {
       if (spec.fault !== undefined && eats) {
@@ -97,8 +150,9 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
         }
         return { kind: "lost", fault: spec.fault, observed };
       }
-      throw new HarnessError(
+      throw new UnreachableError(
         `${spec.method} ${spec.path}: the target could not be reached (${outcome.code}: ${outcome.message})`,
+        outcome.code,
       );
     }
     if (eats) {

@@ -12,6 +12,8 @@ export interface Budget {
   canSpend(cents: number): boolean;
   /** Reserves `cents`; false (and nothing reserved) when it would exceed the limit. */
   reserve(cents: number): boolean;
+  /** How many times the limit refused a request (a command or a run not made): the budget was the cause. */
+  refusals(): number;
 }
 
 /**
@@ -21,9 +23,15 @@ export interface Budget {
  */
 export function createBudget(limitCents: number | undefined): Budget {
   let spent = 0;
-  const canSpend = (cents: number) => limitCents === undefined || spent + Math.max(0, cents) <= limitCents;
+  let refused = 0;
+  const canSpend = (cents: number) => {
+    const fits = limitCents === undefined || spent + Math.max(0, cents) <= limitCents;
+    if (!fits) refused++;
+    return fits;
+  };
   return {
     limitCents,
+    refusals: () => refused,
     spentCents: () => spent,
     canSpend,
     reserve(cents) {

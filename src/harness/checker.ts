@@ -30,6 +30,16 @@ export class HarnessError extends Error {
   override readonly name = "HarnessError";
 }
 
+/** The target could not be reached, or dropped the connection (no HTTP answer at all). */
+export class UnreachableError extends HarnessError {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface Checker {
   isEnabled(check: CheckName): boolean;
   /**

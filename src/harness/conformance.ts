@@ -8,7 +8,7 @@
  */
 import type { z } from "zod";
 import { ERROR_CATALOGUE, isErrorCode } from "../contract/error-codes.ts";
-import { atPointer, type BodyMapping, DEFAULT_BODY_MAPPING, readOrder } from "./body-mapping.ts";
+import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import type { Checker } from "./checker.ts";
 import type { HttpResponse } from "./http-client.ts";
 import type { Profile } from "./profiles.ts";
@@ -21,6 +21,8 @@ import {
   StrictSendAirtimeResponse,
   StrictTransactionStatusResponse,
 } from "./strict-schemas.ts";
+
+const SPEC_PROFILE = compileProfile();
 
 /** The statuses the contract documents per endpoint (5xx never: see never_server_error). */
 const DOCUMENTED_STATUSES: Readonly<Record<Endpoint, readonly number[]>> = {
@@ -43,7 +45,8 @@ export interface ConformanceOptions {
   readonly prism?: boolean;
   /** `interface`: only what the interface document states (default strict: everything our spec decides). */
   readonly profile?: Profile;
-  readonly mapping?: BodyMapping;
+  /** Where bodies keep what is judged (default our spec). */
+  readonly provider?: CompiledProfile;
   /** `--spec`: bodies are judged against the target's own OpenAPI document instead. */
   readonly targetSpec?: TargetSpec;
 }
@@ -68,7 +71,7 @@ export function assertConformance(
   );
   if (options.profile === "interface") {
     if (options.targetSpec === undefined) {
-      assertInterfaceShape(checker, endpoint, response, options.mapping ?? DEFAULT_BODY_MAPPING);
+      assertInterfaceShape(checker, endpoint, response, options.provider ?? SPEC_PROFILE);
     } else {
       assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
     }
@@ -126,22 +129,23 @@ function assertInterfaceShape(
   checker: Checker,
   endpoint: Endpoint,
   response: HttpResponse,
-  mapping: BodyMapping,
+  provider: CompiledProfile,
 ): void {
   if (endpoint !== "send_airtime" || response.status < 200 || response.status >= 300) return;
   const raw = {
-    id: atPointer(response.json, mapping.order.id),
-    status: atPointer(response.json, mapping.order.status),
-    reference: atPointer(response.json, mapping.order.reference),
+    id: provider.readField("order", "id", response.json),
+    reference: provider.readField("order", "reference", response.json),
   };
   const problems = [
-    typeof raw.reference === "string" ? undefined : `reference at ${mapping.order.reference} is not a string`,
-    readOrder(response.json, mapping.order).status !== undefined
+    typeof raw.reference === "string"
       ? undefined
-      : `status at ${mapping.order.status} is not a number`,
+      : `reference at ${provider.pointer("order", "reference")} is not a string`,
+    provider.readOrder("order", response.json).status !== undefined
+      ? undefined
+      : `status at ${provider.pointer("order", "status")} is not a number`,
     raw.id === undefined || (typeof raw.id === "string" && raw.id !== "")
       ? undefined
-      : `id at ${mapping.order.id} is not a string`,
+      : `id at ${provider.pointer("order", "id")} is not a string`,
   ].filter((problem): problem is string => problem !== undefined);
   checker.that(
     "response_schema_conformance",

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { parseDuration } from "../domain/timing.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import type { BodyMapping } from "./body-mapping.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PROFILES } from "./profiles.ts";
 import { PROPERTY_NAMES, type PropertyName } from "./property.ts";
 
@@ -50,6 +50,10 @@ export const ContractOptionsSchema = z.object({
     description: "The deployment's base URL; omitted → an in-process simulator on a virtual clock.",
   }),
   token: z.string().optional().meta({ description: "Bearer token of the customer the harness acts as." }),
+  tokenCommand: z.string().optional().meta({
+    description:
+      "A shell command that prints the customer's bearer token; run again when a token that worked gets 401 (it expired).",
+  }),
   otherToken: z.string().optional().meta({ description: "A second customer's token, for customer_isolation." }),
   adminUrl: z.string().optional().meta({ description: "Admin API base URL: sim-only powers." }),
   adminToken: z.string().optional(),
@@ -130,8 +134,12 @@ export const ContractOptionsSchema = z.object({
       description:
         "`strict` (default): everything our spec decides; `interface`: only what the interface document states.",
     }),
+  providerFile: z.string().optional().meta({
+    description:
+      "A provider profile (YAML or JSON): where the target keeps every field, its statuses, errors, webhooks and domain.",
+  }),
   mappingFile: z.string().optional().meta({
-    description: "A JSON file of pointers to where the target keeps ids, statuses, references and the balance.",
+    description: "Deprecated: a JSON file of pointers, read as a provider profile. Use providerFile.",
   }),
   specFile: z.string().optional().meta({
     description: "The target's own OpenAPI document (YAML or JSON): response bodies are judged against it.",
@@ -141,8 +149,8 @@ export const ContractOptionsSchema = z.object({
 export type ContractOptions = Readonly<z.output<typeof ContractOptionsSchema>> & {
   /** In-process only: extra simulator options, e.g. plugins. */
   readonly simulator?: SimulatorOptions;
-  /** Where the target keeps ids, statuses, references and the balance (read from `mappingFile` by the CLI). */
-  readonly mapping?: BodyMapping;
+  /** The provider profile every body is read through (read from `providerFile` by the CLI); default our spec. */
+  readonly provider?: ProviderProfile;
   /** Called at the start of every run. */
   readonly onProgress?: (event: ProgressEvent) => void;
 };

@@ -7,7 +7,7 @@ import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
 import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
-import type { BodyMapping } from "./body-mapping.ts";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import type { Profile } from "./profiles.ts";
 import type { TargetSpec } from "./target-spec.ts";
 import type { Budget } from "./budget.ts";
@@ -16,6 +16,7 @@ import type { ProxyObservation } from "./fault-proxy.ts";
 import type { HttpClient } from "./http-client.ts";
 import type { RunTimeouts } from "./run-context.ts";
 import type { ResolvedTarget, Session, WebhookSubscription } from "./target.ts";
+import type { TokenSource } from "./token-source.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
 
 export interface HarnessContext {
@@ -41,9 +42,12 @@ export interface HarnessContext {
   /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
   readonly timings: Timings;
   readonly profile: Profile;
-  readonly mapping: BodyMapping;
+  /** The provider profile, compiled once: every body is read through it. */
+  readonly provider: CompiledProfile;
   /** `--spec`: the target's own OpenAPI document, which bodies are judged against. */
   readonly targetSpec: TargetSpec | undefined;
+  /** `--token-command`: expiring tokens, refreshed on a 401 after they worked. */
+  readonly tokens: TokenSource | undefined;
   /** A prefix unique to one run of one property (references, keys, request ids). */
   nextPrefix(): string;
 }
@@ -55,10 +59,36 @@ export function directApi(h: HarnessContext, checker: Checker, prefix: string): 
     checker,
     requestIdPrefix: prefix,
     profile: h.profile,
-    mapping: h.mapping,
+    provider: h.provider,
     ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
+    ...(h.tokens === undefined ? {} : { tokens: h.tokens }),
+    waitOutRateLimits: h.profile === "interface",
   });
 }
+
+/**
+ * The smallest valid order a stateless property places: our spec's KES 10
+ * order, or — when the provider profile states a domain — its smallest
+ * amount, with the service given (the interface documents it as required).
+ */
+export function smallestOrder(
+  h: HarnessContext,
+  recipient: Recipient | undefined,
+  reference: string,
+): { readonly account: string; readonly amount: number; readonly currency: string; readonly reference: string } {
+  const base = { account: recipient?.account ?? "", amount: SMALLEST_AMOUNT, currency: "KES", reference };
+  if (!h.provider.given.domain) return base;
+  const { domain } = h.provider;
+  return {
+    ...base,
+    amount: Math.max(SMALLEST_AMOUNT, Math.ceil(domain.minAmount)),
+    currency: domain.currency,
+    ...(recipient === undefined ? {} : { service: recipient.service }),
+  };
+}
+
+/** KES: our spec's smallest order, and the stateless properties' usual amount. */
+const SMALLEST_AMOUNT = 10;
 
 /** One customer for all runs of a stateless property, created on first use. */
 export function lazySession(h: HarnessContext): () => Promise<Session> {

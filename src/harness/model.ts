@@ -6,8 +6,8 @@
  * balance (the start minus the amounts of orders not refunded).
  */
 import type { Service } from "../contract/operators.ts";
+import type { CompiledStatuses } from "../contract/provider-profile/compile.ts";
 import {
-  isAllowedTransition,
   isFinalStatus,
   PENDING_STATUS,
   refundsWallet,
@@ -33,6 +33,15 @@ export interface ModelConfig {
   readonly admin: boolean;
   readonly webhooks: boolean;
   readonly statusTable: StatusTable;
+  /** The provider profile's status table, compiled: classes and legal moves. */
+  readonly statuses: CompiledStatuses;
+  /**
+   * Which moves between observed statuses are judged: `table`, every move by
+   * the status table's transitions; `final_to_pending`, only a final status
+   * reading as pending again (§3 calls the final status final; the interface
+   * shows no transitions, so without a profile's table nothing else is known).
+   */
+  readonly moves: "table" | "final_to_pending";
   /** Upper bound on orders per run, so runs stay short. */
   readonly maxOrders: number;
   /**
@@ -112,7 +121,9 @@ function believedStatus(model: HarnessModel, order: ModelOrder): number | undefi
 export function isMonotonic(model: HarnessModel, order: ModelOrder, next: number): boolean {
   const last = order.lastStatus;
   if (last === undefined || last === next) return true;
-  return isAllowedTransition(model.config.statusTable, last, next);
+  const { statuses, moves } = model.config;
+  if (moves === "final_to_pending") return !(statuses.isFinal(last) && next === PENDING_STATUS);
+  return statuses.isAllowedMove(last, next);
 }
 
 export function isFinal(model: HarnessModel, status: number): boolean {

@@ -36,18 +36,27 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   no_double_charge: {
     profiles: ["strict", "interface"],
     interface:
-      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the mapping)",
+      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the provider profile)",
   },
   lookup_consistent: {
     profiles: ["strict", "interface"],
-    interface: "§4.2: the lookup by reference finds the order placed (its id and reference, through the mapping)",
+    interface:
+      "§4.2: the lookup by reference finds the order placed (its id and reference, through the provider profile)",
   },
-  status_monotonic: { profiles: ["strict"] },
+  status_monotonic: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§3: a final status is final — with the profile's status table, every move follows its transitions; without one, no final status reads as pending again",
+  },
   webhook_delivered: {
     profiles: ["strict", "interface"],
     interface: "§1, §3 rule 3, §6: every final status is delivered by webhook",
   },
-  webhook_signature_valid: { profiles: ["strict"] },
+  webhook_signature_valid: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§6 and the profile's webhooks.signing: every delivery verifies under the stated scheme (skipped when the profile names none)",
+  },
   webhook_matches_lookup: {
     profiles: ["strict", "interface"],
     interface: "§3 rule 3, §6: the webhook and the status endpoint agree on id, reference and status",
@@ -60,7 +69,11 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
     profiles: ["strict", "interface"],
     interface: "§5 (universal): another customer's credential sees none of this customer's orders",
   },
-  negative_input_rejected: { profiles: ["strict"] },
+  negative_input_rejected: {
+    profiles: ["strict", "interface"],
+    interface:
+      "§4.4, §8: an idempotency key of up to 255 characters is accepted, a longer one refused (a 4xx; status and code not shown); other invalid input is our spec's to define",
+  },
   never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
 };
 

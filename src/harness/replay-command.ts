@@ -34,6 +34,7 @@ export function buildReplayCommand(
   if (options.validateWithPrism === true) args.push("--validate-with-prism");
   if (options.sharedAccount === true) args.push("--shared-account");
   if (options.profile !== undefined && options.profile !== "strict") args.push("--profile", options.profile);
+  if (options.providerFile !== undefined) args.push("--provider", options.providerFile);
   if (options.mappingFile !== undefined) args.push("--mapping", options.mappingFile);
   if (options.specFile !== undefined) args.push("--spec", options.specFile);
   args.push(

@@ -4,8 +4,9 @@
  */
 import type { AdminClient } from "./admin-client.ts";
 import type { PublicApi } from "./api.ts";
+import type { LedgerEntry } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
-import type { BodyMapping } from "./body-mapping.ts";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import type { Profile } from "./profiles.ts";
 import type { Checker } from "./checker.ts";
 import type { Transcript } from "./transcript.ts";
@@ -44,6 +45,8 @@ export interface RunContext {
   readonly timeouts: RunTimeouts;
   readonly timings: Timings;
   readonly profile: Profile;
-  /** Where the target keeps ids, statuses, references and the balance in its bodies. */
-  readonly mapping: BodyMapping;
+  /** The provider profile, compiled: every body is read through it. */
+  readonly provider: CompiledProfile;
+  /** Earlier runs' orders on this account that were kept (not refunded) when this run read its starting balance. */
+  readonly earlierKept: readonly LedgerEntry[];
 }

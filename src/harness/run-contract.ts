@@ -7,12 +7,11 @@
  * when it never met a class of case it is about, or skipped with the reason.
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { DEFAULT_STATUS_TABLE } from "../contract/status-codes.ts";
 import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
 import { createLedger } from "./audit/ledger.ts";
 import { createTimings } from "./audit/timings.ts";
-import { type BodyMapping, DEFAULT_BODY_MAPPING, readMoneyCents } from "./body-mapping.ts";
+import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import { checkProperty } from "./check-property.ts";
 import { describeCoverage } from "./coverage.ts";
 import { createBudget } from "./budget.ts";
@@ -36,17 +35,21 @@ import { createIsolationProperty } from "./properties/isolation.ts";
 import { createKeyLengthProperty } from "./properties/key-length.ts";
 import { createModelRunProperty } from "./properties/model-run.ts";
 import { createNegativeInputProperty } from "./properties/negative-input.ts";
-import { checksOf } from "./profiles.ts";
+import { checksOf, type Profile } from "./profiles.ts";
 import { loadTargetSpec } from "./target-spec.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { parseReplayPath } from "./replay.ts";
 import { type CheckVerdict, type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
 import { type ResolvedTarget, resolveTarget, type TargetSpec } from "./target.ts";
+import { createTokenSource, runTokenCommand } from "./token-source.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
   "webhook checks need --webhook-listen HOST:PORT (reachable by the target) and --webhook-secret";
+const UNSIGNED = compileProfile({ profile: 1, webhooks: { signing: { scheme: "none" } } });
+const UNSIGNED_SKIP_REASON =
+  "not judged under --profile interface: the provider profile names no webhook signing scheme (webhooks.signing)";
 const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second customer's token)";
 
 /**
@@ -61,16 +64,29 @@ const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second 
  * @example
  * await runContract({ target: "https://sandbox.example.com", token: process.env.TOKEN, budget: 200 });
  */
-export async function runContract(options: ContractOptions = {}): Promise<ContractReport> {
+export async function runContract(given: ContractOptions = {}): Promise<ContractReport> {
   const started = Date.now();
+  // An expiring token: the command gives the first one, and a fresh one whenever a working token gets 401.
+  const firstToken =
+    given.tokenCommand === undefined || given.token !== undefined
+      ? undefined
+      : await runTokenCommand(given.tokenCommand);
+  const options: ContractOptions = firstToken === undefined ? given : { ...given, token: firstToken };
+  const tokens =
+    given.tokenCommand === undefined || options.token === undefined
+      ? undefined
+      : createTokenSource(given.tokenCommand, options.token);
   const profile = options.profile ?? "strict";
+  const provider = compileProfile(options.provider);
   const inProfile = checksOf(profile);
   const selection = selectChecks({
     ...(options.checks === undefined ? {} : { include: options.checks }),
     ...(options.excludeChecks === undefined ? {} : { exclude: options.excludeChecks }),
   });
   if (!selection.ok) throw new HarnessError(selection.error);
-  if (options.target !== undefined && options.token === undefined) throw new HarnessError("--target needs --token");
+  if (options.target !== undefined && options.token === undefined) {
+    throw new HarnessError("--target needs --token (or --token-command)");
+  }
   const replay = options.path === undefined ? undefined : parseReplayPath(options.path);
   if (options.path !== undefined && replay === undefined)
     throw new HarnessError(`--path '${options.path}' is not a replay path`);
@@ -115,7 +131,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
   try {
     target = await resolveTarget(spec);
     closers.push((target as ResolvedTarget).close);
-    const receiver = await startReceiver(options, target);
+    const receiver = await startReceiver(options, target, provider, profile);
     const subscription =
       receiver === undefined ? undefined : { url: options.webhookUrl ?? receiver.url, secret: receiver.secret };
     if (receiver !== undefined) closers.push(receiver.close);
@@ -134,7 +150,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
     if (options.budget === undefined && target.kind === "remote" && target.admin === undefined) {
       // One account, no admin powers to fund another: never ask for more than it holds at the start, so
       // the run cannot drain it and leave later properties facing a 402 they did not cause.
-      const start = await startingBalanceCents(directClient, options.token as string, options.mapping);
+      const start = await startingBalanceCents(directClient, options.token as string, provider);
       if (start !== undefined) budget = createBudget(start);
     }
     const nonce = randomBytes(3).toString("hex");
@@ -162,7 +178,8 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
       sharedAccount: options.sharedAccount === true,
       timings,
       profile,
-      mapping: options.mapping ?? DEFAULT_BODY_MAPPING,
+      provider,
+      tokens,
       targetSpec: options.specFile === undefined ? undefined : await loadTargetSpec(options.specFile),
       nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
     };
@@ -181,6 +198,8 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
         unavailable.set(name, WEBHOOK_SKIP_REASON);
       }
     }
+    if (profile === "interface" && !provider.given.signing)
+      unavailable.set("webhook_signature_valid", UNSIGNED_SKIP_REASON);
     const hasOther = target.kind === "in_process" || target.admin !== undefined || options.otherToken !== undefined;
     if (!hasOther) unavailable.set("customer_isolation", ISOLATION_SKIP_REASON);
 
@@ -272,7 +291,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
             ? `not reached: the run stopped after ${failed.size} failed check(s) (--max-failures)`
             : options.properties !== undefined
               ? "not exercised by the selected properties"
-              : budget.limitCents !== undefined
+              : budget.refusals() > 0
                 ? "not exercised: the budget left no room for the requests it needs"
                 : undefined;
         verdicts.set(
@@ -288,7 +307,7 @@ export async function runContract(options: ContractOptions = {}): Promise<Contra
             : { name, description, status: "skipped", reason },
         );
       } else {
-        const coverage = describeCoverage(name, assertions.get(name) ?? 0, tallies.get(name), DEFAULT_STATUS_TABLE);
+        const coverage = describeCoverage(name, assertions.get(name) ?? 0, tallies.get(name), provider.statuses.table);
         verdicts.set(
           name,
           coverage.missing.length === 0
@@ -365,14 +384,23 @@ function refuseMagicAccounts(recipients: readonly Recipient[]): void {
   }
 }
 
-async function startReceiver(options: ContractOptions, target: ResolvedTarget): Promise<WebhookReceiver | undefined> {
+async function startReceiver(
+  options: ContractOptions,
+  target: ResolvedTarget,
+  provider: CompiledProfile,
+  profile: Profile,
+): Promise<WebhookReceiver | undefined> {
+  // The interface shows no signing (§6): under `interface` a profile naming no scheme means unsigned deliveries.
+  const verifier = profile === "interface" && !provider.given.signing ? UNSIGNED.verifier(undefined) : undefined;
+  const common = { provider, ...(verifier === undefined ? {} : { verifier }) };
   if (options.webhookListen !== undefined && options.webhookSecret !== undefined) {
     const { host, port } = parseListen(options.webhookListen);
-    return startWebhookReceiver({ secret: options.webhookSecret, host, port });
+    return startWebhookReceiver({ ...common, secret: options.webhookSecret, host, port });
   }
   if (target.kind === "in_process") {
     // The in-process simulator can reach a local receiver, and the harness subscribes each fresh customer to it.
-    return startWebhookReceiver({ secret: `whsec_${randomBytes(32).toString("base64")}`, host: "127.0.0.1", port: 0 });
+    const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    return startWebhookReceiver({ ...common, secret, host: "127.0.0.1", port: 0 });
   }
   return undefined;
 }
@@ -397,7 +425,7 @@ function describeTarget(options: ContractOptions, target: ResolvedTarget | undef
 async function startingBalanceCents(
   client: HttpClient,
   token: string,
-  mapping: BodyMapping | undefined,
+  provider: CompiledProfile,
 ): Promise<number | undefined> {
   const outcome = await client.send({
     method: "GET",
@@ -405,5 +433,5 @@ async function startingBalanceCents(
     headers: { authorization: `Bearer ${token}`, accept: "application/json" },
   });
   if (outcome.kind !== "response" || outcome.status !== 200) return undefined;
-  return readMoneyCents(outcome.json, (mapping ?? DEFAULT_BODY_MAPPING).balance);
+  return provider.readBalanceCents(outcome.json);
 }

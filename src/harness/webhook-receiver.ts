@@ -1,29 +1,60 @@
 /**
- * The harness's side of webhooks: the webhook inbox (real HTTP, Standard
- * Webhooks verification), plus waiting for an order's final status — or for
- * the first request about it that failed verification.
+ * The harness's side of webhooks: a real HTTP receiver that verifies each
+ * request under the provider profile's signing scheme, keeps the order-status
+ * events (the profile's event filter) once per delivery id, and finds an
+ * order's deliveries by the reference read through the profile's webhook
+ * pointers — plus waiting for an order's final status, or for the first
+ * request about it that failed verification.
  */
-import { createWebhookInbox, type InboxDelivery, type InboxRejection, type WebhookInbox } from "../webhooks/inbox.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import type { SignatureVerifier } from "../contract/provider-profile/signing.ts";
+import { flattenHeaders } from "../webhooks/incoming-request.ts";
+import { closeServer, createWebhookServer, listenOn } from "../webhooks/local-server.ts";
+
+/** A request that passed verification and is an order-status event, once per delivery id. */
+export interface ReceivedDelivery {
+  /** The profile's delivery id, or an index of arrival when the provider sends none. */
+  readonly webhookId: string;
+  readonly receivedAt: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly payload: unknown;
+  /** The reference and status, read through the profile. */
+  readonly reference: string | undefined;
+  readonly status: number | undefined;
+}
+
+/** A request that failed verification (answered 400, never a delivery). */
+export interface ReceivedRejection {
+  readonly receivedAt: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly reason: string;
+  readonly reference: string | undefined;
+}
 
 export type WebhookWait =
-  | { readonly kind: "delivered"; readonly delivery: InboxDelivery }
-  | { readonly kind: "rejected"; readonly rejection: InboxRejection }
+  | { readonly kind: "delivered"; readonly delivery: ReceivedDelivery }
+  | { readonly kind: "rejected"; readonly rejection: ReceivedRejection }
   | { readonly kind: "timeout" };
 
 export interface WebhookReceiver {
   readonly url: string;
   readonly secret: string;
+  /** How deliveries are verified, e.g. "hmac sha256 hex in X-Signature". */
+  readonly signing: string;
   /**
-   * The first verified delivery for `reference` whose payload is final and
+   * The first verified delivery for `reference` whose status is final and
    * satisfies `accept` — or the first unverifiable request about it.
    */
   waitForFinal(
     reference: string,
     timeoutMs: number,
-    accept?: (delivery: InboxDelivery) => boolean,
+    accept?: (delivery: ReceivedDelivery) => boolean,
   ): Promise<WebhookWait>;
   /** Verified deliveries about `reference`, in arrival order. */
-  deliveriesFor(reference: string): readonly InboxDelivery[];
+  deliveriesFor(reference: string): readonly ReceivedDelivery[];
   close(): Promise<void>;
 }
 
@@ -34,14 +65,22 @@ interface Waiter {
 
 /**
  * @example
- * const receiver = await startWebhookReceiver({ secret, host: "127.0.0.1", port: 0 });
+ * const receiver = await startWebhookReceiver({ secret, provider: compileProfile(), host: "127.0.0.1", port: 0 });
  * const wait = await receiver.waitForFinal("ORDER-1", 5_000);
  */
 export async function startWebhookReceiver(options: {
   readonly secret: string;
+  readonly provider: CompiledProfile;
+  /** Overrides the profile's scheme (unsigned deliveries under `interface` when the profile names none). */
+  readonly verifier?: SignatureVerifier;
   readonly host?: string;
   readonly port?: number;
 }): Promise<WebhookReceiver> {
+  const { provider } = options;
+  const verifier = options.verifier ?? provider.verifier(options.secret);
+  const deliveries: ReceivedDelivery[] = [];
+  const seen = new Set<string>();
+  const rejections: ReceivedRejection[] = [];
   let waiters: Waiter[] = [];
   const notify = () => {
     const pending: Waiter[] = [];
@@ -52,29 +91,51 @@ export async function startWebhookReceiver(options: {
     }
     waiters = pending;
   };
-  const inbox: WebhookInbox = createWebhookInbox({
-    secret: options.secret,
-    ...(options.host === undefined ? {} : { host: options.host }),
-    ...(options.port === undefined ? {} : { port: options.port }),
-    onDelivery: () => queueMicrotask(notify),
-    onRejected: () => queueMicrotask(notify),
-  });
-  const url = await inbox.listen();
 
-  const referenceOf = (delivery: { payload?: unknown; body: string }): unknown => {
-    const payload = delivery.payload ?? safeParse(delivery.body);
-    return typeof payload === "object" && payload !== null ? (payload as { reference?: unknown }).reference : undefined;
+  const handle = (req: IncomingMessage, res: ServerResponse, bytes: Buffer, receivedAt: number) => {
+    const headers = flattenHeaders(req);
+    const body = bytes.toString("utf8");
+    const payload = parseJson(body);
+    const fields = provider.readOrder("webhook", payload);
+    const outcome = verifier.verify(body, headers);
+    if (outcome.kind === "rejected") {
+      rejections.push({ receivedAt, headers, body, reason: outcome.reason, reference: fields.reference });
+      res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end(`rejected: ${outcome.reason}`);
+      queueMicrotask(notify);
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
+    // Other events (a balance alert, a test ping) are acknowledged and set aside.
+    if (!provider.isStatusEvent(payload)) return;
+    const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
+    if (seen.has(webhookId)) return; // a retry of a delivery already kept
+    seen.add(webhookId);
+    deliveries.push({
+      webhookId,
+      receivedAt,
+      headers,
+      body,
+      payload,
+      reference: fields.reference,
+      status: fields.status,
+    });
+    queueMicrotask(notify);
   };
 
-  const deliveriesFor = (reference: string) => inbox.deliveries().filter((d) => referenceOf(d) === reference);
+  const server = createWebhookServer({}, handle);
+  const base = await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1");
+  const deliveriesFor = (reference: string) => deliveries.filter((d) => d.reference === reference);
+  const isFinal = (delivery: ReceivedDelivery) =>
+    delivery.status !== undefined && provider.statuses.isFinal(delivery.status);
 
   return {
-    url,
+    url: `${base}/webhooks`,
     secret: options.secret,
+    signing: verifier.description,
     deliveriesFor,
     waitForFinal(reference, timeoutMs, accept = () => true) {
       const test = (): WebhookWait | undefined => {
-        const rejection = inbox.rejected().find((r) => referenceOf({ body: r.body }) === reference);
+        const rejection = rejections.find((r) => r.reference === reference);
         if (rejection !== undefined) return { kind: "rejected", rejection };
         const delivery = deliveriesFor(reference).find((d) => isFinal(d) && accept(d));
         return delivery === undefined ? undefined : { kind: "delivered", delivery };
@@ -96,18 +157,11 @@ export async function startWebhookReceiver(options: {
         waiters.push(waiter);
       });
     },
-    close: () => inbox.close(),
+    close: () => closeServer(server),
   };
 }
 
-/** A delivery about a final status (`final: true`; without the flag, any non-pending status). */
-function isFinal(delivery: InboxDelivery): boolean {
-  const payload = delivery.payload as { final?: unknown; status?: unknown } | undefined;
-  if (typeof payload?.final === "boolean") return payload.final;
-  return typeof payload?.status === "number" && payload.status !== 0;
-}
-
-function safeParse(text: string): unknown {
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

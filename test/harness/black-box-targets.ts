@@ -38,7 +38,50 @@ export type BlackBoxDefect =
   | "none"
   | "shaped_differently"
   /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
-  | "server_error_once";
+  | "server_error_once"
+  | ForeignVariant;
+
+/**
+ * `foreign`: correct, and foreign wherever the interface is silent at once —
+ * `shaped_differently`, plus an error body that nests its code
+ * (`{success: false, error: {code}}`), webhooks in an envelope with an event
+ * name (`{event: "airtime.completed", data}`), and no `Idempotent-Replayed`
+ * header (our spec's, not the interface's). The others are that deployment
+ * with one more trait: a lookup that does not percent-decode the reference
+ * (a defect); Success reversed and refunded 300 ms after it settled
+ * (correct); a connection reset for a request body over 64 KiB (correct: the
+ * interface states no limit); a final status that reads as pending again
+ * once (a defect).
+ */
+const FOREIGN_VARIANTS = [
+  "foreign",
+  "foreign_path_not_decoded",
+  "foreign_late_reversal",
+  "foreign_reset_large_body",
+  "foreign_final_then_pending",
+] as const;
+type ForeignVariant = (typeof FOREIGN_VARIANTS)[number];
+
+/** How the foreign deployment shapes its bodies, as the provider profile a user writes for it. */
+export const FOREIGN_PROFILE_YAML = `profile: 1
+name: foreign-shaped deployment
+bodies:
+  order: { id: /data/id, reference: /data/reference, status: /data/status, message: /data/message }
+  lookup: { id: /data/id, reference: /data/reference, status: /data/status, amount: /data/amount }
+  webhook: { id: /data/id, reference: /data/reference, status: /data/status, amount: /data/amount }
+  balance: { amount: /data/amount }
+  error: { code: /error/code, message: /error/message }
+money: string
+http: { invalidInput: 422, unauthorized: 401, insufficientBalance: 200, notFound: 404, wrongMethod: 404 }
+webhooks:
+  event: { pointer: /event, values: [airtime.completed] }
+  deliveryId: { header: webhook-id }
+  signing: { scheme: standard-webhooks }
+`;
+
+/** The magic-free account whose orders are reversed after they settle (foreign_late_reversal). */
+const LATE_REVERSAL_ACCOUNT = "0712000199";
+const LARGE_BODY_BYTES = 64 * 1024;
 
 /** Where the differently shaped deployment keeps what the harness reads. */
 export const SHAPED_MAPPING = {
@@ -79,6 +122,12 @@ export async function startBlackBoxTarget(
       const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, forged);
       return forward({ body: forged, headers: { ...req.headers, "webhook-signature": signature } });
     }
+    if (isForeign(defect) && body !== undefined) {
+      const enveloped = JSON.stringify({ event: "airtime.completed", data: moneyAsStrings(body) });
+      const timestamp = new Date(Number(req.headers["webhook-timestamp"] ?? "0") * 1000);
+      const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, enveloped);
+      return forward({ body: enveloped, headers: { ...req.headers, "webhook-signature": signature } });
+    }
     return forward();
   });
   const sim = await createSimulator({
@@ -98,10 +147,32 @@ export async function startBlackBoxTarget(
       },
     ],
     webhooks: { schedule: "0,100ms,500ms", jitter: 0 },
+    ...(defect === "foreign_late_reversal"
+      ? {
+          scenarios: {
+            definitions: [
+              {
+                name: "late-reversal",
+                description: "Success, then reversed and refunded soon after it settled",
+                rules: [
+                  {
+                    name: "reverse-after-settling",
+                    match: { account: { exact: LATE_REVERSAL_ACCOUNT } },
+                    effects: { outcome: { status: 20 }, reverseAfter: "300ms" },
+                  },
+                ],
+              },
+            ],
+            active: ["late-reversal"],
+          },
+        }
+      : {}),
   });
   const simUrl = await sim.listen(0, "127.0.0.1");
 
   const failedAt = new Map<string, number>();
+  const finalShown = new Set<string>();
+  const pendingAgain = new Set<string>();
   const failedAmounts = new Map<string, number>();
   let erredOnce = false;
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
@@ -119,12 +190,29 @@ export async function startBlackBoxTarget(
         };
       }
     }
-    if (defect === "path_not_decoded" && req.method === "GET" && req.path.startsWith("/v1/airtime/")) {
+    if (defect === "foreign_reset_large_body" && Buffer.byteLength(req.body) > LARGE_BODY_BYTES) {
+      throw new Error("the connection is reset"); // the proxy destroys the socket
+    }
+    const undecoded = defect === "path_not_decoded" || defect === "foreign_path_not_decoded";
+    if (undecoded && req.method === "GET" && req.path.startsWith("/v1/airtime/")) {
       // The handler looks the reference up as it came on the wire, still percent-encoded.
       return forward({ path: req.path.replaceAll("%", "%25") });
     }
     const res = await forward();
     if (defect === "shaped_differently") return reshape(res);
+    if (defect === "foreign_final_then_pending" && req.method === "GET" && res.status === 200) {
+      const looked = jsonOf(res.body);
+      const reference = typeof looked?.reference === "string" ? looked.reference : undefined;
+      // Once per order, a final status already shown is reported as pending again.
+      if (reference !== undefined && looked?.status !== 0 && typeof looked?.status === "number") {
+        if (!finalShown.has(reference)) finalShown.add(reference);
+        else if (!pendingAgain.has(reference)) {
+          pendingAgain.add(reference);
+          return reshapeForeign({ ...res, body: JSON.stringify({ ...looked, status: 0, message: "Pending" }) });
+        }
+      }
+    }
+    if (isForeign(defect)) return reshapeForeign(res);
     if (defect === "no_replayed_header" && res.headers["idempotent-replayed"] !== undefined) {
       const { "idempotent-replayed": _dropped, ...headers } = res.headers;
       return { ...res, headers };
@@ -157,7 +245,11 @@ export async function startBlackBoxTarget(
       webhookListen: `127.0.0.1:${receiverPort}`,
       webhookSecret: secret,
       webhookUrl: `${webhookProxy.url}/webhooks`,
-      accounts: [...DEFAULT_ACCOUNTS, TIMEOUT_ACCOUNT],
+      accounts: [
+        ...DEFAULT_ACCOUNTS,
+        TIMEOUT_ACCOUNT,
+        ...(defect === "foreign_late_reversal" ? [LATE_REVERSAL_ACCOUNT, LATE_REVERSAL_ACCOUNT] : []),
+      ],
       finalTimeoutMs: 5000,
       webhookTimeoutMs: 1000,
     },
@@ -180,6 +272,26 @@ function reshape(res: ProxiedResponse): ProxiedResponse {
   }
   if (res.status !== 200 || body === undefined) return res;
   return rewrite(res, { data: moneyAsStrings(body) });
+}
+
+function isForeign(defect: BlackBoxDefect): defect is ForeignVariant {
+  return (FOREIGN_VARIANTS as readonly string[]).includes(defect);
+}
+
+/** `reshape`, plus error bodies that nest their code and no Idempotent-Replayed header. */
+function reshapeForeign(res: ProxiedResponse): ProxiedResponse {
+  const shaped = reshape(res);
+  const { "idempotent-replayed": _replayed, ...headers } = shaped.headers;
+  const body = jsonOf(shaped.body);
+  if (shaped.status >= 400 && typeof body?.code === "string") {
+    const error = { code: body.code, message: body.title ?? body.detail };
+    return {
+      status: shaped.status,
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ success: false, error }),
+    };
+  }
+  return { ...shaped, headers };
 }
 
 function moneyAsStrings(value: unknown, key = ""): unknown {

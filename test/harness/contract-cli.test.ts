@@ -155,6 +155,29 @@ describe("exit codes and reports", () => {
 });
 
 describe("profiles on the command line", () => {
+  test("--provider reads a provider profile; a bad one names the file, line, column and field", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "harness-provider-"));
+    dirs.push(dir);
+    const file = join(dir, "acme.yaml");
+    await writeFile(file, "profile: 1\nbodies:\n  error: { code: /error/code }\nmoney: string\n");
+    const parsed = await parseContractArgs(["--profile", "interface", "--provider", file]);
+    expect(parsed.ok && parsed.options.provider).toEqual({
+      profile: 1,
+      bodies: { error: { code: "/error/code" } },
+      money: "string",
+    });
+    expect(parsed.ok && parsed.notices).toBeUndefined();
+    await writeFile(file, "profile: 1\nmoney: euros\n");
+    expect(await parseContractArgs(["--provider", file])).toEqual({
+      ok: false,
+      error: `--provider:\n${file}:2:8: money: expected one of number|string`,
+    });
+    expect(await parseContractArgs(["--provider", file, "--mapping", file])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/cannot be combined/),
+    });
+  });
+
   test("--profile and --mapping are read, a bad profile or mapping is a usage error", async () => {
     const dir = await mkdtemp(join(tmpdir(), "harness-mapping-"));
     dirs.push(dir);
@@ -162,12 +185,12 @@ describe("profiles on the command line", () => {
     await writeFile(file, JSON.stringify({ order: { id: "/data/id" }, balance: "/data/amount" }));
     const parsed = await parseContractArgs(["--profile", "interface", "--mapping", file]);
     expect(parsed.ok && parsed.options.profile).toBe("interface");
-    expect(parsed.ok && parsed.options.mapping?.order).toEqual({
-      id: "/data/id",
-      status: "/status",
-      reference: "/reference",
+    // The deprecated mapping is read as the provider profile it is part of, with one deprecation line.
+    expect(parsed.ok && parsed.options.provider?.bodies).toEqual({
+      order: { id: "/data/id" },
+      balance: { amount: "/data/amount" },
     });
-    expect(parsed.ok && parsed.options.mapping?.balance).toBe("/data/amount");
+    expect(parsed.ok && parsed.notices).toEqual([expect.stringMatching(/^--mapping is deprecated.*--provider/)]);
     expect(await parseContractArgs(["--profile", "lenient"])).toMatchObject({
       ok: false,
       error: expect.stringMatching(/--profile/),

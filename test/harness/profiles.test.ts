@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { parseBodyMapping } from "../../src/harness/body-mapping.ts";
+import { mappingToProfile } from "../../src/harness/mapping-file.ts";
 import { CHECK_NAMES } from "../../src/harness/checks.ts";
 import { CHECK_PROFILES, checksOf, formatCheckList } from "../../src/harness/profiles.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
@@ -77,7 +77,7 @@ test("every check is tagged with its profiles, and each interface check names wh
 });
 
 test("a differently shaped deployment passes under interface with a mapping and fails strict by name", async () => {
-  const mapping = parseBodyMapping(SHAPED_MAPPING);
+  const mapping = mappingToProfile(SHAPED_MAPPING);
   if (!mapping.ok) throw new Error(mapping.error);
   const target = await startBlackBoxTarget("shaped_differently", 21);
   open.push(target);
@@ -87,13 +87,16 @@ test("a differently shaped deployment passes under interface with a mapping and 
     seed: 21,
     runs: 8,
     profile: "interface",
-    mapping: mapping.mapping,
+    provider: mapping.profile,
   });
   const judged = underInterface.checks.filter((c) => c.status !== "skipped");
   expect(underInterface.errors).toEqual([]);
   expect(judged.filter((c) => c.status !== "passed").map((c) => `${c.name}: ${JSON.stringify(c)}`)).toEqual([]);
   expect(judged.map((c) => c.name).sort()).toEqual(
-    [...checksOf("interface")].filter((name) => name !== "customer_isolation").sort(),
+    // No second customer; the mapping names no signing scheme.
+    [...checksOf("interface")]
+      .filter((name) => name !== "customer_isolation" && name !== "webhook_signature_valid")
+      .sort(),
   );
   expect(underInterface.checks.find((c) => c.name === "status_code_conformance")?.status).toBe("skipped");
 
@@ -110,7 +113,7 @@ test("a differently shaped deployment passes under interface with a mapping and 
 }, 180_000);
 
 test("--spec judges bodies against the target's own OpenAPI document", async () => {
-  const mapping = parseBodyMapping(SHAPED_MAPPING);
+  const mapping = mappingToProfile(SHAPED_MAPPING);
   if (!mapping.ok) throw new Error(mapping.error);
   const dir = await mkdtemp(join(tmpdir(), "harness-spec-"));
   dirs.push(dir);
@@ -118,7 +121,7 @@ test("--spec judges bodies against the target's own OpenAPI document", async () 
   await writeFile(own, JSON.stringify(SHAPED_DOCUMENT));
   const target = await startBlackBoxTarget("shaped_differently", 22);
   open.push(target);
-  const base = { ...target.options, seed: 22, runs: 5, profile: "interface" as const, mapping: mapping.mapping };
+  const base = { ...target.options, seed: 22, runs: 5, profile: "interface" as const, provider: mapping.profile };
 
   const againstOwn = await runContract({ ...base, specFile: own, properties: ["model"] });
   const schema = againstOwn.checks.find((c) => c.name === "response_schema_conformance");

@@ -13,12 +13,16 @@ export interface LedgerEntry {
   readonly amountCents: number;
   /** Seen in a final status (settled). */
   final: boolean;
+  /** Seen in a status that gives the money back (a failure, a reversal). */
+  refunded: boolean;
 }
 
 export interface Ledger {
-  add(entry: Omit<LedgerEntry, "final"> & { readonly final?: boolean }): void;
+  add(entry: Omit<LedgerEntry, "final" | "refunded"> & { readonly final?: boolean; readonly refunded?: boolean }): void;
   /** Orders under `token` not yet seen final. */
   open(token: string): LedgerEntry[];
+  /** Orders under `token` seen final and not refunded: a legal later move (a reversal) may still refund them. */
+  kept(token: string): LedgerEntry[];
   size(): number;
 }
 
@@ -26,9 +30,10 @@ export function createLedger(): Ledger {
   const entries: LedgerEntry[] = [];
   return {
     add(entry) {
-      entries.push({ ...entry, final: entry.final ?? false });
+      entries.push({ ...entry, final: entry.final ?? false, refunded: entry.refunded ?? false });
     },
     open: (token) => entries.filter((entry) => entry.token === token && !entry.final),
+    kept: (token) => entries.filter((entry) => entry.token === token && entry.final && !entry.refunded),
     size: () => entries.length,
   };
 }

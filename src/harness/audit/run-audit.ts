@@ -16,6 +16,10 @@ import { judgeFinalWebhook } from "./webhook-judge.ts";
 /** Shortest pause before a final status is read again against a real clock, ms. */
 const MIN_REREAD_PAUSE_MS = 100;
 const MAX_REREAD_PAUSE_MS = 250;
+/** Rounds of looking up and reading again before a balance is called wrong. */
+const BALANCE_REREADS = 3;
+/** Earlier orders refunded since the start that the balance may reflect in any combination (2^n sums). */
+const MAX_LATER_REFUNDS = 12;
 
 export async function auditRun(model: HarnessModel, r: RunContext): Promise<void> {
   const orders = committedOrders(model);
@@ -102,14 +106,88 @@ async function rereadFinal(model: HarnessModel, r: RunContext, order: ModelOrder
   }
 }
 
+/**
+ * The balance, judged against the orders' statuses. An order counted as kept
+ * (Success) may legally move on after it settled — Success → Reversed, and
+ * the refund with it — so before a balance is called wrong, the kept orders
+ * are looked up again and the balance read again: only a balance that still
+ * disagrees with the statuses as they now are is a failure.
+ */
 async function judgeBalance(model: HarnessModel, r: RunContext): Promise<void> {
-  const cents = await readBalanceCents(r);
+  let cents = await readBalanceCents(r);
   if (cents === undefined) return;
-  const table = model.config.statusTable;
+  const laterRefunds: number[] = [];
+  // A move can land between a look-up and the read: a few rounds settle it (each order moves once).
+  for (let round = 0; round < BALANCE_REREADS && !balanceHolds(model, cents, laterRefunds); round++) {
+    const kept = committedOrders(model).filter((o) => !isRefunded(model, o));
+    r.transcript.step(
+      "the balance disagrees: look up again every order counted as kept (a legal later move refunds it), then read the balance again",
+    );
+    await Promise.all(kept.map((order) => lookupOrder(model, r, order)));
+    laterRefunds.push(...(await refundedSinceStart(r)));
+    cents = await readBalanceCents(r);
+    if (cents === undefined) return;
+  }
+  judgeBalanceNow(model, r, cents, laterRefunds);
+}
+
+/** Earlier runs' orders kept at this run's start and refunded since (a reversal after they settled), in cents. */
+async function refundedSinceStart(r: RunContext): Promise<number[]> {
+  const cents: number[] = [];
+  await Promise.all(
+    r.earlierKept.map(async (entry) => {
+      const result = await r.api.lookup(entry.reference, { token: r.token });
+      if (result.kind !== "response") return;
+      const status = r.provider.readOrder("lookup", result.response.json).status;
+      if (status === undefined || !r.provider.statuses.refunds(status)) return;
+      entry.refunded = true;
+      cents.push(entry.amountCents);
+    }),
+  );
+  return cents;
+}
+
+function isRefunded(model: HarnessModel, order: ModelOrder): boolean {
+  return order.lastStatus !== undefined && refundsWallet(model.config.statusTable, order.lastStatus);
+}
+
+/** The start minus every order not refunded (exact), or at least the start minus every order (shared account). */
+function expectedCents(model: HarnessModel): { expected: number; least: number } {
   const orders = committedOrders(model);
-  const kept = orders.filter((o) => o.lastStatus === undefined || !refundsWallet(table, o.lastStatus));
-  const debit = kept.reduce((sum, o) => sum + o.amountCents, 0);
-  const expected = model.startBalanceCents - debit;
+  const debit = orders.filter((o) => !isRefunded(model, o)).reduce((sum, o) => sum + o.amountCents, 0);
+  return {
+    expected: model.startBalanceCents - debit,
+    least: model.startBalanceCents - orders.reduce((sum, o) => sum + o.amountCents, 0),
+  };
+}
+
+/**
+ * Exact: the expected balance plus the refunds of some of the earlier orders
+ * refunded since the start — each landed before or after the starting read.
+ */
+function balanceHolds(model: HarnessModel, cents: number, laterRefundsCents: readonly number[]): boolean {
+  const { expected, least } = expectedCents(model);
+  if (!model.config.exactBalance) return cents >= least;
+  return subsetSums(laterRefundsCents).has(cents - expected);
+}
+
+/** Every sum of a subset (0 included); a run has few such orders, and the set is capped. */
+function subsetSums(amounts: readonly number[]): Set<number> {
+  let sums = new Set([0]);
+  for (const amount of amounts.slice(0, MAX_LATER_REFUNDS))
+    sums = new Set([...sums, ...[...sums].map((s) => s + amount)]);
+  return sums;
+}
+
+function judgeBalanceNow(model: HarnessModel, r: RunContext, cents: number, laterRefunds: readonly number[]): void {
+  const laterRefundsCents = laterRefunds.reduce((sum, amount) => sum + amount, 0);
+  const orders = committedOrders(model);
+  const { expected, least } = expectedCents(model);
+  const holds = balanceHolds(model, cents, laterRefunds);
+  const later =
+    laterRefundsCents === 0
+      ? ""
+      : ` (or up to KES ${formatKes(expected + laterRefundsCents)} with some of the KES ${formatKes(laterRefundsCents)} of earlier orders refunded since the start)`;
   const ledger = orders
     .map(
       (o) =>
@@ -119,15 +197,14 @@ async function judgeBalance(model: HarnessModel, r: RunContext): Promise<void> {
   if (model.config.exactBalance) {
     r.checker.that(
       "no_double_charge",
-      cents === expected,
+      holds,
       () =>
-        `after settling, the balance is KES ${formatKes(cents)}, expected exactly KES ${formatKes(expected)}: start ${formatKes(model.startBalanceCents)} minus the orders not refunded (${ledger || "none"})`,
+        `after settling, the balance is KES ${formatKes(cents)}, expected exactly KES ${formatKes(expected)}${later}: start ${formatKes(model.startBalanceCents)} minus the orders not refunded (${ledger || "none"})`,
     );
   } else {
-    const least = model.startBalanceCents - orders.reduce((sum, o) => sum + o.amountCents, 0);
     r.checker.that(
       "no_double_charge",
-      cents >= least,
+      holds,
       () =>
         `the balance is KES ${formatKes(cents)}, below KES ${formatKes(least)} — the least it can be if each order was debited once (start ${formatKes(model.startBalanceCents)}, orders ${ledger || "none"})`,
     );

@@ -5,7 +5,7 @@
  * "await webhook" step (one order, mid-run).
  */
 import { toCents } from "../../contract/money.ts";
-import { readOrder } from "../body-mapping.ts";
+import type { OrderFields } from "../../contract/provider-profile/compile.ts";
 import type { FoundLookup } from "../commands/order-io.ts";
 import type { RunContext } from "../run-context.ts";
 import { StrictWebhookPayload } from "../strict-schemas.ts";
@@ -30,7 +30,7 @@ export async function judgeFinalWebhook(
     r.checker.that(
       "webhook_signature_valid",
       false,
-      `${reference}: a webhook failed Standard Webhooks verification (${wait.rejection.reason}); headers ${JSON.stringify(pickSignatureHeaders(wait.rejection.headers))}`,
+      `${reference}: a webhook failed verification as ${receiver.signing} (${wait.rejection.reason}); headers ${JSON.stringify(pickSignatureHeaders(wait.rejection.headers))}`,
     );
     return false;
   }
@@ -42,7 +42,7 @@ export async function judgeFinalWebhook(
   if (wait.kind !== "delivered") return false;
   r.checker.tally("webhook_delivered", statusName);
   r.checker.tally("webhook_signature_valid", statusName);
-  const statusOf = (payload: unknown) => readOrder(payload, r.mapping.webhook).status;
+  const statusOf = (payload: unknown) => r.provider.readOrder("webhook", payload).status;
   if (statusOf(wait.delivery.payload) !== final.status) {
     // A reversal sends a second final webhook; give a later one a moment to arrive.
     const later = await receiver.waitForFinal(
@@ -63,8 +63,10 @@ export async function judgeFinalWebhook(
   );
   const webhook = strict
     ? (delivery.payload as Record<string, unknown>)
-    : readOrder(delivery.payload, r.mapping.webhook);
-  const lookup = strict ? (final.body as object as Record<string, unknown>) : readOrder(final.body, r.mapping.lookup);
+    : comparedFields(r.provider.readOrder("webhook", delivery.payload));
+  const lookup = strict
+    ? (final.body as object as Record<string, unknown>)
+    : comparedFields(r.provider.readOrder("lookup", final.body));
   const compared = strict ? sharedFieldNames(webhook, lookup) : (["id", "reference", "status"] as const);
   const mismatches = fieldMismatches(compared, webhook, lookup);
   r.checker.that(
@@ -81,6 +83,11 @@ export async function judgeFinalWebhook(
   );
   r.checker.tally("webhook_matches_lookup", statusName);
   return true;
+}
+
+/** What the interface lets a webhook and a lookup be compared on (§3 rule 3), as read through the profile. */
+function comparedFields(fields: OrderFields): Record<string, unknown> {
+  return { id: fields.id, reference: fields.reference, status: fields.status };
 }
 
 /** Every field both bodies carry, and the id, reference and status even when one side lacks them. */
@@ -108,10 +115,9 @@ function pick(body: object, names: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(names.filter((name) => Object.hasOwn(from, name)).map((name) => [name, from[name]]));
 }
 
-function pickSignatureHeaders(headers: Readonly<Record<string, string>>): Record<string, string | undefined> {
-  return {
-    "webhook-id": headers["webhook-id"],
-    "webhook-timestamp": headers["webhook-timestamp"],
-    "webhook-signature": headers["webhook-signature"],
-  };
+/** The headers a signing scheme uses (ids, timestamps, signatures), whatever the scheme names them. */
+function pickSignatureHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => /sig|timestamp|webhook-id|delivery/i.test(name)),
+  );
 }

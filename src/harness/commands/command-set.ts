@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import type { TransitionAction } from "../../contract/admin-schemas.ts";
+import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
 import { optionalFaultArbitrary } from "../faults.ts";
 import type { HarnessModel, ServiceMode } from "../model.ts";
@@ -36,26 +37,40 @@ export interface CommandSetOptions {
   readonly maxCommands: number;
   /** fast-check's replay path of a failed run (from `--path`). */
   readonly replayPath?: string;
+  /** The domain the provider profile states: every order is drawn inside it. */
+  readonly domain?: CompiledDomain;
 }
 
 type HarnessCommand = fc.AsyncCommand<HarnessModel, RunContext>;
 
 const indexArb = fc.nat({ max: 1000 });
 
-function newOrderSpecArbitrary(maxAmountCents: number): fc.Arbitrary<NewOrderSpec> {
-  const min = Math.round(DEFAULT_ORDER_LIMITS.minAmount * 100);
-  const max = Math.max(min, Math.min(maxAmountCents, Math.round(DEFAULT_ORDER_LIMITS.maxAmount * 100)));
+function newOrderSpecArbitrary(maxAmountCents: number, domain: CompiledDomain | undefined): fc.Arbitrary<NewOrderSpec> {
   return fc.record({
-    amountCents: fc.integer({ min, max }),
+    amountCents: amountCentsArbitrary(maxAmountCents, domain),
     recipientIndex: indexArb,
-    serviceMode: fc.constantFrom<ServiceMode>("explicit", "detect", "network"),
+    // `network` and detection are our spec's; the interface documents `service` as required (§2.1).
+    serviceMode:
+      domain === undefined
+        ? fc.constantFrom<ServiceMode>("explicit", "detect", "network")
+        : fc.constant<ServiceMode>("explicit"),
     keyIn: fc.constantFrom<"header" | "body">("header", "body"),
-    shape: orderShapeArbitrary,
+    shape: orderShapeArbitrary(domain),
   });
 }
 
+/** Amounts in cents within the limits (and, in a profile's domain, its decimals), capped by the budget. */
+function amountCentsArbitrary(maxAmountCents: number, domain: CompiledDomain | undefined): fc.Arbitrary<number> {
+  const minKes = domain?.minAmount ?? DEFAULT_ORDER_LIMITS.minAmount;
+  const maxKes = domain?.maxAmount ?? DEFAULT_ORDER_LIMITS.maxAmount;
+  const step = domain === undefined ? 1 : 10 ** (2 - domain.decimals);
+  const min = Math.ceil(Math.round(minKes * 100) / step);
+  const max = Math.max(min, Math.floor(Math.min(maxAmountCents, Math.round(maxKes * 100)) / step));
+  return step === 1 ? fc.integer({ min, max }) : fc.integer({ min, max }).map((units) => units * step);
+}
+
 export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iterable<HarnessCommand>> {
-  const spec = newOrderSpecArbitrary(options.maxAmountCents);
+  const spec = newOrderSpecArbitrary(options.maxAmountCents, options.domain);
   // Weighted towards what finds protocol defects: orders, their retries and
   // repeated observations (lookups, balances) across time.
   const weighted: { weight: number; arbitrary: fc.Arbitrary<HarnessCommand> }[] = [

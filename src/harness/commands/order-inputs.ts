@@ -6,6 +6,7 @@
  * it does not percent-decode, a key it truncates) is met, not missed.
  */
 import fc from "fast-check";
+import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { IDEMPOTENCY_KEY_PATTERN, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 
 /** Longest idempotency key the interface allows (§4.4, §8). */
@@ -28,7 +29,16 @@ export interface OrderShape {
 const URL_SPECIALS = [" ", "/", "%", "?", "#", "+", "&", "=", ";", "%20", "%2F", "..", "é", "€", "ü", "漢", "😀"];
 const KEY_SPECIALS = ["/", "%", "?", "#", "+", "&", "=", "%2F", '"', "\\", "~"];
 
-export const orderShapeArbitrary: fc.Arbitrary<OrderShape> = fc.record(
+/**
+ * Our spec's whole input domain, or — when the provider profile states a
+ * domain — values inside it (the optional fields in forms any provider takes;
+ * references are fitted to its pattern by `shapeReference`).
+ */
+export function orderShapeArbitrary(domain: CompiledDomain | undefined): fc.Arbitrary<OrderShape> {
+  return domain === undefined ? SPEC_SHAPES : DOMAIN_SHAPES;
+}
+
+const SPEC_SHAPES: fc.Arbitrary<OrderShape> = fc.record(
   {
     referenceTail: fc.oneof(
       { weight: 2, arbitrary: fc.constant("") },
@@ -47,10 +57,24 @@ export const orderShapeArbitrary: fc.Arbitrary<OrderShape> = fc.record(
   { requiredKeys: ["referenceTail", "referenceAtMax", "keyTail", "keyAtMax"] },
 );
 
-/** The order's reference: unique `base`, the tail, padded to the maximum when asked. */
-export function shapeReference(base: string, shape: OrderShape | undefined): string {
+const DOMAIN_SHAPES: fc.Arbitrary<OrderShape> = SPEC_SHAPES.map((shape) => ({
+  ...shape,
+  ...(shape.name === undefined ? {} : { name: shape.name.replace(/[^A-Za-z]/g, "") }),
+  ...(shape.phone === undefined ? {} : { phone: "0712000999" }),
+}));
+
+/**
+ * The order's reference: unique `base`, the tail, padded to the maximum when
+ * asked. Inside a profile's domain, the longest form that fits its pattern
+ * and length (the base alone at worst: letters, digits and dashes).
+ */
+export function shapeReference(base: string, shape: OrderShape | undefined, domain?: CompiledDomain): string {
   const reference = `${base}${shape?.referenceTail ?? ""}`;
-  return shape?.referenceAtMax === true ? reference.padEnd(REFERENCE_MAX_LENGTH, "r") : reference;
+  const max = domain?.referenceMaxLength ?? REFERENCE_MAX_LENGTH;
+  const padded = shape?.referenceAtMax === true ? reference.padEnd(max, "r") : reference;
+  if (domain === undefined) return padded;
+  const fits = (candidate: string) => candidate.length <= max && domain.referencePattern.test(candidate);
+  return [padded, reference, base].find(fits) ?? base;
 }
 
 /** The order's key: unique `base`, the tail, padded to the maximum when asked; always a valid key. */

@@ -4,9 +4,9 @@
  * and every kind of retry apply exactly the same rules.
  */
 import { toCents } from "../../contract/money.ts";
+import type { CompiledDomain, OrderFields } from "../../contract/provider-profile/compile.ts";
 import type { TransactionStatusResponse } from "../../contract/public-schemas.ts";
 import type { CallResult, KeyLocation } from "../api.ts";
-import { readOrder } from "../body-mapping.ts";
 import { HarnessError } from "../checker.ts";
 import type { Fault } from "../faults.ts";
 import {
@@ -14,6 +14,7 @@ import {
   expectedStatus,
   formatKes,
   type HarnessModel,
+  isFinal,
   isMonotonic,
   type ModelOrder,
   type OrderPayload,
@@ -32,12 +33,17 @@ export interface NewOrderSpec {
   readonly shape?: OrderShape;
 }
 
+/** The domain the provider profile states, when it states one (else our spec's whole input domain). */
+export function domainOf(r: RunContext): CompiledDomain | undefined {
+  return r.provider.given.domain ? r.provider.domain : undefined;
+}
+
 /** Adds a new order to the model (not yet sent): a fresh reference and a fresh key. */
 export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec): ModelOrder {
   const slot = model.orders.length;
   const recipient = pick(model.config.recipients, spec.recipientIndex);
   if (recipient === undefined) throw new HarnessError("no recipient accounts configured");
-  const reference = shapeReference(`${r.prefix}-o${slot}`, spec.shape);
+  const reference = shapeReference(`${r.prefix}-o${slot}`, spec.shape, domainOf(r));
   const payload: OrderPayload = {
     account: recipient.account,
     amount: spec.amountCents / 100,
@@ -113,7 +119,7 @@ export function absorbOrderResult(
     if (upstream === undefined) {
       throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
     }
-    const lost = readOrder(parseJson(upstream.text), r.mapping.order);
+    const lost = r.provider.readOrder("order", parseJson(upstream.text));
     // A 200 without an id is a failed order (§7): nothing was placed.
     if (upstream.status === 200 && lost.id !== undefined) {
       acceptOrderAnswer(model, r, order, lost.id, lost.status, "the response the client lost");
@@ -123,13 +129,22 @@ export function absorbOrderResult(
     return;
   }
   const { response } = result;
-  const answer = readOrder(response.json, r.mapping.order);
+  const answer = r.provider.readOrder("order", response.json);
   if (response.status === 200 && answer.id !== undefined) {
     acceptOrderAnswer(model, r, order, answer.id, answer.status, "the response");
     judgeReplayedHeader(r, order, response.headers, wasCommitted, options);
     return;
   }
-  if (response.status === 200) return; // a failed order (§7): the interface leaves its status free
+  if (response.status === 200) {
+    // §3 rule 2: a retry of an order the target holds answers its id; a 200 without one is a failed order (§7).
+    r.checker.that(
+      "idempotent_replay",
+      !order.committed,
+      () =>
+        `${order.reference}: a retry of ${order.id} with the same key and payload was answered as a failed order, without an id: ${response.text.slice(0, 160)}`,
+    );
+    return; // a failed order (§7): the interface leaves its status free
+  }
   if (response.status === 402) {
     const expectation = expectedBalance(model);
     r.checker.that(
@@ -199,6 +214,13 @@ function acceptOrderAnswer(
     throw new HarnessError(`${order.reference}: ${what} has no id/status although it passed the schema`);
   }
   if (!order.committed) {
+    // §7: a failed order's answer has no id — a first answer that is already a failed-class final must not carry one.
+    r.checker.that(
+      "response_schema_conformance",
+      r.profile === "strict" || r.provider.statuses.classOf(status) !== "failed",
+      () =>
+        `${order.reference}: ${what} reports the failed status ${r.provider.statuses.nameOf(status)} (${status}) with id ${id}; a failed order's answer has no id (§7)`,
+    );
     order.committed = true;
     order.id = id;
     order.placedAtMs = model.elapsedMs;
@@ -211,6 +233,16 @@ function acceptOrderAnswer(
     () =>
       `${order.reference}: a retry with the same key and payload answered id ${id}, the first answer was ${order.id}`,
   );
+  if (r.profile !== "strict") {
+    // §3 rule 2: a replay carries the latest status; a final status seen already cannot be "not yet".
+    const last = order.lastStatus;
+    r.checker.that(
+      "idempotent_replay",
+      last === undefined || !isFinal(model, last) || isFinal(model, status),
+      () =>
+        `${order.reference}: a replay answered status ${status} after the final status ${last} was observed; it must carry the latest status (§3 rule 2)`,
+    );
+  }
   assertObservedStatus(model, r, order, status, "replay");
   const expected = expectedStatus(model, order);
   r.checker.that(
@@ -273,13 +305,13 @@ export async function lookupOrder(
       `${order.reference}: placed as ${order.id}, but the lookup answered HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   const body = response.json as TransactionStatusResponse;
-  const found = readOrder(body, r.mapping.lookup);
+  const found = r.provider.readOrder("lookup", body);
   if (found.status === undefined) {
     r.checker.that(
       "lookup_consistent",
       false,
       () =>
-        `${order.reference}: the lookup shows no status at ${r.mapping.lookup.status}: ${response.text.slice(0, 160)}`,
+        `${order.reference}: the lookup shows no status at ${r.provider.pointer("lookup", "status")}: ${response.text.slice(0, 160)}`,
     );
     return { kind: "lost" };
   }
@@ -334,7 +366,7 @@ function lookupComparison(order: ModelOrder, lookup: object, strict: boolean): {
 }
 
 /** The interface shows no lookup fields (§2.4): the id and reference, where the mapping finds them, must match. */
-function mappedLookupMismatches(order: ModelOrder, found: ReturnType<typeof readOrder>): string[] {
+function mappedLookupMismatches(order: ModelOrder, found: OrderFields): string[] {
   return [
     found.id === undefined || found.id === order.id ? undefined : `id ${found.id} ≠ ${order.id}`,
     found.reference === undefined || found.reference === order.reference ? undefined : `reference ${found.reference}`,

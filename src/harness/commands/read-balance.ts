@@ -1,6 +1,5 @@
 /** Read the balance: it must be the start minus the amounts of orders not refunded. */
 import type fc from "fast-check";
-import { readMoneyCents } from "../body-mapping.ts";
 import type { Fault } from "../faults.ts";
 import { expectedBalance, formatKes, type HarnessModel } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
@@ -46,12 +45,12 @@ export async function readBalanceCents(r: RunContext, fault?: Fault): Promise<nu
   const result = await r.api.balance({ token: r.token, ...(fault === undefined ? {} : { fault }) });
   if (result.kind === "lost") return undefined;
   const { response } = result;
-  const cents = readMoneyCents(response.json, r.mapping.balance);
+  const cents = r.provider.readBalanceCents(response.json);
   r.checker.that(
     "no_double_charge",
     response.status === 200 && cents !== undefined,
     () =>
-      `the balance could not be read (at ${r.mapping.balance}): HTTP ${response.status} ${response.text.slice(0, 160)}`,
+      `the balance could not be read (at ${r.provider.pointer("balance")}): HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   return cents;
 }

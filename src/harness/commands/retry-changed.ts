@@ -5,11 +5,12 @@
  */
 import type fc from "fast-check";
 import { SERVICES } from "../../contract/operators.ts";
+import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 import type { Fault } from "../faults.ts";
 import { committedOrders, type HarnessModel, type ModelOrder, type OrderPayload, pick } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
-import { sendOrder } from "./order-io.ts";
+import { domainOf, sendOrder } from "./order-io.ts";
 import { faultText } from "./place-order.ts";
 
 export const PAYLOAD_CHANGES = ["amount", "account", "reference", "service"] as const;
@@ -32,7 +33,7 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
   async run(model: HarnessModel, r: RunContext): Promise<void> {
     const order = pick(committedOrders(model), this.orderIndex);
     if (order === undefined) return;
-    const { payload, what } = changePayload(model, order, this.change);
+    const { payload, what } = changePayload(model, order, this.change, domainOf(r));
     this.label = `retry order #${order.slot} with the same key but ${what}${faultText(this.fault)}`;
     r.transcript.step(this.label);
     const result = await sendOrder(r, model, order, {
@@ -41,7 +42,7 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
     });
     if (result.kind === "lost") return;
     const { response } = result;
-    const code = (response.json as { code?: unknown } | undefined)?.code;
+    const code = r.provider.readErrorCode(response.json);
     r.checker.that(
       "payload_mismatch_rejected",
       response.status === 409 && code === "idempotency_payload_mismatch",
@@ -62,12 +63,16 @@ function changePayload(
   model: HarnessModel,
   order: ModelOrder,
   change: PayloadChange,
+  domain: CompiledDomain | undefined,
 ): { payload: OrderPayload; what: string } {
   const base = order.payload;
+  const maxLength = domain?.referenceMaxLength ?? REFERENCE_MAX_LENGTH;
+  const maxAmount = domain?.maxAmount ?? DEFAULT_ORDER_LIMITS.maxAmount;
+  const services = domain?.services ?? SERVICES;
   switch (change) {
     case "account": {
       const other = model.config.recipients.find((recipient) => recipient.e164 !== order.recipient.e164);
-      if (other === undefined) return changePayload(model, order, "amount");
+      if (other === undefined) return changePayload(model, order, "amount", domain);
       const { service: _service, network: _network, ...rest } = base;
       return {
         payload: { ...rest, account: other.account, service: other.service },
@@ -76,17 +81,17 @@ function changePayload(
     }
     case "reference": {
       // Still a valid reference when the original is already at the longest allowed.
-      const reference = `${base.reference.slice(0, REFERENCE_MAX_LENGTH - "-changed".length)}-changed`;
+      const reference = `${base.reference.slice(0, maxLength - "-changed".length)}-changed`;
       return { payload: { ...base, reference }, what: `reference ${reference}` };
     }
     case "service": {
       const current = base.service ?? base.network ?? order.recipient.service;
-      const other = SERVICES.find((service) => service !== current) ?? current;
+      const other = services.find((service) => service !== current) ?? current;
       const { network: _network, ...rest } = base;
       return { payload: { ...rest, service: other }, what: `service ${other}` };
     }
     case "amount": {
-      const up = base.amount + 1 <= DEFAULT_ORDER_LIMITS.maxAmount;
+      const up = base.amount + 1 <= maxAmount;
       const amount = Math.round((base.amount + (up ? 1 : -1)) * 100) / 100;
       return { payload: { ...base, amount }, what: `amount ${amount.toFixed(2)}` };
     }

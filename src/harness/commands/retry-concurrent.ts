@@ -35,6 +35,8 @@ export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, R
       if (result.status === "rejected") throw result.reason;
       absorbOrderResult(model, r, order, result.value, { concurrent: true });
     }
+    // Idempotent-Replayed is our spec's header, not the interface's (§4.4 shows none): judged only under strict.
+    if (r.profile !== "strict") return;
     // Exactly one of the accepted answers is the first; every other says Idempotent-Replayed: true.
     const accepted = settled.flatMap((s) =>
       s.status === "fulfilled" && s.value.kind === "response" && s.value.response.status === 200 ? [s.value] : [],

@@ -47,7 +47,7 @@ export function createAuthProperty(h: HarnessContext): ContractProperty {
           const result = await call(api, endpoint, headers, prefix, h);
           if (result.kind !== "response") return;
           const { response } = result;
-          const code = (response.json as { code?: unknown } | undefined)?.code;
+          const code = h.provider.readErrorCode(response.json);
           const expectedCodes =
             credential.kind === "none"
               ? ["missing_token"]

@@ -5,9 +5,8 @@
  */
 import fc from "fast-check";
 import { recordPlaced } from "../audit/ledger.ts";
-import { readOrder } from "../body-mapping.ts";
 import type { HarnessContext } from "../harness-context.ts";
-import { directApi, lazySession } from "../harness-context.ts";
+import { directApi, lazySession, smallestOrder } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { Session } from "../target.ts";
 
@@ -34,19 +33,14 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
             const prefix = h.nextPrefix();
             const api = directApi(h, env.checker, prefix);
             const recipient = h.recipients[recipientIndex % h.recipients.length];
-            const body = {
-              account: recipient?.account ?? "",
-              amount: AMOUNT,
-              currency: "KES",
-              reference: `${prefix}-iso`,
-            };
+            const body = smallestOrder(h, recipient, `${prefix}-iso`);
             const key = `${prefix}-iso`;
             h.budget.reserve(AMOUNT * 100);
             transcript.step(`customer A places ${body.reference}`);
             const placed = await api.sendAirtime({ token, body, key });
             recordPlaced(h.ledger, token, body.reference, AMOUNT * 100, placed);
             if (placed.kind !== "response" || placed.response.status !== 200) return;
-            const id = readOrder(placed.response.json, h.mapping.order).id;
+            const id = h.provider.readOrder("order", placed.response.json).id;
             if (probe === "lookup") {
               transcript.step(`customer B looks up ${body.reference}`);
               const lookup = await api.lookup(body.reference, { token: second.token });
@@ -64,7 +58,7 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
             transcript.step(`customer B sends the same payload with customer A's key`);
             const replay = await api.sendAirtime({ token: second.token, body, key });
             if (replay.kind !== "response") return;
-            const answered = (replay.response.json as { id?: unknown } | undefined)?.id;
+            const answered = h.provider.readOrder("order", replay.response.json).id;
             env.checker.that(
               "customer_isolation",
               answered !== id,

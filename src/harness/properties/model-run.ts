@@ -5,11 +5,10 @@
  * against the model. One fresh customer per run keeps runs independent, so a
  * shrunk run replays the same way.
  */
+import type { LedgerEntry } from "../audit/ledger.ts";
 import fc from "fast-check";
-import { DEFAULT_STATUS_TABLE, isFinalStatus } from "../../contract/status-codes.ts";
 import { createPublicApi } from "../api.ts";
 import { auditRun } from "../audit/run-audit.ts";
-import { readMoneyCents, readOrder } from "../body-mapping.ts";
 import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
@@ -41,7 +40,9 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
     virtualClock: h.target.clockMode === "virtual" && h.target.admin !== undefined,
     admin: h.target.admin !== undefined,
     webhooks,
-    statusTable: DEFAULT_STATUS_TABLE,
+    statusTable: h.provider.statuses.table,
+    statuses: h.provider.statuses,
+    moves: h.profile === "strict" || h.provider.given.statuses ? "table" : "final_to_pending",
     maxOrders: MAX_ORDERS_PER_RUN,
     exactBalance: !h.sharedAccount,
   };
@@ -58,11 +59,13 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
         maxAdvanceMs: Math.round((timing ?? 2000) * 1.5),
         maxAmountCents: h.maxAmountCents,
         maxCommands: h.maxCommands,
+        ...(h.provider.given.domain ? { domain: h.provider.domain } : {}),
         ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
       });
       return fc.asyncProperty(commands, (cmds) =>
         recordRun(env.recorder, async (transcript) => {
           const receiver = h.receiver;
+          const earlierKept: LedgerEntry[] = [];
           const session = await h.target.newSession(h.subscription);
           const prefix = h.nextPrefix();
           const api = createPublicApi({
@@ -72,8 +75,10 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             prism: h.prism,
             requestIdPrefix: prefix,
             profile: h.profile,
-            mapping: h.mapping,
+            provider: h.provider,
             ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
+            ...(h.tokens === undefined ? {} : { tokens: h.tokens }),
+            waitOutRateLimits: h.profile === "interface",
           });
           const real: RunContext = {
             api,
@@ -88,9 +93,13 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
             timeouts: h.timeouts,
             timings: h.timings,
             profile: h.profile,
-            mapping: h.mapping,
+            provider: h.provider,
+            earlierKept,
           };
-          if (session.startBalanceCents === undefined) await settleEarlierOrders(h, real);
+          if (session.startBalanceCents === undefined) {
+            await settleEarlierOrders(h, real);
+            earlierKept.push(...(await stillKept(h, real)));
+          }
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
           const model = createModel(config, start);
           try {
@@ -103,6 +112,7 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
                 reference: order.reference,
                 amountCents: order.amountCents,
                 final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+                refunded: order.lastStatus !== undefined && h.provider.statuses.refunds(order.lastStatus),
               });
             }
           }
@@ -130,8 +140,8 @@ async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<vo
       for (let wait = 20; Date.now() < deadline; wait = Math.min(h.timeouts.pollMs, wait * 2)) {
         const result = await r.api.lookup(entry.reference, { token: r.token });
         const status =
-          result.kind === "response" ? readOrder(result.response.json, h.mapping.lookup).status : undefined;
-        if (typeof status === "number" && isFinalStatus(DEFAULT_STATUS_TABLE, status)) {
+          result.kind === "response" ? h.provider.readOrder("lookup", result.response.json).status : undefined;
+        if (typeof status === "number" && h.provider.statuses.isFinal(status)) {
           entry.final = true;
           return;
         }
@@ -139,6 +149,24 @@ async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<vo
       }
     }),
   );
+}
+
+/**
+ * Earlier orders on this account still kept (not refunded) just before the
+ * starting balance is read: a later reversal of one of them moves the
+ * balance under this run, and the audit accounts for exactly these.
+ */
+async function stillKept(h: HarnessContext, r: RunContext): Promise<LedgerEntry[]> {
+  const kept = h.ledger.kept(r.token);
+  await Promise.all(
+    kept.map(async (entry) => {
+      const result = await r.api.lookup(entry.reference, { token: r.token });
+      const status =
+        result.kind === "response" ? h.provider.readOrder("lookup", result.response.json).status : undefined;
+      if (status !== undefined && h.provider.statuses.refunds(status)) entry.refunded = true;
+    }),
+  );
+  return kept.filter((entry) => !entry.refunded);
 }
 
 async function readStartBalance(r: RunContext, checker: Checker): Promise<number> {
@@ -150,9 +178,11 @@ async function readStartBalance(r: RunContext, checker: Checker): Promise<number
     result.response.status === 200,
     () => `GET /v1/balance answered HTTP ${result.response.status} with a valid token`,
   );
-  const cents = readMoneyCents(result.response.json, r.mapping.balance);
+  const cents = r.provider.readBalanceCents(result.response.json);
   if (result.response.status !== 200 || cents === undefined) {
-    throw new HarnessError(`GET /v1/balance: HTTP ${result.response.status}, no balance at ${r.mapping.balance}`);
+    throw new HarnessError(
+      `GET /v1/balance: HTTP ${result.response.status}, no balance at ${r.provider.pointer("balance")}`,
+    );
   }
   return cents;
 }

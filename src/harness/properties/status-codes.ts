@@ -3,6 +3,7 @@
  * 409 — each provoked on purpose and judged by the conformance checks, so
  * every status's body, media type and code is exercised in every run.
  */
+import type { CompiledProfile } from "../../contract/provider-profile/compile.ts";
 import fc from "fast-check";
 import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
 import type { CallResult, PublicApi } from "../api.ts";
@@ -17,6 +18,7 @@ const AMOUNT = 10;
 
 interface Tour {
   readonly api: PublicApi;
+  readonly provider: CompiledProfile;
   readonly checker: Checker;
   readonly transcript: Transcript;
   readonly token: string;
@@ -34,7 +36,7 @@ interface Stop {
 
 function expectStatus(tour: Tour, result: CallResult, status: number, code: string | undefined, what: string): void {
   if (result.kind !== "response") return;
-  const answered = (result.response.json as { code?: unknown } | undefined)?.code;
+  const answered = tour.provider.readErrorCode(result.response.json);
   tour.checker.that(
     "status_code_conformance",
     result.response.status === status && (code === undefined || answered === code),
@@ -230,6 +232,7 @@ export function createStatusCodesProperty(h: HarnessContext): ContractProperty {
             {
               api: directApi(h, env.checker, prefix),
               checker: env.checker,
+              provider: h.provider,
               transcript,
               token,
               prefix,

@@ -1,0 +1,122 @@
+/**
+ * `airtime-harness profile`: help for writing a provider profile.
+ * `profile check FILE --target URL --token T` shows what each pointer and
+ * rule finds on the live target (exit 1 on any miss); `profile init [FILE]`
+ * writes a commented starter file.
+ */
+import { access, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { compileProfile } from "../contract/provider-profile/compile.ts";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import { parseDuration } from "../domain/timing.ts";
+import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
+import { checkProfile } from "../harness/profile-check.ts";
+import { runTokenCommand } from "../harness/token-source.ts";
+import { PROFILE_STARTER } from "./profile-starter.ts";
+
+const USAGE = `usage: airtime-harness profile check FILE --target URL (--token TOKEN | --token-command CMD)
+                                    [--account NUMBER] [--listen HOST:PORT --webhook-secret SECRET] [--timeout DUR]
+       airtime-harness profile init [FILE]
+
+check   place one order of the smallest amount, replay it, look it up until final, read the
+        balance, provoke one 409 and wait for the order's webhook; print what each pointer and
+        rule of FILE found (✓ or ✗). Exit 1 on any miss, 2 on a usage error.
+init    write a commented starter profile to FILE (default provider-profile.yaml).`;
+
+export async function profile(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === undefined || action === "--help" || action === "-h") {
+    console.log(USAGE);
+    return action === undefined ? 2 : 0;
+  }
+  if (action === "init") return init(rest);
+  if (action === "check") return check(rest);
+  console.error(`airtime-harness profile: unknown action '${action}'\n\n${USAGE}`);
+  return 2;
+}
+
+async function init(args: string[]): Promise<number> {
+  const file = args[0] ?? "provider-profile.yaml";
+  const exists = await access(file).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    console.error(`airtime-harness profile init: ${file} exists; not overwritten`);
+    return 2;
+  }
+  await writeFile(file, PROFILE_STARTER, "utf8");
+  console.log(`wrote ${file}: fill it in, then run airtime-harness profile check ${file} --target URL --token TOKEN`);
+  return 0;
+}
+
+async function check(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        target: { type: "string" },
+        token: { type: "string" },
+        "token-command": { type: "string" },
+        account: { type: "string" },
+        listen: { type: "string" },
+        "webhook-secret": { type: "string" },
+        timeout: { type: "string" },
+      },
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const file = positionals[0];
+  if (file === undefined || values.target === undefined) return usageError("needs FILE and --target");
+  if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
+    return usageError("--listen and --webhook-secret go together");
+  }
+  const timeout = parseDuration(values.timeout ?? "10s");
+  if (!timeout.ok) return usageError(`--timeout: ${timeout.error}`);
+  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
+  if (values.listen !== undefined && listen === undefined)
+    return usageError(`--listen '${values.listen}' is not HOST:PORT`);
+  const loaded = await loadProviderProfile(file);
+  if (!loaded.ok) {
+    console.error(formatProfileIssues(file, loaded.issues));
+    return 2;
+  }
+  const token =
+    values.token ??
+    (values["token-command"] === undefined ? undefined : await runTokenCommand(values["token-command"]));
+  if (token === undefined) return usageError("needs --token or --token-command");
+  const lines = await checkProfile(compileProfile(loaded.profile), {
+    target: values.target,
+    token,
+    account: values.account ?? (DEFAULT_ACCOUNTS[0] as string),
+    timeoutMs: timeout.ms,
+    ...(listen === undefined ? {} : { listen }),
+    ...(values["webhook-secret"] === undefined ? {} : { webhookSecret: values["webhook-secret"] }),
+  });
+  for (const line of lines) console.log(`${line.ok ? " " : "!"} ${line.text}`);
+  const misses = lines.filter((line) => !line.ok);
+  if (misses.length === 0) {
+    console.log(`\n${file}: every pointer and rule found what it names`);
+    return 0;
+  }
+  console.log(
+    `\n${file}: ${misses.length} miss${misses.length === 1 ? "" : "es"}: ${misses.map((m) => m.text.split(" → ")[0]).join("; ")}`,
+  );
+  return 1;
+}
+
+function usageError(message: string): number {
+  console.error(`airtime-harness profile check: ${message}\n\n${USAGE}`);
+  return 2;
+}
+
+function parseListen(text: string): { host: string; port: number } | undefined {
+  const match = /^(.*):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[2]);
+  if (match?.[1] === undefined || !(port >= 0 && port < 65536)) return undefined;
+  return { host: match[1] === "" ? "127.0.0.1" : match[1], port };
+}
