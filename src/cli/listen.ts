@@ -4,7 +4,6 @@
  * one line as it arrives (stdout) and each rejected request (stderr), and
  * answers with a chosen status so a sender's retries can be watched.
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
@@ -12,6 +11,7 @@ import { isWebhookSecret } from "../webhooks/signing.ts";
 import { unknownOptionMessage } from "./flag-table.ts";
 import { cannotListen } from "./listen-failure.ts";
 import { forwardWebhooks } from "./listen-forward.ts";
+import { readStdinSync } from "./read-stdin.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 
 const USAGE = `usage: airtime-harness listen --secret whsec_... [options]
@@ -87,7 +87,7 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   if (values.secret?.includes("-") === true && process.stdin.isTTY === true) {
     return fail("--secret - reads the secret from stdin, a terminal here: pipe it in (airtime-harness secret | …)");
   }
-  const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readFileSync(0, "utf8")) : [secret]));
+  const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readStdinSync()) : [secret]));
   const secrets = given ?? splitSecrets(env.AIRTIME_WEBHOOK_SECRET ?? "");
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
   const invalid = secrets.find((secret) => !isWebhookSecret(secret));

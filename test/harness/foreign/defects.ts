@@ -13,6 +13,12 @@ export interface DefectEntry {
   readonly name: string;
   readonly rule: InterfaceRule;
   readonly expectedCheck: CheckName;
+  /**
+   * Another check that judges the same broken rule and may see it first: a
+   * run stops at its first failure, and which check meets a race first
+   * depends on timing.
+   */
+  readonly alsoCaughtBy?: CheckName;
 }
 
 /** Each defect: the rule it breaks and the check that must catch it; the comment says what goes wrong. */
@@ -26,7 +32,7 @@ const DEFECTS = {
   /** A retry executes the debit again (same id, debited twice). */
   replay_double_debit: { rule: "§4.4", expectedCheck: "no_double_charge" },
   /** Identical requests sent in parallel each place an order: the key is checked before an await and stored after it. */
-  concurrent_duplicates: { rule: "§4.4", expectedCheck: "idempotent_replay" },
+  concurrent_duplicates: { rule: "§4.4", expectedCheck: "idempotent_replay", alsoCaughtBy: "no_double_charge" },
   /** A changed payload under a used key replays the order. */
   mismatch_accepted: { rule: "§4.4", expectedCheck: "payload_mismatch_rejected" },
   /** A changed payload gets 409 with code DUPLICATE_REQUEST. */
