@@ -71,11 +71,6 @@ export type { InboxDelivery, WebhookInbox, WebhookInboxOptions } from "./webhook
 export { generateWebhookSecret, signWebhook, verifyWebhook } from "./webhooks/signing.ts";
 export type { SignInput, VerifyOutcome } from "./webhooks/signing.ts";
 
-// In your tests, with any runner: a simulator, its webhook inbox and a client in one (vitest: airtime-harness/vitest)
-export { startTestSimulator } from "./testing/test-simulator.ts";
-export type { ExpectWebhookOptions, TestSimulator, TestSimulatorOptions } from "./testing/test-simulator.ts";
-export type { ClientResponse, SendAirtimeCallOptions, TestClient } from "./testing/test-client.ts";
-
 // The contract harness: run the checks from your own test suite, and read or format the report
 export { runContract } from "./harness/run-contract.ts";
 export type { ContractOptions, ProgressEvent } from "./harness/contract-options.ts";

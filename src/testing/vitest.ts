@@ -57,4 +57,4 @@ export const test: SimulatorTest = createSimulatorTest();
 /** The `test` that `createSimulatorTest` returns. */
 export type SimulatorTest = ReturnType<typeof createSimulatorTest>;
 
-export type { TestSimulator, TestSimulatorOptions } from "./test-simulator.ts";
+export type { ExpectWebhookOptions, TestSimulator, TestSimulatorOptions } from "./test-simulator.ts";

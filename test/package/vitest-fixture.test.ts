@@ -2,10 +2,11 @@
  * `airtime-harness/vitest` in a fresh project that installs the packed
  * tarball and vitest: a test there uses the fixture as the docs show (places
  * an order, advances the clock, awaits its verified webhook; the next test
- * finds the simulator reset), and tsc accepts that test under strict settings.
+ * finds the simulator reset), tsc accepts that test under strict settings,
+ * and `airtime-harness/testing` does the same from plain Node.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Consumer, createConsumer, nodeRuntimes, runConsumerTsc, runConsumerVitest } from "./consumer.ts";
+import { type Consumer, createConsumer, exec, nodeRuntimes, runConsumerTsc, runConsumerVitest } from "./consumer.ts";
 
 const RUNTIMES = await nodeRuntimes();
 let consumer: Consumer;
@@ -31,6 +32,20 @@ test("the next test finds the same simulator reset", async ({ simulator }) => {
 });
 `;
 
+/** The runner-neutral entry from plain Node, with no test runner at all. */
+const PLAIN_NODE_SCRIPT = `import { startTestSimulator } from "airtime-harness/testing";
+
+const harness = await startTestSimulator();
+try {
+  await harness.client.sendAirtime({ account: "0712345678", amount: 100, currency: "KES", reference: "PLAIN-1" });
+  await harness.advance(2_000);
+  const webhook = await harness.expectWebhook({ reference: "PLAIN-1", status: 20 });
+  console.log(JSON.stringify({ reference: webhook.reference, status: webhook.status }));
+} finally {
+  await harness.close();
+}
+`;
+
 const TSCONFIG = {
   compilerOptions: {
     target: "ES2022",
@@ -51,6 +66,7 @@ beforeAll(async () => {
   consumer = await createConsumer("vitest-fixture-consumer", ["typescript", "@types/node", "vitest"]);
   await consumer.write("order.test.ts", FIXTURE_TEST);
   await consumer.write("tsconfig.json", JSON.stringify(TSCONFIG, null, 2));
+  await consumer.write("plain.mjs", PLAIN_NODE_SCRIPT);
 });
 
 afterAll(() => consumer?.remove());
@@ -66,5 +82,11 @@ describe.each(RUNTIMES)("on $name", (runtime) => {
     const outcome = await runConsumerVitest(consumer.dir, runtime);
     expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
     expect(outcome.stdout).toMatch(/Tests\s+2 passed \(2\)/);
+  });
+
+  test("airtime-harness/testing runs from plain Node, no test runner", async () => {
+    const outcome = await exec(runtime.node, ["plain.mjs"], { cwd: consumer.dir });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(JSON.parse(outcome.stdout)).toEqual({ reference: "PLAIN-1", status: 20 });
   });
 });
