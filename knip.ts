@@ -9,6 +9,8 @@ const config: KnipConfig = {
   // ui/src/main.tsx: the dashboard's front end, built by vite.config.ts.
   entry: [
     "src/index.ts",
+    "src/testing/index.ts",
+    "src/testing/vitest.ts",
     "src/cli/main.ts",
     "bin/*.js",
     "bench/*.ts",

@@ -72,6 +72,19 @@ export async function nodeRuntimes(): Promise<NodeRuntime[]> {
   return runtimes;
 }
 
+/** The project's own tsc, checking the project `tsconfig` names. */
+export function runConsumerTsc(dir: string, tsconfig: string): Promise<Outcome> {
+  return exec(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", tsconfig], { cwd: dir });
+}
+
+/** The project's own vitest (`vitest run`, verbose, no colours) on `runtime`. */
+export function runConsumerVitest(dir: string, runtime: NodeRuntime): Promise<Outcome> {
+  return exec(runtime.node, [join(dir, "node_modules/vitest/vitest.mjs"), "run", "--reporter=verbose"], {
+    cwd: dir,
+    env: { ...runtime.env, CI: "true", NO_COLOR: "1" },
+  });
+}
+
 export interface Consumer {
   readonly dir: string;
   write(file: string, content: string): Promise<void>;

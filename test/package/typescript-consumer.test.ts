@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type Consumer, createConsumer, exec, nodeRuntimes } from "./consumer.ts";
+import { type Consumer, createConsumer, nodeRuntimes, runConsumerTsc, runConsumerVitest } from "./consumer.ts";
 import { TYPESCRIPT_MODULE, VITEST_TEST } from "./order-scenario.ts";
 
 const RUNTIMES = await nodeRuntimes();
@@ -55,8 +55,7 @@ test("the project has no @types/express: the declarations must not need it", () 
 
 describe.each(Object.keys(TSCONFIGS))("moduleResolution %s", (resolution) => {
   test("tsc reports no error with strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess", async () => {
-    const tsc = join(consumer.dir, "node_modules/typescript/bin/tsc");
-    const outcome = await exec(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer.dir });
+    const outcome = await runConsumerTsc(consumer.dir, `tsconfig.${resolution}.json`);
     expect(outcome.stdout + outcome.stderr).toBe("");
     expect(outcome.code).toBe(0);
   });
@@ -64,11 +63,7 @@ describe.each(Object.keys(TSCONFIGS))("moduleResolution %s", (resolution) => {
 
 describe.each(RUNTIMES)("on $name", (runtime) => {
   test("a vitest test in the project places, replays and completes an order and verifies its webhook", async () => {
-    const vitest = join(consumer.dir, "node_modules/vitest/vitest.mjs");
-    const outcome = await exec(runtime.node, [vitest, "run", "--reporter=verbose"], {
-      cwd: consumer.dir,
-      env: { ...runtime.env, CI: "true", NO_COLOR: "1" },
-    });
+    const outcome = await runConsumerVitest(consumer.dir, runtime);
     expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
     expect(outcome.stdout).toMatch(/Tests\s+1 passed \(1\)/);
   });
