@@ -1,12 +1,15 @@
 /**
  * The guide "Develop your webhook handler" (docs/webhook-handler.md): its
- * Express handler, taken from the page as written, runs as its own process,
- * and `airtime-harness trigger` aimed at it gets the behaviour the guide
- * promises: verified, applied once per webhook-id, bad signatures refused.
+ * handlers are the example projects in examples/, word for word. The Express
+ * project runs as its own process on a real port, and `airtime-harness
+ * trigger` aimed at it gets the behaviour the guide promises: verified,
+ * applied once per webhook-id, bad signatures refused. Fastify and Hono are
+ * not dependencies of this package, so those projects are only compared.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import { freePort, runCli } from "../support/processes.ts";
@@ -28,28 +31,53 @@ async function guideFiles(): Promise<Map<string, string>> {
   return files;
 }
 
+const EXAMPLES = [
+  { directory: "examples/express-handler", server: "express-server.js", packages: ["express"] },
+  { directory: "examples/fastify-handler", server: "fastify-server.js", packages: ["fastify"] },
+  { directory: "examples/hono-handler", server: "hono-server.js", packages: ["hono", "@hono/node-server"] },
+];
+
+describe.each(EXAMPLES)("$directory", (example) => {
+  it("holds the guide's code, word for word", async () => {
+    const files = await guideFiles();
+    for (const name of ["airtime-events.js", example.server]) {
+      const project = await readFile(resolve(ROOT, example.directory, name), "utf8");
+      expect(project, `${example.directory}/${name}`).toBe(`// ${name}\n${files.get(name) ?? "(missing)"}`);
+    }
+  });
+
+  it("depends on the packages its server imports", async () => {
+    const manifest = JSON.parse(await readFile(resolve(ROOT, example.directory, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([...example.packages, "standardwebhooks"].sort());
+  });
+
+  // Only the frameworks installed here can run; the Express project is run in depth below.
+  const missing = example.packages.filter((name) => !existsSync(resolve(ROOT, "node_modules", name)));
+  const runnable = example.directory === "examples/express-handler";
+  it.skipIf(!runnable && missing.length > 0)(
+    runnable ? "has what it imports installed here" : `is not run: ${missing.join(", ")} not installed here`,
+    () => {
+      expect(missing).toEqual([]);
+    },
+  );
+});
+
 beforeAll(async () => {
-  const files = await guideFiles();
-  // Under node_modules, so the sample's `import "express"` resolves to this package's dependencies.
-  directory = await mkdtemp(join(ROOT, "node_modules/.cache-guide-"));
-  await writeFile(join(directory, "package.json"), JSON.stringify({ type: "module" }));
-  for (const name of ["airtime-events.js", "express-server.js"]) {
-    const code = files.get(name);
-    if (code === undefined) throw new Error(`the guide has no ${name} block`);
-    await writeFile(join(directory, name), code);
-  }
+  // The project's own directory: its `import "express"` resolves to this package's dependencies.
+  directory = resolve(ROOT, "examples/express-handler");
   const port = await freePort();
   server = startProcess(process.execPath, [join(directory, "express-server.js")], {
     env: { ...process.env, PORT: String(port), AIRTIME_WEBHOOK_SECRET: secret },
   });
   const ready = await server.waitFor(/listening on (http:\/\/\S+)/, 30_000);
-  if (ready.kind !== "matched") throw new Error(`the guide's express server did not start: ${server.output()}`);
+  if (ready.kind !== "matched") throw new Error(`the express example did not start: ${server.output()}`);
   handlerUrl = ready.match[1] as string;
 });
 
 afterAll(async () => {
   await server?.stop();
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
 });
 
 async function trigger(args: readonly string[]): Promise<{ code: number | null; output: string }> {
