@@ -26,12 +26,21 @@ import type { ContractOptions } from "../../src/harness/contract-options.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import { type ForeignDefect, FOREIGN_DEFECTS } from "./foreign/defects.ts";
-import { startForeignTarget } from "./foreign/foreign-target.ts";
+import { type ForeignTargetOptions, startForeignTarget } from "./foreign/foreign-target.ts";
 
 const SEEDS = [1, 2, 3, 4, 5];
 const WEBHOOK_SECRET = "foreign-webhook-secret";
 /** The one defect the harness cannot provoke without a second, nearly empty account of its own choosing. */
 const NOT_PROVOKED: ReadonlySet<ForeignDefect> = new Set(["failed_order_keeps_id"]);
+/**
+ * A defect is visible only when the provider does what it breaks. At the
+ * default one reversal in five, a loaded machine saw a seed whose few
+ * reversals all landed after the run's last balance read; a provider that
+ * reverses more often shows the unrefunded reversal in every seed.
+ */
+const TARGET_FOR_DEFECT: Partial<Record<ForeignDefect, Partial<ForeignTargetOptions>>> = {
+  reversal_not_refunded: { reversalRate: 0.6, reversalDelayMs: { min: 20, max: 150 } },
+};
 
 async function foreignProfile(): Promise<ProviderProfile> {
   const text = await readFile(new URL("./foreign/foreign-profile.yaml", import.meta.url), "utf8");
@@ -56,7 +65,7 @@ async function runAgainstForeign(
     seed,
     tokenLifetimeMs,
     webhook: { url: `http://127.0.0.1:${port}/webhooks`, secret: WEBHOOK_SECRET },
-    ...(defect === undefined ? {} : { defect }),
+    ...(defect === undefined ? {} : { defect, ...TARGET_FOR_DEFECT[defect] }),
   });
   try {
     return await runContract({
