@@ -81,12 +81,13 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
 
   // Made once, not per request: the body step calls back into it with the request and the response.
   const afterBody: BodyCallback = (req, res, body, problem) => {
-    if (problem !== undefined) {
-      answerError(problem, req, res, report);
-      return;
-    }
     // `url` rather than the state's: mounted in another app, the mount prefix is not part of the route.
     const path = pathOf(req.url ?? "/");
+    if (problem !== undefined) {
+      // The admin API always speaks our spec; the public API the provider's dialect.
+      answerError(problem, req, res, report, isAdminPath(path) ? undefined : deps.publicApi.dialect);
+      return;
+    }
     if (adminApp !== undefined && isAdminPath(path)) {
       (req as AdminRequest).body = body;
       setRequestIdHeader(res);

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import { StoreUnavailableError } from "../domain/ports.ts";
 import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
 import { sendText } from "./json-response.ts";
@@ -47,19 +48,21 @@ function fromFrameworkError(error: unknown): HttpProblem | undefined {
   }
 }
 
-export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
+/** Answers a problem: as RFC 9457 problem+json (the admin API, our spec), or in a provider's dialect. */
+export function sendProblem(res: ServerResponse, problem: HttpProblem, dialect?: DialectRenderer): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const headers = problem.headers;
   for (const name in headers) res.setHeader(name, headers[name] as string);
-  sendText(
-    res,
-    problem.status,
-    "application/problem+json; charset=utf-8",
-    JSON.stringify(toProblemBody(problem, problemInstance(res))),
-  );
+  const body = toProblemBody(problem, problemInstance(res));
+  if (dialect === undefined) {
+    sendText(res, problem.status, "application/problem+json; charset=utf-8", JSON.stringify(body));
+    return;
+  }
+  const answer = dialect.error(body);
+  sendText(res, answer.status, answer.contentType, JSON.stringify(answer.body));
 }
 
 /** Largest unread body discarded so that a 413 reaches a client that is still sending. */
@@ -96,15 +99,16 @@ export function answerError(
   req: IncomingMessage,
   res: ServerResponse,
   report: (error: unknown) => void,
+  dialect?: DialectRenderer,
 ): void {
   const problem = isHttpProblem(error) ? error : fromFrameworkError(error);
   if (problem !== undefined) {
-    if (problem.code === "payload_too_large") afterUnreadBody(req, () => sendProblem(res, problem));
-    else sendProblem(res, problem);
+    if (problem.code === "payload_too_large") afterUnreadBody(req, () => sendProblem(res, problem, dialect));
+    else sendProblem(res, problem, dialect);
     return;
   }
   report(error);
-  sendProblem(res, new HttpProblem("internal_error", "The simulator failed unexpectedly; see its log."));
+  sendProblem(res, new HttpProblem("internal_error", "The simulator failed unexpectedly; see its log."), dialect);
 }
 
 export function createErrorHandler(report: (error: unknown) => void): ErrorRequestHandler {

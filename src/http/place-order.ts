@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { detectService, parseKenyanMobile } from "../contract/operators.ts";
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import type { Customer, Order } from "../domain/model.ts";
 import type { AirtimeService, PlaceOrderCommand, PlaceOrderOutcome } from "../domain/service-types.ts";
@@ -25,6 +26,8 @@ export interface PlaceOrderDeps {
   readonly scenarioEngines: readonly ScenarioEngine[];
   /** Every plugin's `beforeResponse`, awaited when the order asks for its webhook first. */
   readonly beforeResponse: (order: Order) => Promise<void>;
+  /** Writes every public answer in the provider's dialect (our spec's by default). */
+  readonly dialect: DialectRenderer;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -89,18 +92,20 @@ function toCommand(
 }
 
 /** Every outcome of the domain, as HTTP. Exhaustive: a new outcome kind does not compile until mapped. */
-function writeOutcome(res: ServerResponse, outcome: PlaceOrderOutcome): void {
+function writeOutcome(res: ServerResponse, outcome: PlaceOrderOutcome, dialect: DialectRenderer): void {
   switch (outcome.kind) {
     case "placed":
-      sendJson(res, 200, presentOrder(outcome.order));
+      sendJson(res, 200, dialect.order(presentOrder(outcome.order)));
       return;
     case "replayed":
       res.setHeader("Idempotent-Replayed", "true");
-      sendJson(res, 200, presentOrder(outcome.order));
+      sendJson(res, 200, dialect.order(presentOrder(outcome.order)));
       return;
-    case "insufficient_balance":
-      sendJson(res, 402, presentInsufficient(outcome.reference));
+    case "insufficient_balance": {
+      const answer = dialect.insufficient(presentInsufficient(outcome.reference));
+      sendJson(res, answer.status, answer.body);
       return;
+    }
     case "payload_mismatch":
       throw new HttpProblem(
         "idempotency_payload_mismatch",
@@ -166,7 +171,7 @@ export function createPlaceOrderHandler(
 
     if (effects.beforeCommit !== undefined) {
       await realDelay(effects.latencyMs);
-      writeFailure(res, effects.beforeCommit, false);
+      writeFailure(res, effects.beforeCommit, false, deps.dialect);
       return;
     }
     const outcome = await deps.service.placeOrder(toCommand(customer, input, key, effects));
@@ -178,9 +183,9 @@ export function createPlaceOrderHandler(
     }
     if (effects.latencyMs !== undefined) await realDelay(effects.latencyMs);
     if (order !== undefined && effects.afterCommit !== undefined) {
-      writeFailure(res, effects.afterCommit, true);
+      writeFailure(res, effects.afterCommit, true, deps.dialect);
       return;
     }
-    writeOutcome(res, outcome);
+    writeOutcome(res, outcome, deps.dialect);
   };
 }

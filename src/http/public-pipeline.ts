@@ -126,7 +126,7 @@ export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknow
         `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
       );
     }
-    sendJson(res, 200, presentTransaction(found.order));
+    sendJson(res, 200, deps.dialect.lookup(presentTransaction(found.order)));
   }
 
   async function balance(state: RequestState, res: ServerResponse): Promise<void> {
@@ -143,7 +143,7 @@ export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknow
     const outcome = await deps.service.getBalance(customer.id, shortcode === "" ? undefined : shortcode);
     switch (outcome.kind) {
       case "balance":
-        sendJson(res, 200, presentBalance(outcome.wallet, outcome.wallets));
+        sendJson(res, 200, deps.dialect.balance(presentBalance(outcome.wallet, outcome.wallets)));
         return;
       case "unknown_shortcode":
         throw new HttpProblem(
@@ -200,7 +200,7 @@ export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknow
       try {
         await route(state, res, path);
       } catch (error) {
-        answerError(error, state.req, res, report);
+        answerError(error, state.req, res, report, deps.dialect);
       }
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { ErrorCode } from "../contract/error-codes.ts";
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import {
   type HttpFailure,
   NO_EFFECTS,
@@ -45,7 +46,12 @@ const FAILURE_CODES: Record<429 | 500 | 502 | 503, ErrorCode> = {
 };
 
 /** Answers with an injected failure. `committed` says whether the order exists regardless. */
-export function writeFailure(res: ServerResponse, failure: HttpFailure, committed: boolean): void {
+export function writeFailure(
+  res: ServerResponse,
+  failure: HttpFailure,
+  committed: boolean,
+  dialect: DialectRenderer,
+): void {
   switch (failure.kind) {
     case "drop":
       res.socket?.destroy();
@@ -57,7 +63,7 @@ export function writeFailure(res: ServerResponse, failure: HttpFailure, committe
         : "Injected failure; nothing was committed.";
       const headers: Record<string, string> =
         failure.retryAfterSeconds === undefined ? {} : { "Retry-After": String(failure.retryAfterSeconds) };
-      sendProblem(res, new HttpProblem(FAILURE_CODES[failure.status], detail, { headers }));
+      sendProblem(res, new HttpProblem(FAILURE_CODES[failure.status], detail, { headers }), dialect);
       return;
     }
     default: {

@@ -4,8 +4,9 @@
  * simulator that a test runs in-process and `airtime-harness serve` runs as
  * a server.
  */
-import { randomInt } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
+import { compileRenderer } from "../contract/provider-profile/render.ts";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
@@ -166,6 +167,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
   const statusTable = resolveStatusTable(options.statusTable);
+  // Compiled once: every public answer and webhook is written through it.
+  const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
   const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const backend = await openBackend({
     store: options.store,
@@ -239,6 +242,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     publicApi: {
       service,
       limits,
+      dialect,
       scenarioEngines: engines,
       beforeResponse: async (order: Order) => {
         for (const plugin of plugins) await plugin.beforeResponse?.(order);

@@ -1,6 +1,7 @@
 /**
  * Options of `createSimulator()`, and how they resolve to the ports' settings.
  */
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
 import type { StatusDefinition, StatusTable } from "../contract/status-codes.ts";
 import type { Timing } from "../domain/timing.ts";
@@ -42,6 +43,11 @@ export interface SimulatorOptions {
   readonly customers?: readonly CustomerInput[] | undefined;
   /** Amount range and currencies (default KES 10–10,000, KES). */
   readonly limits?: Partial<OrderLimits> | undefined;
+  /**
+   * The provider's dialect the public API and the webhooks speak (a loaded
+   * provider profile); default our spec. The admin API always speaks ours.
+   */
+  readonly provider?: ProviderProfile | undefined;
   /** Replaces the status table (a profile). Must define 0 as pending. */
   readonly statusTable?: StatusTable | readonly StatusDefinition[] | undefined;
   /** How long an idempotency key stays bound, on the simulator clock. Default 24 h. */

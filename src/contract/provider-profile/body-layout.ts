@@ -1,0 +1,128 @@
+/**
+ * Where a rendered body puts each value, compiled once from a profile's
+ * pointers: a writer per field (its path pre-split), the container the
+ * fields the profile does not name go into, and the per-field templates of
+ * `extra`. The hot path copies values into place; no pointer is parsed per
+ * request. A layout that keeps every field where our spec has it compiles
+ * to the identity, so our spec's bodies leave unchanged, as the same object.
+ */
+
+/** A value the simulator has for the body, by our spec's field name. */
+export type SpecBody = Readonly<Record<string, unknown>>;
+
+/** What a template may write besides the body's own values. */
+export interface RenderContext {
+  /** The order's creation time (ISO 8601), for `orderCreatedAt` templates. */
+  readonly createdAt?: string | undefined;
+}
+
+export type ExtraTemplate =
+  { readonly uuid: true } | { readonly constant: unknown } | { readonly orderCreatedAt: true };
+
+export interface LayoutSpec {
+  /** Our spec's field name → the pointer the profile writes it at. */
+  readonly fields: Readonly<Record<string, string>>;
+  /** The field whose container also takes every field the profile does not name. */
+  readonly main: string;
+  /** Changes a value on its way into the body (money as a string, a status as a word). */
+  readonly convert?: Readonly<Record<string, (value: unknown, spec: SpecBody) => unknown>>;
+  readonly extras?: Readonly<Record<string, ExtraTemplate>> | undefined;
+  /** Ids for `uuid` templates; injected so that tests and seeds decide them. */
+  readonly newUuid: () => string;
+}
+
+export type Layout = (spec: SpecBody, context?: RenderContext) => unknown;
+
+type Container = Record<string, unknown>;
+
+/** The pointer's keys, `~1` and `~0` unescaped; "" is the body itself. */
+export function pointerKeys(pointer: string): readonly string[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((raw) => raw.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+/** The object at `keys` inside `body`, made on the way when missing. */
+function containerAt(body: Container, keys: readonly string[], depth: number): Container {
+  let node = body;
+  for (let index = 0; index < depth; index += 1) {
+    const key = keys[index] as string;
+    const next = node[key];
+    if (typeof next === "object" && next !== null) node = next as Container;
+    else node = node[key] = {};
+  }
+  return node;
+}
+
+type Put = (body: Container, value: unknown) => void;
+
+function compilePut(pointer: string): Put {
+  const keys = pointerKeys(pointer);
+  const last = keys.at(-1);
+  if (last === undefined) throw new RangeError('a body field cannot be written at the whole body (pointer "")');
+  if (keys.length === 1) {
+    return (body, value) => {
+      body[last] = value;
+    };
+  }
+  return (body, value) => {
+    containerAt(body, keys, keys.length - 1)[last] = value;
+  };
+}
+
+function isIdentity(spec: LayoutSpec): boolean {
+  const noConversions = spec.convert === undefined || Object.keys(spec.convert).length === 0;
+  const noExtras = spec.extras === undefined || Object.keys(spec.extras).length === 0;
+  const inPlace = Object.entries(spec.fields).every(([name, pointer]) => pointer === `/${name}`);
+  return noConversions && noExtras && inPlace;
+}
+
+function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => string) {
+  const put = compilePut(pointer);
+  if ("uuid" in template) return (body: Container) => put(body, newUuid());
+  if ("constant" in template) return (body: Container) => put(body, template.constant);
+  return (body: Container, context: RenderContext | undefined) => put(body, context?.createdAt ?? null);
+}
+
+/**
+ * @example
+ * const layout = compileLayout({ fields: { id: "/data/transactionId" }, main: "id", newUuid: randomUUID });
+ * layout({ id: "TX1", service: "safaricom" }); // { data: { transactionId: "TX1", service: "safaricom" } }
+ */
+export function compileLayout(spec: LayoutSpec): Layout {
+  if (isIdentity(spec)) return (body) => body;
+  const puts = new Map<string, Put>();
+  for (const [name, pointer] of Object.entries(spec.fields)) puts.set(name, compilePut(pointer));
+  const convert = spec.convert ?? {};
+  const mainKeys = pointerKeys(spec.fields[spec.main] ?? `/${spec.main}`);
+  const companionDepth = Math.max(mainKeys.length - 1, 0);
+  // A name a field already takes in the companions' container is the field's, never a companion's.
+  const taken = new Set(
+    Object.values(spec.fields)
+      .map(pointerKeys)
+      .filter(
+        (keys) => keys.length === companionDepth + 1 && keys.slice(0, -1).join("/") === mainKeys.slice(0, -1).join("/"),
+      )
+      .map((keys) => keys.at(-1) as string),
+  );
+  const extras = Object.entries(spec.extras ?? {}).map(([pointer, template]) =>
+    compileExtra(pointer, template, spec.newUuid),
+  );
+  return (body, context) => {
+    const rendered: Container = {};
+    // Templates first: an envelope's own fields (`success: true`) lead, as providers write them.
+    for (const extra of extras) extra(rendered, context);
+    for (const name in body) {
+      const value = body[name];
+      if (value === undefined) continue;
+      const put = puts.get(name);
+      const converted =
+        convert[name] === undefined ? value : (convert[name] as (v: unknown, s: SpecBody) => unknown)(value, body);
+      if (put !== undefined) put(rendered, converted);
+      else if (!taken.has(name)) containerAt(rendered, mainKeys, companionDepth)[name] = converted;
+    }
+    return rendered;
+  };
+}
