@@ -4,6 +4,7 @@
  * what the backend shares across processes), then subscribed to the status
  * changes and the order cap.
  */
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { Journal } from "../http/journal.ts";
 import type { Backend } from "./backend.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
@@ -17,6 +18,7 @@ export async function buildPlugins(
   backend: Backend,
   domain: EmbeddedDomain,
   journal: Journal,
+  dialect: DialectRenderer,
 ): Promise<SimulatorPlugin[]> {
   const plugins: SimulatorPlugin[] = [];
   const context: SimulatorContext = {
@@ -26,6 +28,7 @@ export async function buildPlugins(
     ids: domain.ids,
     random: domain.random,
     statusTable: domain.statusTable,
+    dialect,
     service: domain.service,
     journal,
     retention: domain.retention,

@@ -194,7 +194,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
   const { store, time, service } = domain;
 
-  const plugins = await buildPlugins(options, backend, domain, journal);
+  const plugins = await buildPlugins(options, backend, domain, journal, dialect);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();

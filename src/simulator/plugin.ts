@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { OrderRetention, RetentionGuard } from "../domain/order-retention.ts";
@@ -74,6 +75,8 @@ export interface SimulatorContext {
   readonly ids: Ids;
   readonly random: Random;
   readonly statusTable: StatusTable;
+  /** The provider's dialect the public API and the webhooks speak (our spec's by default). */
+  readonly dialect: DialectRenderer;
   readonly service: AirtimeService;
   /** The request journal (what `GET /_sim/journal` lists). */
   readonly journal: Journal;

@@ -5,6 +5,7 @@
  * stale follow-up); each delivery is stored, then its first attempt is
  * scheduled.
  */
+import { isoTime } from "../contract/iso-time.ts";
 import { isFinalStatus } from "../contract/status-codes.ts";
 import type { StatusChange } from "../domain/service-types.ts";
 import { scheduleAttempt } from "./attempt-jobs.ts";
@@ -56,6 +57,7 @@ export function createAnnouncer(kit: DispatchKit): Announcer {
     const messageId = statusMessageId(order.id, order.history.length);
     const deliveryId = deliveryIdOf(messageId);
     const announcement = { repeated: change.repeated === true };
+    const context = { createdAt: isoTime(order.createdAt), deliveryId: messageId };
     const fields = {
       messageId,
       kind: "status" as DeliveryKind,
@@ -64,12 +66,17 @@ export function createAnnouncer(kit: DispatchKit): Announcer {
       reference: order.reference,
       status: order.status,
       final: change.final,
-      body: JSON.stringify(buildWebhookPayload(change)),
+      body: JSON.stringify(kit.dialect.webhook(buildWebhookPayload(change), context)),
       createdAt: now,
       badSignature: faults.badSignature === true,
       ...(stale === undefined
         ? {}
-        : { followUp: { status: stale.status, body: JSON.stringify(buildStalePayload(change, stale)) } }),
+        : {
+            followUp: {
+              status: stale.status,
+              body: JSON.stringify(kit.dialect.webhook(buildStalePayload(change, stale), context)),
+            },
+          }),
     };
     // Recorded, never sent: dropped by a scenario, or for an endpoint a 410 or an admin turned off.
     if (faults.drop === true || endpoint.disabled === true) {

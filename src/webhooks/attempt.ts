@@ -1,6 +1,6 @@
 /**
  * Attempt: one delivery sent once, under the fair limiter's caps, signed
- * with Standard Webhooks headers, then recorded (`attempt-record.ts`): the
+ * as the provider's profile says (Standard Webhooks by default), then recorded (`attempt-record.ts`): the
  * retry on the schedule, a disabled endpoint after a 410, a stale follow-up
  * after the final message.
  */
@@ -11,7 +11,7 @@ import type { AttemptContext } from "./delivery-transitions.ts";
 import type { DispatchKit } from "./dispatch-kit.ts";
 import type { Delivery, DeliveryAttempt } from "./ports.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
-import { generateWebhookSecret, signWebhook } from "./signing.ts";
+import { generateWebhookSecret } from "./signing.ts";
 
 const USER_AGENT = "airtime-harness-webhooks/1";
 
@@ -100,7 +100,7 @@ export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts
     const requestHeaders = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      ...signWebhook({ id: delivery.messageId, timestampSeconds, body: delivery.body, secrets }),
+      ...kit.dialect.signWebhook({ id: delivery.messageId, timestampSeconds, body: delivery.body, secrets }),
     };
     const posted = await flights.post(() =>
       postWebhook({

@@ -4,6 +4,7 @@
  * dispatcher builds it once; announce and attempt read from it.
  */
 import { setMaxListeners } from "node:events";
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Clock, Random, Scheduler, Store } from "../domain/ports.ts";
 import type { AttemptPlacement } from "./attempt-jobs.ts";
@@ -21,6 +22,8 @@ export interface DispatchKit {
   readonly clock: Clock;
   readonly scheduler: Scheduler;
   readonly statusTable: StatusTable;
+  /** Writes and signs every webhook in the provider's dialect. */
+  readonly dialect: DialectRenderer;
   readonly deliveries: DeliveryStore;
   readonly placement: AttemptPlacement;
   readonly retry: RetryPolicy;

@@ -19,6 +19,8 @@
  * the one its delivery waits for, so a slot is attempted once per run of
  * its job, on whichever process claimed it.
  */
+import { randomUUID } from "node:crypto";
+import { compileRenderer, type DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
 import type { Clock, Job, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
@@ -66,6 +68,8 @@ export interface WebhookDispatcherDeps {
   readonly scheduler: Scheduler;
   readonly random: Random;
   readonly statusTable: StatusTable;
+  /** The provider's dialect webhooks are written and signed in; default our spec's (Standard Webhooks). */
+  readonly dialect?: DialectRenderer | undefined;
   /** Where attempt jobs run (default: this process's scheduler). */
   readonly jobs?: JobPlacement;
 }
@@ -230,6 +234,7 @@ function dispatchKitOf(deps: WebhookDispatcherDeps, options: WebhookDispatcherOp
     clock: deps.clock,
     scheduler: deps.scheduler,
     statusTable: deps.statusTable,
+    dialect: deps.dialect ?? compileRenderer(undefined, { newUuid: randomUUID }),
     deliveries,
     placement: createAttemptPlacement(deps.jobs, { scheduler: deps.scheduler, clock: deps.clock, deliveries }),
     retry: { schedule: resolveSchedule(options.schedule), jitter },

@@ -14,10 +14,16 @@ export type SpecBody = Readonly<Record<string, unknown>>;
 export interface RenderContext {
   /** The order's creation time (ISO 8601), for `orderCreatedAt` templates. */
   readonly createdAt?: string | undefined;
+  /** The webhook's delivery id, for a profile that carries it in the body. */
+  readonly deliveryId?: string | undefined;
 }
 
+/** The profile's `extra` templates, and the delivery id a profile may place in the webhook body. */
 export type ExtraTemplate =
-  { readonly uuid: true } | { readonly constant: unknown } | { readonly orderCreatedAt: true };
+  | { readonly uuid: true }
+  | { readonly constant: unknown }
+  | { readonly orderCreatedAt: true }
+  | { readonly deliveryId: true };
 
 export interface LayoutSpec {
   /** Our spec's field name → the pointer the profile writes it at. */
@@ -83,6 +89,8 @@ function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => s
   const put = compilePut(pointer);
   if ("uuid" in template) return (body: Container) => put(body, newUuid());
   if ("constant" in template) return (body: Container) => put(body, template.constant);
+  if ("deliveryId" in template)
+    return (body: Container, context: RenderContext | undefined) => put(body, context?.deliveryId ?? null);
   return (body: Container, context: RenderContext | undefined) => put(body, context?.createdAt ?? null);
 }
 

@@ -14,6 +14,7 @@ import { compileLayout, type ExtraTemplate, type RenderContext, type SpecBody } 
 import { compileProfile, type CompiledProfile } from "./compile.ts";
 import { mapStatuses } from "./dialect-statuses.ts";
 import type { ProviderProfile } from "./schema.ts";
+import { createWebhookSigner, type WebhookSigner } from "./signing.ts";
 
 export type { RenderContext } from "./body-layout.ts";
 
@@ -36,6 +37,8 @@ export interface DialectRenderer {
   error(problem: Problem): RenderedAnswer;
   /** The webhook body for a status change. */
   webhook(spec: SpecBody, context?: RenderContext): unknown;
+  /** The headers of one webhook attempt: the delivery id and the signature, as the profile's scheme writes them. */
+  readonly signWebhook: WebhookSigner;
 }
 
 export interface RendererOptions {
@@ -124,6 +127,7 @@ export function compileRenderer(file: ProviderProfile | undefined, options: Rend
       return { status, contentType: errorType, body: errorLayout(spec) };
     },
     webhook: (spec, context) => layouts.webhook(spec, context),
+    signWebhook: createWebhookSigner(profile.resolved.signing, profile.resolved.deliveryId),
   };
 }
 
@@ -167,12 +171,17 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
         type: (_value, spec) =>
           eventFor(event.values, typeof spec.status === "number" ? statuses.classOf(spec.status) : undefined),
       };
+  const deliveryId = profile.resolved.deliveryId;
+  const webhookExtras = {
+    ...extras("webhook"),
+    ...("pointer" in deliveryId ? { [deliveryId.pointer]: { deliveryId: true as const } } : {}),
+  };
   const layout = (
     kind: keyof NonNullable<ProviderProfile["bodies"]>,
     fields: Record<string, string>,
     main: string,
     convert: Record<string, Convert>,
-  ) => compileLayout({ newUuid, fields, main, convert, extras: extras(kind) });
+  ) => compileLayout({ newUuid, fields, main, convert, extras: kind === "webhook" ? webhookExtras : extras(kind) });
   return {
     order: layout("order", bodies.order, "id", statuses.order),
     lookup: layout("lookup", bodies.lookup, "id", record),

@@ -100,3 +100,75 @@ function hmacVerifier(
 function assertNever(value: never): never {
   throw new Error(`unexpected signing scheme ${JSON.stringify(value)}`);
 }
+
+/** One attempt of a webhook to sign: its delivery id, the attempt's time, the exact body, the endpoint's secrets. */
+export interface WebhookToSign {
+  readonly id: string;
+  readonly timestampSeconds: number;
+  readonly body: string;
+  /** Standard Webhooks signs with each (rotation); an HMAC header carries one, the first. */
+  readonly secrets: readonly string[];
+}
+
+/** The request headers a signed attempt carries, by name. */
+export type WebhookSigner = (attempt: WebhookToSign) => Record<string, string>;
+
+/**
+ * The sending side of a profile's scheme, compiled once: the headers an
+ * attempt carries, with the delivery id in its header when the profile puts
+ * it in one (a pointer puts it in the body instead).
+ *
+ * @example
+ * const sign = createWebhookSigner({ scheme: "hmac", header: "X-Signature" }, { header: "X-Delivery-Id" });
+ * sign({ id: "msg_1", timestampSeconds: 1714000000, body: "{}", secrets: ["s3cret"] });
+ * // { "x-delivery-id": "msg_1", "x-signature": "…" }
+ */
+export function createWebhookSigner(
+  signing: ProfileSigning,
+  deliveryId: { readonly header: string } | { readonly pointer: string },
+): WebhookSigner {
+  const idHeader = "header" in deliveryId ? deliveryId.header.toLowerCase() : undefined;
+  const withId = (headers: Record<string, string>, id: string): Record<string, string> =>
+    idHeader === undefined || idHeader in headers ? headers : { [idHeader]: id, ...headers };
+  switch (signing.scheme) {
+    case "none":
+      return (attempt) => withId({}, attempt.id);
+    case "standard-webhooks":
+      return (attempt) => {
+        if (attempt.secrets.length === 0) throw new Error("signing needs at least one secret");
+        const at = new Date(attempt.timestampSeconds * 1000);
+        const signatures = attempt.secrets.map((secret) => new Webhook(secret).sign(attempt.id, at, attempt.body));
+        const headers = {
+          "webhook-id": attempt.id,
+          "webhook-timestamp": String(attempt.timestampSeconds),
+          "webhook-signature": signatures.join(" "),
+        };
+        return withId(headers, attempt.id);
+      };
+    case "hmac":
+      return hmacSigner(signing, withId);
+    default:
+      return assertNever(signing);
+  }
+}
+
+function hmacSigner(
+  signing: Extract<ProfileSigning, { scheme: "hmac" }>,
+  withId: (headers: Record<string, string>, id: string) => Record<string, string>,
+): WebhookSigner {
+  const hash = signing.hash ?? "sha256";
+  const encoding = signing.encoding ?? "hex";
+  const prefix = signing.prefix ?? "";
+  const header = signing.header.toLowerCase();
+  const timestampHeader = signing.signed === "timestamp.body" ? signing.timestampHeader?.toLowerCase() : undefined;
+  return (attempt) => {
+    const secret = attempt.secrets[0];
+    if (secret === undefined) throw new Error("signing needs at least one secret");
+    const timestamp = String(attempt.timestampSeconds);
+    const signed = timestampHeader === undefined ? attempt.body : `${timestamp}.${attempt.body}`;
+    const headers: Record<string, string> = {};
+    if (timestampHeader !== undefined) headers[timestampHeader] = timestamp;
+    headers[header] = `${prefix}${createHmac(hash, secret).update(signed).digest(encoding)}`;
+    return withId(headers, attempt.id);
+  };
+}
