@@ -95,6 +95,14 @@ export const SERVE_FLAGS: readonly Flag[] = [
     help: "let a browser app on these origins call the simulator (* for any; default: CORS off)",
   },
   {
+    name: "provider",
+    env: "AIRTIME_SIM_PROVIDER",
+    value: "FILE",
+    path: ["provider"],
+    parse: (value) => resolve(value),
+    help: "speak a provider's dialect: bodies, statuses, errors, webhooks and signing from a profile file",
+  },
+  {
     name: "admin-token",
     env: "AIRTIME_SIM_ADMIN_TOKEN",
     value: "TOKEN",

@@ -159,6 +159,10 @@ export const SimulatorConfigSchema = z
       .union([z.array(StatusDefinitionSchema).min(1), z.string().min(1)])
       .optional()
       .meta({ description: "The status table: a list of {code, message, class}, or a YAML file holding one." }),
+    provider: z.string().min(1).optional().meta({
+      description:
+        "A provider profile file (YAML or JSON): the public API and the webhooks speak that provider's dialect. Relative to this file.",
+    }),
     demo: z.union([z.literal(false), DemoConfigSchema]).optional(),
     customers: z.array(CustomerConfigSchema).optional(),
     scenarios: ScenariosConfigSchema.optional(),

@@ -8,6 +8,8 @@ import { readFile } from "node:fs/promises";
 import { dirname, extname, resolve } from "node:path";
 import { parse as parseYaml, type YAMLParseError } from "yaml";
 import { z } from "zod";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { type ReadableIssue, issuePath, readableIssue } from "../contract/readable-issues.ts";
 import { keysOf, unknownKeyIssues } from "../contract/schema-keys.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
@@ -111,6 +113,14 @@ async function loadStatusProfile(
   return parsed.data;
 }
 
+/** The provider profile a config names, from the config's folder; a bad profile names its field. */
+async function loadProvider(file: string | undefined, provider: string): Promise<ProviderProfile> {
+  const profileFile = resolve(file === undefined ? "." : dirname(file), provider);
+  const loaded = await loadProviderProfile(profileFile);
+  if (!loaded.ok) throw new ConfigError(profileFile, formatProfileIssues(profileFile, loaded.issues).split("\n"));
+  return loaded.profile;
+}
+
 /**
  * A parsed config → `createSimulator` options. `file` is where the config
  * came from: a status profile and scenario files named in it resolve from
@@ -135,6 +145,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     workers: _workers,
     idempotencyRetention,
     statusProfile: _profile,
+    provider,
     limits,
     scenarios,
     ...rest
@@ -145,6 +156,7 @@ export async function configToOptions(config: SimulatorConfig, file?: string): P
     // Parsing leaves out the limits not given (none is set to undefined) and holds currencies to at least one.
     limits: limits as Partial<OrderLimits> | undefined,
     statusTable,
+    ...(provider === undefined ? {} : { provider: await loadProvider(file, provider) }),
     ...(scenarios === undefined
       ? {}
       : { scenarios: file === undefined ? scenarios : { ...scenarios, baseDir: dirname(resolve(file)) } }),
