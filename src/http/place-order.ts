@@ -160,6 +160,13 @@ export function createPlaceOrderHandler(
   return async (state, res) => {
     const customer = state.customer as NonNullable<RequestState["customer"]>;
     const input = parse(state.body);
+    const refused = deps.dialect.domainRules?.(input);
+    if (refused !== undefined && refused.length > 0) {
+      const detail = refused.map((issue) => `${issue.pointer}: ${issue.detail}`).join("; ");
+      throw new HttpProblem("validation_failed", `The order is outside what this provider accepts — ${detail}.`, {
+        errors: refused,
+      });
+    }
     const header = state.req.headers["idempotency-key"];
     const key = resolveIdempotencyKey(typeof header === "string" ? header : undefined, input.bodyKey);
     const effects =

@@ -100,6 +100,19 @@ describe("the simulator serving the foreign provider's profile", () => {
     expect(typeof reply.body.error.message).toBe("string");
   });
 
+  test.each([
+    ["an amount with decimals", { amount: 10.5 }, "#/amount"],
+    ["an amount above the provider's 5,000", { amount: 6000 }, "#/amount"],
+    ["an account in E.164 form", { account: "+254712345678" }, "#/account"],
+    ["a reference outside its pattern", { reference: "under_score_ref" }, "#/reference"],
+    ["a service it does not serve", { account: "0747000000", service: "equitel" }, "#/service"],
+  ])("the profile's domain refuses %s with 422 INVALID_REQUEST", async (_what, change, pointer) => {
+    const reply = await placeOrder(sim, orderBody(change));
+    expect(reply.status).toBe(422);
+    expect(profile.readErrorCode(reply.body)).toBe("INVALID_REQUEST");
+    expect(reply.body.error.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer })]));
+  });
+
   test("no token is 401 UNAUTHORIZED, an unknown reference 404 NOT_FOUND", async () => {
     const anonymous = await send(sim, "/v1/balance");
     expect(anonymous.status).toBe(401);

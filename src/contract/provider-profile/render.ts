@@ -13,6 +13,7 @@ import type { FailedOrderResponse, Problem } from "../public-schemas.ts";
 import { compileLayout, type ExtraTemplate, type RenderContext, type SpecBody } from "./body-layout.ts";
 import { compileProfile, type CompiledProfile } from "./compile.ts";
 import { mapStatuses } from "./dialect-statuses.ts";
+import { compileDomainRules, type DomainRules } from "./domain-rules.ts";
 import type { ProviderProfile } from "./schema.ts";
 import { createWebhookSigner, type WebhookSigner } from "./signing.ts";
 
@@ -27,6 +28,8 @@ export interface RenderedAnswer {
 
 export interface DialectRenderer {
   readonly profile: CompiledProfile;
+  /** What the provider accepts beyond our schema; undefined when the profile has no `domain` (nothing more to check). */
+  readonly domainRules: DomainRules | undefined;
   /** The send-airtime answer (HTTP 200). */
   order(spec: SpecBody, context?: RenderContext): unknown;
   /** A failed order for want of balance: HTTP 200 without id (§7), or an error status. */
@@ -104,6 +107,7 @@ export function compileRenderer(file: ProviderProfile | undefined, options: Rend
 
   return {
     profile,
+    domainRules: file?.domain === undefined ? undefined : compileDomainRules(profile.domain),
     order: (spec, context) => orderLayout(spec, context),
     insufficient(spec) {
       const status = httpGiven?.insufficientBalance ?? 402;
