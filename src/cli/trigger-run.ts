@@ -10,6 +10,7 @@
  *     attempt, on a real one by waiting (bounded) for the attempts to happen;
  *  5. read back the order and every delivery with its attempts.
  */
+import { compileProfile, type CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type AdminClient, AdminApiError } from "../harness/admin-client.ts";
 import { createHttpClient, type HttpOutcome } from "../harness/http-client.ts";
 import { hashSeed } from "../scenarios/engine.ts";
@@ -42,6 +43,8 @@ export interface TriggerRequest {
   readonly faults: TriggerFaults;
   /** Real clock only: the longest wait for attempts to happen. */
   readonly waitMs: number;
+  /** How the simulator's public answers are read: the dialect it serves (our spec's by default). */
+  readonly provider?: CompiledProfile | undefined;
 }
 
 export interface TriggerReport {
@@ -171,7 +174,9 @@ export async function runTrigger(request: TriggerRequest): Promise<TriggerReport
     },
     body: JSON.stringify({ ...order, currency: "KES" }),
   });
-  const id = placed.kind === "response" && placed.status === 200 ? (placed.json as { id?: unknown }).id : undefined;
+  const provider = request.provider ?? compileProfile();
+  const id =
+    placed.kind === "response" && placed.status === 200 ? provider.readOrder("order", placed.json).id : undefined;
   if (typeof id !== "string") throw new TriggerProblem(`the simulator refused the order: ${describeAnswer(placed)}`, 2);
 
   for (const status of request.path) {

@@ -7,6 +7,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { compileProfile } from "../contract/provider-profile/compile.ts";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { DEFAULT_STATUS_TABLE } from "../contract/status-codes.ts";
 import { describeFinalStatuses, lookupFinalStatus, pathToFinalStatus, statusName } from "../contract/status-names.ts";
 import { parseDuration } from "../domain/timing.ts";
@@ -39,7 +42,10 @@ a running simulator (the default):
 one command, no simulator running:
   --forward-to URL       start an in-process simulator on a virtual clock that delivers
                          to this handler; every retry runs at once
-  --secret whsec_…       the secret the handler verifies with (env AIRTIME_WEBHOOK_SECRET)
+  --secret SECRET        the secret the handler verifies with (env AIRTIME_WEBHOOK_SECRET);
+                         whsec_… for Standard Webhooks, any text for an HMAC profile
+  --provider FILE        the provider profile the simulator speaks: its bodies, webhooks
+                         and signing (with --url: the one \`serve --provider\` was given)
 
 the order:
   --amount KES           default 100
@@ -66,6 +72,7 @@ const OPTIONS = {
   wait: { type: "string" },
   "forward-to": { type: "string" },
   secret: { type: "string" },
+  provider: { type: "string" },
   amount: { type: "string" },
   account: { type: "string" },
   service: { type: "string" },
@@ -89,6 +96,7 @@ interface TriggerConfig {
   readonly faults: TriggerFaults;
   readonly waitMs: number;
   readonly json: boolean;
+  readonly provider: ProviderProfile | undefined;
 }
 
 class UsageError extends Error {}
@@ -120,7 +128,11 @@ function statusPath(text: string | undefined): { path: number[]; name: string } 
   }
 }
 
-function targetOf(values: ReturnType<typeof parse>["values"], env: NodeJS.ProcessEnv): Target {
+function targetOf(
+  values: ReturnType<typeof parse>["values"],
+  env: NodeJS.ProcessEnv,
+  provider: ProviderProfile | undefined,
+): Target {
   if (values["forward-to"] !== undefined) {
     const remoteOnly = (["url", "admin-token", "customer"] as const).filter((flag) => values[flag] !== undefined);
     if (remoteOnly.length > 0) {
@@ -134,7 +146,9 @@ function targetOf(values: ReturnType<typeof parse>["values"], env: NodeJS.Proces
     if (secret === undefined || secret === "") {
       throw new UsageError("--forward-to needs the handler's secret: --secret whsec_…");
     }
-    if (!isWebhookSecret(secret)) throw new UsageError("--secret must be whsec_ + base64 of 24–64 bytes");
+    // Standard Webhooks keys are whsec_ secrets; an HMAC key is whatever text the provider gave.
+    const standard = (provider?.webhooks?.signing?.scheme ?? "standard-webhooks") === "standard-webhooks";
+    if (standard && !isWebhookSecret(secret)) throw new UsageError("--secret must be whsec_ + base64 of 24–64 bytes");
     return { kind: "in_process", forwardTo: forward.url, secret };
   }
   if (values.secret !== undefined) throw new UsageError("--secret goes with --forward-to");
@@ -152,7 +166,14 @@ function parse(args: string[]) {
   return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
 }
 
-function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): TriggerConfig | "help" {
+async function providerOf(file: string | undefined): Promise<ProviderProfile | undefined> {
+  if (file === undefined) return undefined;
+  const loaded = await loadProviderProfile(file);
+  if (!loaded.ok) throw new UsageError(`--provider: ${formatProfileIssues(file, loaded.issues)}`);
+  return loaded.profile;
+}
+
+async function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): Promise<TriggerConfig | "help"> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(args);
@@ -170,8 +191,10 @@ function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): TriggerConfig
     throw new UsageError(`--duplicate must be a whole number from 1 to ${MAX_DELIVERIES}`);
   }
   const delayMs = durationOf("delay", values.delay);
+  const provider = await providerOf(values.provider);
   return {
-    target: targetOf(values, env),
+    provider,
+    target: targetOf(values, env, provider),
     path,
     order: {
       amount,
@@ -191,7 +214,13 @@ function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): TriggerConfig
 }
 
 async function run(config: TriggerConfig) {
-  const request = { path: config.path, order: config.order, faults: config.faults, waitMs: config.waitMs };
+  const request = {
+    path: config.path,
+    order: config.order,
+    faults: config.faults,
+    waitMs: config.waitMs,
+    provider: compileProfile(config.provider),
+  };
   const { target } = config;
   if (target.kind === "remote") {
     const admin = createAdminClient(target.url, target.adminToken);
@@ -199,6 +228,7 @@ async function run(config: TriggerConfig) {
   }
   const sim = await createSimulator({
     clock: "virtual",
+    provider: config.provider,
     demo: { webhook: { url: target.forwardTo, secrets: [target.secret] } },
   });
   try {
@@ -218,7 +248,7 @@ async function run(config: TriggerConfig) {
 export async function trigger(args: string[]): Promise<number> {
   let config: TriggerConfig | "help";
   try {
-    config = parseTriggerArgs(args, process.env);
+    config = await parseTriggerArgs(args, process.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(

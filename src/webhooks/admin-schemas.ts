@@ -69,7 +69,10 @@ const deliveryShape = {
   attemptCount: z.number().int().min(0),
   parentId: z.string().nullable().meta({ description: "The delivery a duplicate or stale message came from." }),
   badSignature: z.boolean().meta({ description: "Signed with a wrong secret (scenario)." }),
-  payload: WebhookPayloadSchema,
+  payload: z.union([
+    WebhookPayloadSchema,
+    z.record(z.string(), z.unknown()).meta({ description: "The body in a provider's dialect (serve --provider)." }),
+  ]),
 };
 
 export const AdminDeliverySchema = z
