@@ -151,9 +151,14 @@ test("every pointer of the foreign profile finds its value in real answers", asy
     (count) => count >= 1,
   );
   answers.webhook = JSON.parse(receiver.deliveries[0]?.body ?? "{}");
-  for (const [kind, pointers] of Object.entries(profile.bodies as Record<string, Record<string, string>>)) {
-    for (const [field, pointer] of Object.entries(pointers)) {
+  for (const [kind, pointers] of Object.entries(profile.bodies as Record<string, Record<string, unknown>>)) {
+    const { extra, ...fields } = pointers as { extra?: Record<string, { constant: unknown }> };
+    for (const [field, pointer] of Object.entries(fields as Record<string, string>)) {
       expect(at(answers[kind], pointer), `${kind}.${field} at ${pointer}`).toBeDefined();
+    }
+    // The envelope's constants are what the provider really writes there.
+    for (const [pointer, template] of Object.entries(extra ?? {})) {
+      expect(at(answers[kind], pointer), `${kind}.extra at ${pointer}`).toEqual(template.constant);
     }
   }
   expect(at(answers.error, profile.bodies.error.code)).toBe("idempotency_payload_mismatch");
