@@ -46,6 +46,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "print a fresh whsec_ webhook signing secret",
     load: async () => (await import("./secret.ts")).secret,
   },
+  spec: {
+    summary: "write the OpenAPI document of our spec, or of a provider's dialect (--provider)",
+    load: async () => (await import("./spec.ts")).spec,
+  },
   profile: {
     summary: "write a provider profile (init) and see what it finds on a live target (check)",
     load: async () => (await import("./profile.ts")).profile,

@@ -74,6 +74,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
   const adminApp = deps.adminApi === undefined ? undefined : createAdminHandler(deps.adminApi, report);
   const frontDoor = createFrontDoor({
     admin: deps.adminApi !== undefined,
+    provider: deps.publicApi.dialect.source,
     dashboard: deps.adminApi?.extensions.some((extension) => extension.name === DASHBOARD_PLUGIN_NAME) === true,
   });
   const cors =

@@ -2,13 +2,15 @@
  * What a newcomer's first request finds: `GET /` answers a small index of
  * what this simulator serves (a browser, asking for HTML, is sent to the
  * dashboard instead), and `GET /openapi.json` is the public API's document,
- * the committed `spec/openapi.yaml` as JSON. Both are outside the public API
+ * the committed `spec/openapi.yaml` as JSON (a served dialect's own document). Both are outside the public API
  * itself: `publicHandler`, mounted in another app, leaves them to that app.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse } from "yaml";
+import { dialectOpenApiDocument } from "../contract/openapi/dialect-document.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PACKAGE_ROOT, packageVersion } from "../package-root.ts";
 import { sendJson, sendText } from "./json-response.ts";
 
@@ -23,6 +25,8 @@ export interface FrontDoorOptions {
   readonly dashboard: boolean;
   /** Whether `/_sim/…` serves the admin API. */
   readonly admin: boolean;
+  /** The provider profile the public API speaks: `/openapi.json` is then that dialect's document. */
+  readonly provider?: ProviderProfile | undefined;
 }
 
 export interface FrontDoor {
@@ -50,7 +54,10 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     });
   let openApiJson: string | undefined;
   const openApi = (): string =>
-    (openApiJson ??= JSON.stringify(parse(readFileSync(join(PACKAGE_ROOT, "spec/openapi.yaml"), "utf8"))));
+    (openApiJson ??=
+      options.provider === undefined
+        ? JSON.stringify(parse(readFileSync(join(PACKAGE_ROOT, "spec/openapi.yaml"), "utf8")))
+        : JSON.stringify(dialectOpenApiDocument(options.provider)));
 
   return {
     answer(req, res, path) {

@@ -5,12 +5,16 @@
  * simulator is reached as a deployment is: a real clock with fast random
  * finals (a quarter of them failures), one customer's token and a second
  * customer's, webhooks to the harness's receiver under the profile's
- * signing scheme.
+ * signing scheme. Every response is also judged against the dialect's own
+ * OpenAPI document (`spec --provider`), as `contract --spec` does.
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
+import { dialectOpenApiDocument } from "../../src/contract/openapi/dialect-document.ts";
 import { loadProviderProfile } from "../../src/contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../../src/contract/provider-profile/schema.ts";
 import { freePort } from "../../src/harness/child-process.ts";
@@ -30,7 +34,14 @@ async function profileAt(file: string): Promise<ProviderProfile> {
   return loaded.profile;
 }
 
-async function runAgainstDialect(provider: ProviderProfile, seed: number): Promise<ContractReport> {
+/** The dialect's own OpenAPI document (`spec --provider`), in a file as `--spec` takes it. */
+function dialectSpecFile(provider: ProviderProfile): string {
+  const file = join(mkdtempSync(join(tmpdir(), "dialect-spec-")), "openapi.json");
+  writeFileSync(file, JSON.stringify(dialectOpenApiDocument(provider)));
+  return file;
+}
+
+async function runAgainstDialect(provider: ProviderProfile, seed: number, specFile: string): Promise<ContractReport> {
   const token = `dialect-${randomBytes(6).toString("hex")}`;
   const otherToken = `dialect-other-${randomBytes(6).toString("hex")}`;
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
@@ -65,6 +76,7 @@ async function runAgainstDialect(provider: ProviderProfile, seed: number): Promi
       webhookSecret: secret,
       profile: "interface",
       provider,
+      specFile,
       seed,
       finalTimeoutMs: 5000,
       webhookTimeoutMs: 1000,
@@ -100,7 +112,8 @@ test.each(profiles)(
   "the simulator serving $name passes contract --profile interface with that profile over five seeds",
   async ({ file }) => {
     const provider = await profileAt(file);
-    const reports = await Promise.all(SEEDS.map((seed) => runAgainstDialect(provider, seed)));
+    const specFile = dialectSpecFile(provider);
+    const reports = await Promise.all(SEEDS.map((seed) => runAgainstDialect(provider, seed, specFile)));
     for (const report of reports) expectPassedAndCovered(report);
   },
   600_000,

@@ -19,7 +19,12 @@ const { version } = require("../../../package.json") as { version: string };
 
 /** The text of `spec/openapi.yaml`. */
 export function renderPublicOpenApiYaml(): string {
-  const document = generateDocument({
+  return renderOpenApiYaml(publicOpenApiDocument(), GENERATED_NOTE);
+}
+
+/** The public API's document as an object: our spec, which a provider profile reshapes into its dialect's. */
+export function publicOpenApiDocument() {
+  return generateDocument({
     info: {
       title: "Airtime top-up API",
       version,
@@ -50,5 +55,4 @@ export function renderPublicOpenApiYaml(): string {
       },
     },
   });
-  return renderOpenApiYaml(document, GENERATED_NOTE);
 }

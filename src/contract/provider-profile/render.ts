@@ -27,6 +27,8 @@ export interface RenderedAnswer {
 }
 
 export interface DialectRenderer {
+  /** The profile as loaded; undefined for our spec. */
+  readonly source: ProviderProfile | undefined;
   readonly profile: CompiledProfile;
   /** What the provider accepts beyond our schema; undefined when the profile has no `domain` (nothing more to check). */
   readonly domainRules: DomainRules | undefined;
@@ -106,6 +108,7 @@ export function compileRenderer(file: ProviderProfile | undefined, options: Rend
   }
 
   return {
+    source: file,
     profile,
     domainRules: file?.domain === undefined ? undefined : compileDomainRules(profile.domain),
     order: (spec, context) => orderLayout(spec, context),
