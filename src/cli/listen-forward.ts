@@ -3,6 +3,7 @@
  * the handler's answer and latency, and the handler's status goes back to
  * the simulator, so its retries follow the handler.
  */
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
 import { cannotListen } from "./listen-failure.ts";
 import { untilStopSignal } from "./stop-signal.ts";
@@ -43,6 +44,8 @@ export interface ForwardConfig {
   readonly host: string;
   readonly secrets: readonly string[];
   readonly json: boolean;
+  /** The provider profile the sender speaks (`--provider`). */
+  readonly provider?: CompiledProfile | undefined;
 }
 
 export async function forwardWebhooks(config: ForwardConfig, target: string): Promise<number> {
@@ -51,6 +54,7 @@ export async function forwardWebhooks(config: ForwardConfig, target: string): Pr
     secrets: config.secrets,
     port: config.port,
     host: config.host,
+    provider: config.provider,
     onAttempt: (attempt) => console.log(config.json ? toJson(attempt) : formatForwarded(attempt, target)),
   });
   let url: string;

@@ -4,7 +4,10 @@
  * one line as it arrives (stdout) and each rejected request (stderr), and
  * answers with a chosen status so a sender's retries can be watched.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { compileProfile, type CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { formatProfileIssues, parseProviderProfile } from "../contract/provider-profile/load.ts";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
@@ -35,6 +38,9 @@ options:
                   pass every attempt on, byte for byte, retries and duplicates
                   too, to the handler under test, and answer with its status
                   (502 when it cannot be reached)                          AIRTIME_LISTEN_FORWARD_TO
+  --provider FILE with --forward-to: the sender speaks this provider profile's
+                  dialect; its signature scheme is checked and its headers
+                  passed on (an HMAC profile takes any secret text)
   --json          print each delivery as one JSON line (headers, payload)
   -h, --help      this text
 
@@ -50,6 +56,8 @@ export interface ListenConfig {
   readonly json: boolean;
   /** The handler under test; absent: answer with `status` and dedupe. */
   readonly forwardTo?: string;
+  /** With forwardTo: the provider profile the sender speaks. */
+  readonly provider?: CompiledProfile;
 }
 
 type ParseResult =
@@ -90,7 +98,15 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readStdinSync()) : [secret]));
   const secrets = given ?? splitSecrets(env.AIRTIME_WEBHOOK_SECRET ?? "");
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
-  const invalid = secrets.find((secret) => !isWebhookSecret(secret));
+  const providerFile = values.provider;
+  if (providerFile !== undefined && values["forward-to"] === undefined && env.AIRTIME_LISTEN_FORWARD_TO === undefined) {
+    return fail("--provider goes with --forward-to");
+  }
+  const provider = providerFile === undefined ? undefined : readProvider(providerFile);
+  if (typeof provider === "string") return fail(provider);
+  // Standard Webhooks keys are whsec_ secrets; an HMAC key is whatever text the provider gave.
+  const standard = (provider?.resolved.signing.scheme ?? "standard-webhooks") === "standard-webhooks";
+  const invalid = standard ? secrets.find((secret) => !isWebhookSecret(secret)) : undefined;
   if (invalid !== undefined) return fail(`'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`);
   const forwardText = values["forward-to"] ?? env.AIRTIME_LISTEN_FORWARD_TO;
   const forward = forwardText === undefined || forwardText === "" ? undefined : parseForwardTarget(forwardText);
@@ -107,8 +123,21 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
       status,
       json: values.json === true,
       ...(forward === undefined ? {} : { forwardTo: forward.url }),
+      ...(provider === undefined ? {} : { provider }),
     },
   };
+}
+
+/** The compiled profile, or why it cannot be used. */
+function readProvider(file: string): CompiledProfile | string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return `--provider: ${(error as Error).message}`;
+  }
+  const loaded = parseProviderProfile(text);
+  return loaded.ok ? compileProfile(loaded.profile) : `--provider: ${formatProfileIssues(file, loaded.issues)}`;
 }
 
 const OPTIONS = {
@@ -117,6 +146,7 @@ const OPTIONS = {
   secret: { type: "string", multiple: true },
   status: { type: "string" },
   "forward-to": { type: "string" },
+  provider: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;

@@ -8,11 +8,12 @@
  * what is under test, so it sees every retry and every duplicate.
  */
 import type { ServerResponse } from "node:http";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
 import { flattenHeaders } from "./incoming-request.ts";
 import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
-import { type VerifyOutcome, verifyWebhook } from "./signing.ts";
+import { verifiedPayload, type VerifyOutcome, verifyWebhook } from "./signing.ts";
 
 /** What the sender gets when the handler cannot be reached, or does not answer in time. */
 const HANDLER_UNREACHABLE_STATUS = 502;
@@ -45,6 +46,8 @@ export interface WebhookForwarderOptions extends LocalServerOptions {
   /** How long the handler may take; default 10 s, then the sender gets a 504. */
   readonly timeoutMs?: number;
   readonly onAttempt?: (attempt: ForwardedAttempt) => void;
+  /** The provider's dialect the sender speaks: its signature is checked, and its headers passed on. */
+  readonly provider?: CompiledProfile | undefined;
 }
 
 export interface WebhookForwarder {
@@ -62,8 +65,42 @@ function answerFor(handler: PostResult): number {
   return handler.error === "timeout" ? HANDLER_TIMEOUT_STATUS : HANDLER_UNREACHABLE_STATUS;
 }
 
-function forwardedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => FORWARDED_HEADER.test(name)));
+function forwardedHeaders(
+  headers: Readonly<Record<string, string>>,
+  dialectHeaders: ReadonlySet<string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => FORWARDED_HEADER.test(name) || dialectHeaders.has(name)),
+  );
+}
+
+/** The headers a profile signs and identifies a delivery with, lower-cased. */
+function headersOf(provider: CompiledProfile | undefined): ReadonlySet<string> {
+  if (provider === undefined) return new Set();
+  const { signing, deliveryId } = provider.resolved;
+  const names = "header" in deliveryId ? [deliveryId.header] : [];
+  if (signing.scheme === "hmac")
+    names.push(signing.header, ...(signing.timestampHeader === undefined ? [] : [signing.timestampHeader]));
+  return new Set(names.map((name) => name.toLowerCase()));
+}
+
+/** The profile's verifier with each secret in turn (rotation), as a Standard Webhooks check reports. */
+function verifyDialect(
+  provider: CompiledProfile,
+  secrets: readonly string[],
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): VerifyOutcome {
+  let reason = "no secret configured";
+  for (const secret of secrets) {
+    const outcome = provider.verifier(secret).verify(body, headers);
+    if (outcome.kind === "rejected") {
+      reason = outcome.reason;
+      continue;
+    }
+    return verifiedPayload(body);
+  }
+  return { kind: "rejected", reason };
 }
 
 function payloadOf(verification: VerifyOutcome, body: Buffer): WebhookPayload | undefined {
@@ -105,12 +142,18 @@ export function createWebhookForwarder(options: WebhookForwarderOptions): Webhoo
   const timeoutMs = options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
   const closing = new AbortController();
   const seen: ForwardedAttempt[] = [];
+  const { provider } = options;
+  const dialectHeaders = headersOf(provider);
 
   async function forward(headers: Record<string, string>, body: Buffer, receivedAt: number, res: ServerResponse) {
-    const verification = verifyWebhook(body.toString("utf8"), headers, options.secrets);
+    const text = body.toString("utf8");
+    const verification =
+      provider === undefined
+        ? verifyWebhook(text, headers, options.secrets)
+        : verifyDialect(provider, options.secrets, text, headers);
     const handler = await postWebhook({
       url: options.target,
-      headers: forwardedHeaders(headers),
+      headers: forwardedHeaders(headers, dialectHeaders),
       body,
       timeoutMs,
       signal: closing.signal,
@@ -119,7 +162,10 @@ export function createWebhookForwarder(options: WebhookForwarderOptions): Webhoo
     const answered = answerFor(handler);
     const attempt: ForwardedAttempt = {
       receivedAt,
-      webhookId: headers["webhook-id"],
+      webhookId:
+        provider === undefined
+          ? headers["webhook-id"]
+          : provider.deliveryId(headers, verification.kind === "verified" ? verification.payload : undefined),
       verification,
       webhook: payloadOf(verification, body),
       handler,

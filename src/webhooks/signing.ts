@@ -75,13 +75,18 @@ export function verifyWebhook(
       reason = error instanceof WebhookVerificationError ? error.message : String(error);
       continue;
     }
-    try {
-      return { kind: "verified", payload: JSON.parse(body) as unknown };
-    } catch {
-      return { kind: "rejected", reason: "signature valid but the body is not JSON" };
-    }
+    return verifiedPayload(body);
   }
   return { kind: "rejected", reason };
+}
+
+/** A body whose signature checked out, parsed: verified, or rejected when it is not JSON. */
+export function verifiedPayload(body: string): VerifyOutcome {
+  try {
+    return { kind: "verified", payload: JSON.parse(body) as unknown };
+  } catch {
+    return { kind: "rejected", reason: "signature valid but the body is not JSON" };
+  }
 }
 
 /** A source of secret bytes; injectable so tests can make secrets reproducible. */

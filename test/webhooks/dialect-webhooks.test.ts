@@ -6,9 +6,7 @@
  * accept and a wrong secret does not.
  */
 import { createHmac } from "node:crypto";
-import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { compileProfile, type CompiledProfile } from "../../src/contract/provider-profile/compile.ts";
@@ -16,33 +14,20 @@ import { loadProviderProfile } from "../../src/contract/provider-profile/load.ts
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
 import { orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
+import { type RecordedRequest, type RecordingReceiver, startRecordingReceiver } from "../support/recording-receiver.ts";
 
 const FOREIGN_PROFILE = fileURLToPath(new URL("../harness/foreign/foreign-profile.yaml", import.meta.url));
 const SECRET = "foreign-provider-shared-secret";
 const TOKEN = "dialect-token-000001";
 
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-let receiver: Server;
-let received: Received[];
+let receiver: RecordingReceiver;
+let received: RecordedRequest[];
 let sim: Simulator;
 let profile: CompiledProfile;
 
 beforeAll(async () => {
-  received = [];
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
-      response.writeHead(204).end();
-    });
-  });
-  receiver.listen(0, "127.0.0.1");
-  await once(receiver, "listening");
+  receiver = await startRecordingReceiver();
+  received = receiver.received;
   const loaded = await loadProviderProfile(FOREIGN_PROFILE);
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
   profile = compileProfile(loaded.profile);
@@ -53,7 +38,7 @@ beforeAll(async () => {
     demo: false,
     plugins: [createWebhookPlugin({ schedule: [0, 100], timeout: "2s", jitter: 0 })],
   });
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const url = receiver.url;
   await sim.customers.createCustomer({
     id: "shop",
     token: TOKEN,
@@ -64,8 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim.close();
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await receiver.close();
 });
 
 function header(headers: IncomingHttpHeaders, name: string): string {
