@@ -21,7 +21,7 @@
  * running it too.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 import type { Job, JobHandler, Scheduler } from "../domain/ports.ts";
 import { luaScript } from "./lua-script.ts";
 
@@ -138,7 +138,7 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-export function createRedisScheduler(redis: Redis, options: RedisSchedulerOptions = {}): RedisScheduler {
+export function createRedisScheduler(redis: RedisClient, options: RedisSchedulerOptions = {}): RedisScheduler {
   const prefix = options.prefix ?? "ah:";
   const keys = { due: `${prefix}{jobs}:due`, leased: `${prefix}{jobs}:leased`, data: `${prefix}{jobs}:data` };
   const leaseMs = options.leaseMs ?? 10_000;

@@ -8,7 +8,7 @@
  * copy and nothing a caller holds can change stored state.
  */
 import * as nodeCrypto from "node:crypto";
-import type { Redis } from "ioredis";
+import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../domain/model.ts";
 import type { OrderPage, OrderPageQuery, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
@@ -43,7 +43,7 @@ function assertCents(cents: number): void {
  * await store.putCustomer({ id: "cus_1", name: "Shop", tokens: ["t"], apiKey: "k",
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
  */
-export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}): Store {
+export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
   const prefix = options.prefix ?? "ah:";
   const shared = sharedKeys(prefix);
   const keysOf = (customerId: string): CustomerKeys => customerKeys(prefix, customerId);
@@ -95,7 +95,8 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
       ...customer,
       wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
     };
-    const batch = redis.multi().set(keys.customer, JSON.stringify(stored)).sadd(shared.customers, customer.id);
+    // The customer's own keys in one MULTI; the index across customers (another slot) apart.
+    const batch = redis.multi().set(keys.customer, JSON.stringify(stored));
     if (withBalances) {
       batch.del(keys.wallets);
       for (const wallet of customer.wallets) {
@@ -103,7 +104,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
         batch.hset(keys.wallets, `c:${walletField(wallet.shortcode)}`, wallet.currency);
       }
     }
-    await batch.exec();
+    await Promise.all([batch.exec(), redis.sadd(shared.customers, customer.id)]);
     await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
   }
 
@@ -117,15 +118,9 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
 
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
     if (pairs.length === 0) return [];
-    const batch = redis.pipeline();
-    for (const [customerId, id] of pairs) batch.hget(keysOf(customerId).orders, id);
-    const replies = (await batch.exec()) ?? [];
-    const found: Order[] = [];
-    for (const [error, json] of replies) {
-      if (error !== null) throw error;
-      if (typeof json === "string") found.push(JSON.parse(json) as Order);
-    }
-    return found;
+    // Sent together, not as one pipeline: on a cluster the customers' slots lie on several nodes.
+    const replies = await Promise.all(pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).orders, id)));
+    return replies.flatMap((json) => (json === null ? [] : [JSON.parse(json) as Order]));
   }
 
   async function ownersOf(ids: readonly string[]): Promise<(readonly [string, string])[]> {
@@ -426,12 +421,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
         await removeCustomerData(customerId);
         return;
       }
-      let cursor = "0";
-      do {
-        const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-        if (found.length > 0) await redis.unlink(...found);
-        cursor = next;
-      } while (cursor !== "0");
+      await unlinkMatching(redis, `${prefix}*`);
     },
   };
 }
