@@ -7,11 +7,11 @@
  * round trip, just before it. Records are JSON, so every read is a fresh
  * copy and nothing a caller holds can change stored state.
  */
-import * as nodeCrypto from "node:crypto";
 import { type RedisClient, unlinkMatching } from "./redis-client.ts";
-import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../domain/model.ts";
+import type { Customer, EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
 import type { OrderPage, OrderPageQuery, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
+import { customerRecords, digestOf, type StoredCustomer } from "./redis-customers.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
@@ -22,12 +22,6 @@ export interface RedisStoreOptions {
   /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
   readonly prefix?: string;
 }
-
-type StoredCustomer = Omit<Customer, "wallets"> & {
-  readonly wallets: readonly { readonly shortcode: string | null; readonly currency: string }[];
-};
-
-const digestOf = (token: string): string => nodeCrypto.createHash("sha256").update(token, "utf8").digest("hex");
 
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
@@ -51,6 +45,7 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
     Object.entries(REDIS_SCRIPTS).map(([name, { lua, numberOfKeys }]) => [name, luaScript(redis, lua, numberOfKeys)]),
   ) as Record<RedisScriptName, LuaScript>;
   const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> => scripts[name](...args);
+  const { readCustomer, writeCustomer } = customerRecords(redis, prefix);
   const staticTokenOwners = createTokenHints();
   const issuedTokenOwners = createTokenHints();
 
@@ -70,50 +65,6 @@ export function createRedisStore(redis: RedisClient, options: RedisStoreOptions 
       await redis.multi().hdel(shared.owners, order.id).zrem(shared.orders, order.id).exec();
     }
     return reply;
-  }
-
-  function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
-    if (json === null) return undefined;
-    const stored = JSON.parse(json) as StoredCustomer;
-    const wallets: Wallet[] = stored.wallets.map(({ shortcode }) => ({
-      shortcode,
-      balanceCents: Number(balances[`b:${walletField(shortcode)}`] ?? 0),
-      currency: balances[`c:${walletField(shortcode)}`] ?? "KES",
-    }));
-    return { ...stored, wallets };
-  }
-
-  async function readCustomer(id: string): Promise<Customer | undefined> {
-    const keys = keysOf(id);
-    const [json, balances] = await Promise.all([redis.get(keys.customer), redis.hgetall(keys.wallets)]);
-    return compose(json, balances);
-  }
-
-  async function writeCustomer(customer: Customer, previous: Customer | undefined, withBalances: boolean) {
-    const keys = keysOf(customer.id);
-    const stored: StoredCustomer = {
-      ...customer,
-      wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
-    };
-    // The customer's own keys in one MULTI; the index across customers (another slot) apart.
-    const batch = redis.multi().set(keys.customer, JSON.stringify(stored));
-    if (withBalances) {
-      batch.del(keys.wallets);
-      for (const wallet of customer.wallets) {
-        batch.hset(keys.wallets, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
-        batch.hset(keys.wallets, `c:${walletField(wallet.shortcode)}`, wallet.currency);
-      }
-    }
-    await Promise.all([batch.exec(), redis.sadd(shared.customers, customer.id)]);
-    await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
-  }
-
-  async function reindexTokens(customerId: string, before: readonly string[], after: readonly string[]) {
-    for (const token of before) {
-      const digest = digestOf(token);
-      if ((await redis.hget(shared.tokens, digest)) === customerId) await redis.hdel(shared.tokens, digest);
-    }
-    for (const token of after) await redis.hset(shared.tokens, digestOf(token), customerId);
   }
 
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
