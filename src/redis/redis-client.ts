@@ -9,8 +9,8 @@ import type { Cluster, Redis } from "ioredis";
 
 export type RedisClient = Redis | Cluster;
 
-/** The clients to scan: every master of a cluster, or the one connection. */
-function scannable(client: RedisClient): Redis[] {
+/** Every master of a cluster, or the one connection: where a scan or a server setting is read. */
+export function mastersOf(client: RedisClient): Redis[] {
   return client.isCluster ? (client as Cluster).nodes("master") : [client as Redis];
 }
 
@@ -21,7 +21,7 @@ function scannable(client: RedisClient): Redis[] {
  * several slots would be refused.
  */
 export async function unlinkMatching(client: RedisClient, pattern: string): Promise<void> {
-  for (const node of scannable(client)) {
+  for (const node of mastersOf(client)) {
     let cursor = "0";
     do {
       const [next, found] = await node.scan(cursor, "MATCH", pattern, "COUNT", 1000);
