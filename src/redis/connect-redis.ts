@@ -75,7 +75,8 @@ async function openClient(url: string): Promise<RedisClient> {
   const options: ClusterOptions = {
     enableOfflineQueue: false,
     lazyConnect: true,
-    redisOptions: CONNECTION,
+    // Each node's connection opens at once: a lazy one would refuse its first command, with no offline queue.
+    redisOptions: { ...CONNECTION, lazyConnect: false },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   };
   return new ioredis.Cluster(clusterSeeds(url), options);

@@ -62,7 +62,7 @@ interface RunningNode {
  * Six nodes started, joined and ready (`cluster_state:ok` on each). The
  * caller stops them (`afterAll(() => cluster.stop())`).
  */
-async function startRedisCluster(): Promise<TestRedisCluster> {
+export async function startRedisCluster(): Promise<TestRedisCluster> {
   const directory = await mkdtemp(join(tmpdir(), "redis-cluster-"));
   const nodes: RunningNode[] = [];
   const stop = async () => {
