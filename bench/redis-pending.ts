@@ -57,7 +57,8 @@ export async function runRedisPending(count: number, windowMs: number): Promise<
   if (!existsSync(REDIS_SERVER)) return undefined;
   const server = await startRedisServer();
   const connection = await connectRedisStore(`redis://127.0.0.1:${server.port}/0`);
-  const sent = countCalls(connection.client);
+  // A redis:// URL opens one connection, never a cluster.
+  const sent = countCalls(connection.client as Redis);
   const scheduler = createRedisScheduler(connection.client, { onError: (error) => console.error(error) });
   // Every order's delay starts after the last is placed: about 0.2 ms each, with room to spare.
   const delayMs = Math.ceil(count * 0.4) + 5_000;

@@ -177,7 +177,9 @@ export const SERVE_FLAGS: readonly Flag[] = [
     env: "AIRTIME_SIM_STORE",
     value: "memory|URL",
     path: ["store"],
-    help: "where state lives: memory (default) or redis://HOST:PORT/DB, shared by every simulator on it",
+    help:
+      "where state lives: memory (default) or redis://HOST:PORT/DB, shared by every simulator on it " +
+      "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster)",
   },
   {
     name: "workers",

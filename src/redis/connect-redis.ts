@@ -1,5 +1,8 @@
 /**
- * Opens the Redis store from a `redis://` URL. ioredis is an optional peer
+ * Opens the Redis store from a `redis://` URL, or on Redis Cluster from a
+ * `redis+cluster://host:port,host:port` list of seed nodes (ioredis's
+ * `Cluster`, which follows `MOVED` and `ASK` and refreshes its slot map by
+ * itself). ioredis is an optional peer
  * dependency (the embedded store needs none), so it is loaded only here,
  * when a Redis store is asked for, with a clear message when it is missing.
  *
@@ -8,8 +11,9 @@
  * fails at once as `StoreUnavailableError` — a 503 `store_unavailable` —
  * instead of hanging, and the client reconnects by itself in the background.
  */
-import type { Redis as RedisClient } from "ioredis";
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { StoreUnavailableError, type Store } from "../domain/ports.ts";
+import type { RedisClient } from "./redis-client.ts";
 import { createRedisStore } from "./redis-store.ts";
 
 const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dependency: npm install ioredis@5";
@@ -24,26 +28,65 @@ export interface RedisStoreConnection {
 
 /** Whether a store setting names Redis rather than the embedded memory store. */
 export function isRedisUrl(value: string): boolean {
-  return /^rediss?:\/\//i.test(value);
+  return /^rediss?:\/\//i.test(value) || isClusterUrl(value);
+}
+
+const CLUSTER_URL = /^redis\+cluster:\/\/(.+)$/i;
+
+function isClusterUrl(value: string): boolean {
+  return CLUSTER_URL.test(value);
+}
+
+/**
+ * The seed nodes of a `redis+cluster://` URL; a RangeError names what is wrong.
+ *
+ * @example
+ * clusterSeeds("redis+cluster://10.0.0.1:7000,10.0.0.2:7000"); // [{ host: "10.0.0.1", port: 7000 }, …]
+ */
+export function clusterSeeds(url: string): { host: string; port: number }[] {
+  const list = CLUSTER_URL.exec(url)?.[1] ?? "";
+  return list.split(",").map((address) => {
+    const match = /^([^:,/]+):(\d{1,5})$/.exec(address.trim());
+    const port = Number(match?.[2]);
+    if (match?.[1] === undefined || port < 1 || port > 65_535) {
+      throw new RangeError(`redis+cluster:// takes host:port,host:port; cannot read ${JSON.stringify(address)}`);
+    }
+    return { host: match[1], port };
+  });
+}
+
+/** One connection's settings, shared by a single client and every node of a cluster. */
+const CONNECTION: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  lazyConnect: true,
+  // Reconnects forever, never more than a second apart: the simulator outlives a Redis restart.
+  retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+};
+
+async function openClient(url: string): Promise<RedisClient> {
+  let ioredis: { Redis: typeof Redis; Cluster: typeof Cluster };
+  try {
+    ioredis = await import("ioredis");
+  } catch (error) {
+    throw new Error(IOREDIS_MISSING, { cause: error });
+  }
+  if (!isClusterUrl(url)) return new ioredis.Redis(url, CONNECTION);
+  const options: ClusterOptions = {
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    // Each node's connection opens at once: a lazy one would refuse its first command, with no offline queue.
+    redisOptions: { ...CONNECTION, lazyConnect: false },
+    clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  };
+  return new ioredis.Cluster(clusterSeeds(url), options);
 }
 
 export async function connectRedisStore(
   url: string,
   options: { readonly prefix?: string; readonly onError?: (error: Error) => void } = {},
 ): Promise<RedisStoreConnection> {
-  let Redis: typeof RedisClient;
-  try {
-    ({ Redis } = await import("ioredis"));
-  } catch (error) {
-    throw new Error(IOREDIS_MISSING, { cause: error });
-  }
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    lazyConnect: true,
-    // Reconnects forever, never more than a second apart: the simulator outlives a Redis restart.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-  });
+  const redis = await openClient(url);
   // Reported once per outage (a failed start is reported by `connect` below); the client keeps reconnecting.
   let reported = true;
   redis.on("error", (error: Error) => {

@@ -5,7 +5,7 @@
  * counted attempt (idempotency keys are kept 24 h by default), which bounds
  * what a long load test leaves behind.
  */
-import type { Redis } from "ioredis";
+import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
 
 /** How long a customer's counts outlive its last counted attempt, wall-clock ms. */
@@ -17,7 +17,7 @@ const COUNTS_TTL_MS = 24 * 3_600_000;
  * await counters.increment("acme", "request:acme\u0000flaky\u00000", "k:key-1"); // 1, then 2 on any instance
  */
 export function createRedisAttemptCounters(
-  redis: Redis,
+  redis: RedisClient,
   options: { readonly prefix?: string } = {},
 ): SharedAttemptCounters {
   const prefix = options.prefix ?? "ah:";
@@ -38,12 +38,7 @@ export function createRedisAttemptCounters(
         await redis.del(keyOf(customerId));
         return;
       }
-      let cursor = "0";
-      do {
-        const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}{*}:attempts`, "COUNT", 1000);
-        if (found.length > 0) await redis.unlink(...found);
-        cursor = next;
-      } while (cursor !== "0");
+      await unlinkMatching(redis, `${prefix}{*}:attempts`);
     },
   };
 }

@@ -10,7 +10,7 @@
  * conflict, so concurrent read-modify-writes from any process never lose
  * one another's change. Records are JSON: every read is a fresh copy.
  */
-import type { Redis } from "ioredis";
+import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import { luaScript } from "./lua-script.ts";
 import { readSequencePage } from "./sequence-page.ts";
 import { matchesDeliveryFilter as matches } from "../webhooks/delivery-filter.ts";
@@ -103,7 +103,7 @@ function chunks<T>(items: readonly T[]): T[][] {
  * const deliveries = createRedisDeliveryStore(new Redis("redis://127.0.0.1:6379/0"));
  * await deliveries.list({ customerId: "demo", state: "failed" });
  */
-export function createRedisDeliveryStore(redis: Redis, options: RedisDeliveryStoreOptions = {}): DeliveryStore {
+export function createRedisDeliveryStore(redis: RedisClient, options: RedisDeliveryStoreOptions = {}): DeliveryStore {
   const prefix = options.prefix ?? "ah:";
   const shared = sharedDeliveryKeys(prefix);
   const keysOf = (customerId: string) => customerDeliveryKeys(prefix, customerId);
@@ -119,15 +119,14 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
     for (const chunk of chunks(ids)) {
       if (chunk.length === 0) continue;
       const owners = await redis.hmget(shared.owners, ...chunk);
-      const batch = redis.pipeline();
-      chunk.forEach((id, i) => {
-        const customerId = owners[i];
-        if (customerId !== null && customerId !== undefined) batch.hget(keysOf(customerId).records, id);
-      });
-      for (const [error, json] of (await batch.exec()) ?? []) {
-        if (error !== null) throw error;
-        if (typeof json === "string") found.push(JSON.parse(json) as Delivery);
-      }
+      // Sent together, not as one pipeline: on a cluster the owners' slots lie on several nodes.
+      const replies = await Promise.all(
+        chunk.map((id, i) => {
+          const customerId = owners[i];
+          return customerId === null || customerId === undefined ? null : redis.hget(keysOf(customerId).records, id);
+        }),
+      );
+      for (const json of replies) if (typeof json === "string") found.push(JSON.parse(json) as Delivery);
     }
     return found;
   }
@@ -282,12 +281,7 @@ export function createRedisDeliveryStore(redis: Redis, options: RedisDeliverySto
         await forget(customerId, ids, orderIds);
         return;
       }
-      let cursor = "0";
-      do {
-        const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}{*}:dlv:*`, "COUNT", 1000);
-        if (found.length > 0) await redis.unlink(...found);
-        cursor = next;
-      } while (cursor !== "0");
+      await unlinkMatching(redis, `${prefix}{*}:dlv:*`);
       await redis.unlink(shared.counter, shared.all, shared.owners, shared.orders);
     },
   };

@@ -5,7 +5,7 @@
  * one counter and are the stream ids' first part, so they keep the order of
  * arrival in Redis and page as the in-process journal's ids do.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 import { luaScript } from "./lua-script.ts";
 import {
   DEFAULT_JOURNAL_LIMIT,
@@ -59,7 +59,7 @@ type StreamEntry = [id: string, fields: string[]];
  * journal.record(record);
  * const { entries, olderThan } = await journal.page({ customerId: "acme", limit: 50 });
  */
-export function createRedisJournal(redis: Redis, options: RedisJournalOptions = {}): RedisJournal {
+export function createRedisJournal(redis: RedisClient, options: RedisJournalOptions = {}): RedisJournal {
   const prefix = options.prefix ?? "ah:";
   const keys = { stream: `${prefix}{journal}:requests`, counter: `${prefix}{journal}:sequence` };
   const limit = options.limit ?? DEFAULT_JOURNAL_LIMIT;

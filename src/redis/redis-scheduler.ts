@@ -21,13 +21,16 @@
  * running it too.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 import type { Job, JobHandler, Scheduler } from "../domain/ports.ts";
+import { byShard, DEFAULT_JOB_SHARDS, jobShards, type ShardKeys, shardOf } from "./job-shards.ts";
 import { luaScript } from "./lua-script.ts";
 
 export interface RedisSchedulerOptions {
-  /** Prefix of its keys (default `ah:`); its keys share the hash tag `{jobs}`. */
+  /** Prefix of its keys (default `ah:`); each shard's keys share the hash tag `{jobs:<shard>}`. */
   readonly prefix?: string;
+  /** Shards the queue is split into (default 16); every process on the queue must use the same number. */
+  readonly shards?: number;
   /** How long a claimed job is held before another process may run it (default 10 s). */
   readonly leaseMs?: number;
   /** The longest wait between two looks for due jobs (default 25 ms). */
@@ -138,9 +141,10 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-export function createRedisScheduler(redis: Redis, options: RedisSchedulerOptions = {}): RedisScheduler {
+export function createRedisScheduler(redis: RedisClient, options: RedisSchedulerOptions = {}): RedisScheduler {
   const prefix = options.prefix ?? "ah:";
-  const keys = { due: `${prefix}{jobs}:due`, leased: `${prefix}{jobs}:leased`, data: `${prefix}{jobs}:data` };
+  const shards = jobShards(prefix, options.shards ?? DEFAULT_JOB_SHARDS);
+  const keysOf = (jobId: string): ShardKeys => shards[shardOf(jobId, shards.length)] as ShardKeys;
   const leaseMs = options.leaseMs ?? 10_000;
   const pollMs = options.pollMs ?? 25;
   const lookaheadMs = options.lookaheadMs ?? 50;
@@ -172,6 +176,7 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       const handler = handlers.get(job.type);
       if (handler === undefined) throw new Error(`no handler for job type ${job.type}`);
       await handler(job);
+      const keys = keysOf(job.id);
       await scripts.complete(keys.leased, keys.data, job.id, json);
     } catch (error) {
       // Left leased: it runs again, here or elsewhere, once the lease ends.
@@ -218,17 +223,38 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     if (held.size === 0) return;
     const until = now() + lookaheadMs + leaseMs;
     try {
-      await redis.zadd(keys.leased, "XX", ...[...held].flatMap((id) => [until, id]));
+      const groups = byShard(held, (id) => id, shards.length);
+      await Promise.all(
+        [...groups].map(([shard, ids]) =>
+          redis.zadd((shards[shard] as ShardKeys).leased, "XX", ...ids.flatMap((id) => [until, id])),
+        ),
+      );
     } catch (error) {
       onError(error);
     }
   }
 
-  /** Claims what is due by `upTo` (and leases ended by `at`); the earliest time a job still waits for, and the jobs. */
-  async function claim(at: number, upTo: number): Promise<{ next: number | undefined; claimed: string[] }> {
-    const reply = (await scripts.claim(keys.due, keys.leased, keys.data, at, upTo, upTo + leaseMs, batch)) as string[];
-    const [next = "", ...claimed] = reply;
-    return { next: next === "" ? undefined : Number(next), claimed };
+  /**
+   * Claims what is due by `upTo` (and leases ended by `at`) from every
+   * shard, the shards' scripts sent together: the earliest time a job still
+   * waits for, the jobs in due order, and whether a shard gave a full batch.
+   */
+  async function claim(
+    at: number,
+    upTo: number,
+  ): Promise<{ next: number | undefined; claimed: string[]; full: boolean }> {
+    const replies = (await Promise.all(
+      shards.map((keys) => scripts.claim(keys.due, keys.leased, keys.data, at, upTo, upTo + leaseMs, batch)),
+    )) as string[][];
+    const nexts = replies
+      .map(([next = ""]) => next)
+      .filter((next) => next !== "")
+      .map(Number);
+    const claimed = replies.flatMap(([, ...jobs]) => jobs);
+    const dueOf = (json: string) => (JSON.parse(json) as Job).dueAt;
+    if (shards.length > 1) claimed.sort((a, b) => dueOf(a) - dueOf(b));
+    const full = replies.some((reply) => reply.length - 1 === batch);
+    return { next: nexts.length === 0 ? undefined : Math.min(...nexts), claimed, full };
   }
 
   async function poll(): Promise<void> {
@@ -238,10 +264,10 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
     let delay = pollMs;
     try {
       const at = now();
-      const { next, claimed } = await claim(at, at + lookaheadMs);
+      const { next, claimed, full } = await claim(at, at + lookaheadMs);
       for (const json of claimed) begin(json);
       // A full batch: more may be due, look again at once. Else look when the next job may be claimed.
-      if (claimed.length === batch) delay = 0;
+      if (full) delay = 0;
       else if (next !== undefined) delay = Math.min(pollMs, Math.max(0, next - lookaheadMs - now()));
     } catch (error) {
       onError(error);
@@ -273,9 +299,15 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       clearTimeout(wait);
       held.delete(job.id);
     }
-    const args = entries.flatMap(({ job, json }) => [job.id, json, job.dueAt]);
     try {
-      await scripts.release(keys.due, keys.leased, keys.data, ...args);
+      const groups = byShard(entries, ({ job }) => job.id, shards.length);
+      await Promise.all(
+        [...groups].map(([shard, group]) => {
+          const keys = shards[shard] as ShardKeys;
+          const args = group.flatMap(({ job, json }) => [job.id, json, job.dueAt]);
+          return scripts.release(keys.due, keys.leased, keys.data, ...args);
+        }),
+      );
     } catch (error) {
       // Still leased: another process runs them once their leases end.
       onError(error);
@@ -290,12 +322,14 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       const jobId = id ?? `job_${randomUUID()}`;
       const job: Job = { id: jobId, type, dueAt, payload };
       const onlyIfAbsent = ifAbsent === true ? "1" : "0";
+      const keys = keysOf(jobId);
       await scripts.schedule(keys.due, keys.leased, keys.data, jobId, JSON.stringify(job), dueAt, onlyIfAbsent);
       // A job due before the next look would claim it: look earlier.
       if (!stopped) schedulePoll(Math.min(pollMs, Math.max(0, dueAt - lookaheadMs - now())));
       return jobId;
     },
     async cancel(jobId) {
+      const keys = keysOf(jobId);
       const [removed] = (await redis
         .multi()
         .zrem(keys.due, jobId)
@@ -305,7 +339,8 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       return removed[1] === 1;
     },
     async size() {
-      return (await redis.zcard(keys.due)) + (await redis.zcard(keys.leased));
+      const counts = await Promise.all(shards.flatMap((keys) => [redis.zcard(keys.due), redis.zcard(keys.leased)]));
+      return counts.reduce((sum, count) => sum + count, 0);
     },
     track() {
       // A real clock never waits for work in flight.
@@ -317,12 +352,16 @@ export function createRedisScheduler(redis: Redis, options: RedisSchedulerOption
       renewal.unref?.();
     },
     async nextDueAt() {
-      const [due, leased] = (await redis
-        .multi()
-        .zrange(keys.due, 0, 0, "WITHSCORES")
-        .zrange(keys.leased, 0, 0, "WITHSCORES")
-        .exec()) as [[Error | null, string[]], [Error | null, string[]]];
-      const scores = [due[1][1], leased[1][1]].filter((score) => score !== undefined).map(Number);
+      const firsts = await Promise.all(
+        shards.flatMap((keys) => [
+          redis.zrange(keys.due, 0, 0, "WITHSCORES"),
+          redis.zrange(keys.leased, 0, 0, "WITHSCORES"),
+        ]),
+      );
+      const scores = firsts
+        .map(([, score]) => score)
+        .filter((score) => score !== undefined)
+        .map(Number);
       return scores.length === 0 ? undefined : Math.min(...scores);
     },
     async runDue(at) {

@@ -7,11 +7,11 @@
  * round trip, just before it. Records are JSON, so every read is a fresh
  * copy and nothing a caller holds can change stored state.
  */
-import * as nodeCrypto from "node:crypto";
-import type { Redis } from "ioredis";
-import type { Customer, EvictedOrder, IdempotencyRecord, Order, Wallet } from "../domain/model.ts";
+import { type RedisClient, unlinkMatching } from "./redis-client.ts";
+import type { Customer, EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
 import type { OrderPage, OrderPageQuery, Store } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
+import { customerRecords, digestOf, type StoredCustomer } from "./redis-customers.ts";
 import { type CustomerKeys, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
@@ -22,12 +22,6 @@ export interface RedisStoreOptions {
   /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
   readonly prefix?: string;
 }
-
-type StoredCustomer = Omit<Customer, "wallets"> & {
-  readonly wallets: readonly { readonly shortcode: string | null; readonly currency: string }[];
-};
-
-const digestOf = (token: string): string => nodeCrypto.createHash("sha256").update(token, "utf8").digest("hex");
 
 function assertCents(cents: number): void {
   if (!Number.isSafeInteger(cents) || cents < 0)
@@ -43,7 +37,7 @@ function assertCents(cents: number): void {
  * await store.putCustomer({ id: "cus_1", name: "Shop", tokens: ["t"], apiKey: "k",
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
  */
-export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}): Store {
+export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
   const prefix = options.prefix ?? "ah:";
   const shared = sharedKeys(prefix);
   const keysOf = (customerId: string): CustomerKeys => customerKeys(prefix, customerId);
@@ -51,6 +45,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     Object.entries(REDIS_SCRIPTS).map(([name, { lua, numberOfKeys }]) => [name, luaScript(redis, lua, numberOfKeys)]),
   ) as Record<RedisScriptName, LuaScript>;
   const run = (name: RedisScriptName, ...args: (string | number)[]): Promise<unknown> => scripts[name](...args);
+  const { readCustomer, writeCustomer } = customerRecords(redis, prefix);
   const staticTokenOwners = createTokenHints();
   const issuedTokenOwners = createTokenHints();
 
@@ -72,60 +67,11 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
     return reply;
   }
 
-  function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
-    if (json === null) return undefined;
-    const stored = JSON.parse(json) as StoredCustomer;
-    const wallets: Wallet[] = stored.wallets.map(({ shortcode }) => ({
-      shortcode,
-      balanceCents: Number(balances[`b:${walletField(shortcode)}`] ?? 0),
-      currency: balances[`c:${walletField(shortcode)}`] ?? "KES",
-    }));
-    return { ...stored, wallets };
-  }
-
-  async function readCustomer(id: string): Promise<Customer | undefined> {
-    const keys = keysOf(id);
-    const [json, balances] = await Promise.all([redis.get(keys.customer), redis.hgetall(keys.wallets)]);
-    return compose(json, balances);
-  }
-
-  async function writeCustomer(customer: Customer, previous: Customer | undefined, withBalances: boolean) {
-    const keys = keysOf(customer.id);
-    const stored: StoredCustomer = {
-      ...customer,
-      wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
-    };
-    const batch = redis.multi().set(keys.customer, JSON.stringify(stored)).sadd(shared.customers, customer.id);
-    if (withBalances) {
-      batch.del(keys.wallets);
-      for (const wallet of customer.wallets) {
-        batch.hset(keys.wallets, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
-        batch.hset(keys.wallets, `c:${walletField(wallet.shortcode)}`, wallet.currency);
-      }
-    }
-    await batch.exec();
-    await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
-  }
-
-  async function reindexTokens(customerId: string, before: readonly string[], after: readonly string[]) {
-    for (const token of before) {
-      const digest = digestOf(token);
-      if ((await redis.hget(shared.tokens, digest)) === customerId) await redis.hdel(shared.tokens, digest);
-    }
-    for (const token of after) await redis.hset(shared.tokens, digestOf(token), customerId);
-  }
-
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
     if (pairs.length === 0) return [];
-    const batch = redis.pipeline();
-    for (const [customerId, id] of pairs) batch.hget(keysOf(customerId).orders, id);
-    const replies = (await batch.exec()) ?? [];
-    const found: Order[] = [];
-    for (const [error, json] of replies) {
-      if (error !== null) throw error;
-      if (typeof json === "string") found.push(JSON.parse(json) as Order);
-    }
-    return found;
+    // Sent together, not as one pipeline: on a cluster the customers' slots lie on several nodes.
+    const replies = await Promise.all(pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).orders, id)));
+    return replies.flatMap((json) => (json === null ? [] : [JSON.parse(json) as Order]));
   }
 
   async function ownersOf(ids: readonly string[]): Promise<(readonly [string, string])[]> {
@@ -426,12 +372,7 @@ export function createRedisStore(redis: Redis, options: RedisStoreOptions = {}):
         await removeCustomerData(customerId);
         return;
       }
-      let cursor = "0";
-      do {
-        const [next, found] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-        if (found.length > 0) await redis.unlink(...found);
-        cursor = next;
-      } while (cursor !== "0");
+      await unlinkMatching(redis, `${prefix}*`);
     },
   };
 }

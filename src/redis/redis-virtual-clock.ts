@@ -16,7 +16,7 @@
  * others when the published time reaches them.
  */
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 import { StoreUnavailableError } from "../domain/ports.ts";
 import type { RedisScheduler } from "./redis-scheduler.ts";
 import type { TimeKeeper } from "../time/time-keeper.ts";
@@ -86,13 +86,15 @@ const LOCK_RETRY_MS = 5;
  * await clock.advance(2_000); // every process sharing the Redis now reads 2000
  */
 export async function openRedisVirtualClock(
-  redis: Redis,
+  redis: RedisClient,
   options: RedisVirtualClockOptions = {},
 ): Promise<RedisVirtualClock> {
   const prefix = options.prefix ?? "ah:";
   const keys = { now: `${prefix}{clock}:now`, lock: `${prefix}{clock}:lock` };
   // Channels are server-wide, not per database: the database number keeps two simulated providers apart.
-  const channelBase = `${prefix}{clock}@${redis.options.db ?? 0}`;
+  // A cluster has only database 0.
+  const database = "db" in redis.options ? (redis.options.db ?? 0) : 0;
+  const channelBase = `${prefix}{clock}@${database}`;
   const channels = { time: `${channelBase}:now`, ack: `${channelBase}:ack` };
   const ackTimeoutMs = options.ackTimeoutMs ?? 5_000;
   const lockMs = options.lockMs ?? 30_000;

@@ -4,7 +4,7 @@
  * after the cursor, so one call's work is bounded whatever the filter, and
  * may hand back fewer records than asked with a cursor to go on from.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 
 /** Candidates one page call reads at most, per record asked for. */
 const SCAN_FACTOR = 4;
@@ -31,7 +31,7 @@ function decodeCursor(cursor: string): number {
  * const page = await readSequencePage(redis, "ah:{idx}:orders", { limit: 100 }, readOrders, () => "keep");
  */
 export async function readSequencePage<T extends { readonly id: string }>(
-  redis: Redis,
+  redis: RedisClient,
   source: string,
   query: { readonly limit: number; readonly cursor?: string | undefined },
   load: (ids: readonly string[]) => Promise<readonly T[]>,

@@ -4,7 +4,7 @@
  * API pages through the shared one, so any instance shows the requests of
  * all; `sim.journal` (and the plugins) keep this process's own requests.
  */
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.ts";
 import type { Journal, JournalView } from "../http/journal.ts";
 import { createRedisJournal } from "./redis-journal.ts";
 
@@ -16,7 +16,7 @@ export interface JournalSides {
   readonly view: JournalView;
 }
 
-export function openSharedJournal(local: Journal, redis: Redis, limit: number): JournalSides {
+export function openSharedJournal(local: Journal, redis: RedisClient, limit: number): JournalSides {
   const shared = createRedisJournal(redis, { limit });
   return {
     recorder: {

@@ -39,7 +39,7 @@ import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 import type { DeliveryStore } from "../webhooks/ports.ts";
 
 export interface BackendSettings {
-  /** `memory` (the default) or a `redis://` URL. */
+  /** `memory` (the default), a `redis://` URL, or a `redis+cluster://` list of seed nodes. */
   readonly store: string | undefined;
   readonly clock: "real" | "virtual";
   /** Where a virtual clock starts, ms since the epoch; a clock already shared on Redis keeps its time. */
@@ -95,7 +95,7 @@ export async function openBackend(settings: BackendSettings): Promise<Backend> {
   const store = settings.store ?? "memory";
   if (store === "memory") return openMemoryBackend(settings);
   if (!isRedisUrl(store)) {
-    throw new RangeError(`store must be "memory" or a redis:// URL, got ${JSON.stringify(store)}`);
+    throw new RangeError(`store must be "memory", a redis:// or a redis+cluster:// URL, got ${JSON.stringify(store)}`);
   }
   if (settings.stateFile !== undefined) {
     throw new RangeError("stateFile keeps the embedded store's state; a Redis store keeps its own");

@@ -137,11 +137,12 @@ export const SimulatorConfigSchema = z
       .meta({ description: "`serve`: processes on the one port (default 1); more than one needs a Redis store." }),
     store: z
       .string()
-      .regex(/^(memory|rediss?:\/\/.+)$/i, "must be memory or a redis:// URL")
+      .regex(/^(memory|rediss?:\/\/.+|redis\+cluster:\/\/.+)$/i, "must be memory, a redis:// or a redis+cluster:// URL")
       .optional()
       .meta({
         description:
-          "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it.",
+          "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it " +
+          "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster).",
       }),
     stateFile: z.string().min(1).optional().meta({
       description:

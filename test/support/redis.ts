@@ -6,6 +6,9 @@
  * in CI (`CI=true`), where `.ci/run` installs it, a missing server fails.
  */
 import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
@@ -32,9 +35,11 @@ export interface TestRedis {
   /** `redis://127.0.0.1:PORT/0` */
   readonly url: string;
   readonly port: number;
-  /** Stops the server (SIGTERM); its data is gone, as nothing is saved. */
+  /** Stops the server (SIGTERM); its data is gone, unless it appends to a file. */
   stop(): Promise<void>;
-  /** Starts a server again on the same port (after `stop`), empty. */
+  /** SIGKILL, as a crash: only what its append-only file holds survives. */
+  kill(): Promise<void>;
+  /** Starts a server again on the same port (after `stop` or `kill`): empty, or from its append-only file. */
   restart(): Promise<void>;
 }
 
@@ -43,23 +48,36 @@ export interface TestRedis {
  * connections, with `databases` numbered databases (16 unless told). The
  * caller stops it (`afterAll(() => redis.stop())`).
  */
-export async function startRedis(options: { readonly databases?: number } = {}): Promise<TestRedis> {
+export async function startRedis(
+  options: { readonly databases?: number; readonly appendfsync?: "always" | "everysec" } = {},
+): Promise<TestRedis> {
   const port = await freePort();
   const databases = options.databases ?? 16;
-  let server = await launch(port, databases);
+  // With an fsync policy the server appends to a file, in a directory of its own that outlives a kill.
+  const dir = options.appendfsync === undefined ? undefined : await mkdtemp(join(tmpdir(), "redis-aof-"));
+  const persistence =
+    dir === undefined || options.appendfsync === undefined
+      ? ["--appendonly", "no"]
+      : ["--appendonly", "yes", "--appendfsync", options.appendfsync, "--dir", dir];
+  let server = await launch(port, databases, persistence);
   return {
     url: `redis://127.0.0.1:${port}/0`,
     port,
     async stop() {
       await server.stop();
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    },
+    async kill() {
+      server.child.kill("SIGKILL");
+      await server.exited;
     },
     async restart() {
-      server = await launch(port, databases);
+      server = await launch(port, databases, persistence);
     },
   };
 }
 
-async function launch(port: number, databases: number): Promise<RunningProcess> {
+async function launch(port: number, databases: number, persistence: readonly string[]): Promise<RunningProcess> {
   const server = startProcess(REDIS_SERVER, [
     "--databases",
     String(databases),
@@ -69,8 +87,7 @@ async function launch(port: number, databases: number): Promise<RunningProcess> 
     "127.0.0.1",
     "--save",
     "",
-    "--appendonly",
-    "no",
+    ...persistence,
     "--protected-mode",
     "yes",
   ]);

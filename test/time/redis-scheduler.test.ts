@@ -8,8 +8,13 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Job } from "../../src/domain/ports.ts";
 import { startProcess } from "../../src/harness/child-process.ts";
+import { DEFAULT_JOB_SHARDS, jobShards, type ShardKeys, shardOf } from "../../src/redis/job-shards.ts";
 import { createRedisScheduler } from "../../src/redis/redis-scheduler.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
+
+/** The keys of the shard that holds job `id`, as the scheduler's default sharding places it. */
+const jobKeys = (prefix: string, id: string): ShardKeys =>
+  jobShards(prefix, DEFAULT_JOB_SHARDS)[shardOf(id, DEFAULT_JOB_SHARDS)] as ShardKeys;
 
 const SCHEDULER_MODULE = resolve(import.meta.dirname, "../../src/redis/redis-scheduler.ts");
 
@@ -98,7 +103,7 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     const id = await scheduler.schedule({ type: "timed", dueAt: start + 100, payload: null });
     scheduler.start();
     // Claimed ahead: leased to this scheduler, waiting for its due time.
-    await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+    await expect.poll(() => client().zscore(jobKeys(prefix, id).leased, id), { timeout: 5_000 }).not.toBeNull();
     // Its timer fires after 100 ms of real time, but the scheduler's clock still reads the start.
     await new Promise((resolveWait) => setTimeout(resolveWait, 300));
     expect(ranAt).toEqual([]);
@@ -126,9 +131,9 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     const dueAt = Date.now() + 500;
     const id = await first.schedule({ type: "handed", dueAt, payload: null });
     first.start();
-    await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+    await expect.poll(() => client().zscore(jobKeys(prefix, id).leased, id), { timeout: 5_000 }).not.toBeNull();
     await first.stop();
-    expect(await client().zscore(`${prefix}{jobs}:due`, id)).toBe(String(dueAt));
+    expect(await client().zscore(jobKeys(prefix, id).due, id)).toBe(String(dueAt));
     second.start();
     await expect.poll(() => runs, { timeout: 5_000 }).toEqual(["second"]);
     await second.stop();
@@ -161,7 +166,7 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
       expect((await doomed.waitFor(/started/, 30_000)).kind).toBe("matched");
       dueAt = Date.now() + 2_000;
       id = await survivor.schedule({ type: "doomed", dueAt, payload: null });
-      await expect.poll(() => client().zscore(`${prefix}{jobs}:leased`, id), { timeout: 5_000 }).not.toBeNull();
+      await expect.poll(() => client().zscore(jobKeys(prefix, id).leased, id), { timeout: 5_000 }).not.toBeNull();
       doomed.child.kill("SIGKILL");
       await doomed.exited;
     } finally {

@@ -1,0 +1,69 @@
+/**
+ * What "acknowledged" means on Redis, checked against the server before
+ * the simulator starts (`--redis-durability`):
+ *
+ * - `memory`: an order is acknowledged once Redis applied it in memory. A
+ *   Redis killed without an append-only file loses what its last snapshot
+ *   lacks; a failover loses the writes not yet replicated.
+ * - `aof`: every master must run with `appendonly yes`. With
+ *   `appendfsync always` an acknowledged write is on disk before Redis
+ *   answers; with `everysec` up to about a second of them may be lost in a
+ *   crash of the machine, with `no` up to the kernel's flush (about 30 s),
+ *   and the check says so.
+ */
+import type { Redis } from "ioredis";
+import { type RedisClient, mastersOf } from "./redis-client.ts";
+
+export const DURABILITY_LEVELS = ["memory", "aof"] as const;
+export type RedisDurability = (typeof DURABILITY_LEVELS)[number];
+
+export interface DurabilityCheck {
+  readonly level: RedisDurability;
+  /** What an acknowledged write may still lose, in words. */
+  readonly lossWindow: string;
+  /** Settings that weaken the level without breaking it (e.g. `appendfsync everysec`). */
+  readonly warnings: readonly string[];
+}
+
+const LOSS_WINDOW_BY_FSYNC: Record<string, string> = {
+  always: "nothing acknowledged: each write is fsynced before Redis answers",
+  everysec: "up to about 1 s of acknowledged writes if the machine running Redis crashes",
+  no: "up to the kernel's flush (about 30 s) of acknowledged writes if the machine running Redis crashes",
+};
+
+async function configOf(node: Redis, name: string): Promise<string> {
+  const [, value = ""] = (await node.config("GET", name)) as string[];
+  return value;
+}
+
+const nameOf = (node: Redis): string => `${node.options.host ?? "127.0.0.1"}:${node.options.port ?? 6379}`;
+
+/**
+ * Checks the servers for `level`; throws an Error naming the server and the
+ * setting it lacks when they cannot give it.
+ *
+ * @example
+ * const { lossWindow, warnings } = await checkDurability(client, "aof");
+ */
+export async function checkDurability(client: RedisClient, level: RedisDurability): Promise<DurabilityCheck> {
+  if (level === "memory") {
+    return {
+      level,
+      lossWindow: "what the server's last snapshot lacks if Redis is killed; unreplicated writes on a failover",
+      warnings: [],
+    };
+  }
+  const windows = new Set<string>();
+  const warnings: string[] = [];
+  for (const node of mastersOf(client)) {
+    if ((await configOf(node, "appendonly")) !== "yes") {
+      throw new Error(`--redis-durability aof needs appendonly yes on Redis ${nameOf(node)}`);
+    }
+    const fsync = await configOf(node, "appendfsync");
+    windows.add(LOSS_WINDOW_BY_FSYNC[fsync] ?? `unknown (appendfsync ${fsync})`);
+    if (fsync !== "always") {
+      warnings.push(`Redis ${nameOf(node)} has appendfsync ${fsync}, not always: ${LOSS_WINDOW_BY_FSYNC[fsync] ?? ""}`);
+    }
+  }
+  return { level, lossWindow: [...windows].join("; "), warnings };
+}
