@@ -9,6 +9,29 @@ export const BENCH_TOKEN = "bench-token-0001";
 /** The order the simulator server places at start, for the lookups to read. */
 export const BENCH_LOOKUP_REFERENCE = "bench-lookup-0001";
 
+/** The GETs' fixed answers, of the simulator's shape, for the servers that only stand in for it. */
+export const LOOKUP_BODY = JSON.stringify({
+  id: "ord_1",
+  reference: BENCH_LOOKUP_REFERENCE,
+  status: 20,
+  message: "Success",
+  service: "safaricom",
+  account: "+254712345678",
+  amount: 10,
+  currency: "KES",
+  shortcode: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:02.000Z",
+  history: [],
+});
+export const BALANCE_BODY = JSON.stringify({
+  status: 20,
+  amount: 1_000_000,
+  currency: "KES",
+  shortcode: null,
+  wallets: [{ shortcode: null, amount: 1_000_000, currency: "KES", default: true }],
+});
+
 export type Endpoint = "post" | "lookup" | "balance";
 export const ENDPOINTS: readonly Endpoint[] = ["post", "lookup", "balance"];
 export const ENDPOINT_LABELS: Readonly<Record<Endpoint, string>> = {

@@ -7,8 +7,10 @@
  *     the simulator and bare node:http in alternating rounds (first, while
  *     the servers hold little state). Paced by autocannon's `overallRate` in
  *     a child process: wrk cannot pace, and wrk2 is not packaged by Debian;
- *   - throughput of four servers — the simulator, bare express 5, bare
- *     node:http (the limit) and `prism mock spec/openapi.yaml` — on
+ *   - throughput of six servers — the simulator, bare express 5, bare
+ *     node:http (the limit), `prism mock spec/openapi.yaml`, WireMock and
+ *     Mockoon (`bench/peers.ts`; `npm run bench:peers` installs the last
+ *     two, which are skipped when missing) — on
  *     `POST /v1/airtime` (a fresh idempotency key and reference per request),
  *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds.
  *
@@ -36,6 +38,7 @@ import { resolve } from "node:path";
 import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
+import { startMockoon, startWiremock } from "./peers.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
@@ -56,6 +59,8 @@ interface Target {
   readonly name: string;
   readonly url: string;
   readonly pid: number | undefined;
+  /** Seconds of warm-up load per request before the rounds (longer for a JIT that needs it). */
+  readonly warmupS?: number;
   readonly stop: () => Promise<void>;
 }
 
@@ -207,10 +212,14 @@ async function runHttp(): Promise<void> {
     startNodeServer("node"),
   ]);
   const prism = await startPrismMock();
-  const targets = [sim, bareExpress, bareNode, ...(prism === undefined ? [] : [prism])];
+  const wiremock = await startWiremock(ROOT);
+  const mockoon = await startMockoon(ROOT, WARMUP_S);
+  const peers = [prism, wiremock, mockoon].filter((t): t is Target => t !== undefined);
+  const targets = [sim, bareExpress, bareNode, ...peers];
   try {
     for (const target of targets) {
-      for (const endpoint of ENDPOINTS) await measure(target, endpoint, { durationS: WARMUP_S, generator }); // JIT, pools
+      const durationS = target.warmupS ?? WARMUP_S;
+      for (const endpoint of ENDPOINTS) await measure(target, endpoint, { durationS, generator }); // JIT, pools
     }
 
     // First, while the servers hold only the warm-up's state.
@@ -250,7 +259,7 @@ async function runHttp(): Promise<void> {
         const s = (round_.get(sim) as Measurement).rps;
         addRatio(`${endpoint}/express`, s / (round_.get(bareExpress) as Measurement).rps);
         addRatio(`${endpoint}/node`, s / (round_.get(bareNode) as Measurement).rps);
-        if (prism !== undefined) addRatio(`${endpoint}/prism`, s / (round_.get(prism) as Measurement).rps);
+        for (const peer of peers) addRatio(`${endpoint}/${peer.name}`, s / (round_.get(peer) as Measurement).rps);
       }
     }
 
@@ -262,8 +271,10 @@ async function runHttp(): Promise<void> {
         ratioLine(`${label} vs bare express 5`, ratios.get(`${endpoint}/express`) ?? [], post ? 2 : undefined),
       );
       console.log(ratioLine(`${label} vs bare node:http`, ratios.get(`${endpoint}/node`) ?? [], post ? 0.4 : 0.5));
-      if (prism !== undefined)
-        console.log(ratioLine(`${label} vs prism mock`, ratios.get(`${endpoint}/prism`) ?? [], 8));
+      for (const peer of peers) {
+        const goal = peer === prism ? 8 : undefined;
+        console.log(ratioLine(`${label} vs ${peer.name}`, ratios.get(`${endpoint}/${peer.name}`) ?? [], goal));
+      }
     }
     for (const rate of FIXED_RATES) {
       const p99s = fixedP99.get(rate) as { sim: number[]; node: number[] };

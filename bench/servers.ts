@@ -13,34 +13,12 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createSimulator } from "../src/simulator/create-simulator.ts";
-import { BENCH_LOOKUP_REFERENCE, BENCH_TOKEN } from "./requests.ts";
+import { BALANCE_BODY, BENCH_LOOKUP_REFERENCE, BENCH_TOKEN, LOOKUP_BODY } from "./requests.ts";
 
 interface Running {
   readonly url: string;
   readonly close: () => Promise<void>;
 }
-
-const LOOKUP_BODY = JSON.stringify({
-  id: "ord_1",
-  reference: BENCH_LOOKUP_REFERENCE,
-  status: 20,
-  message: "Success",
-  service: "safaricom",
-  account: "+254712345678",
-  amount: 10,
-  currency: "KES",
-  shortcode: null,
-  createdAt: "2026-01-01T00:00:00.000Z",
-  updatedAt: "2026-01-01T00:00:02.000Z",
-  history: [],
-});
-const BALANCE_BODY = JSON.stringify({
-  status: 20,
-  amount: 1_000_000,
-  currency: "KES",
-  shortcode: null,
-  wallets: [{ shortcode: null, amount: 1_000_000, currency: "KES", default: true }],
-});
 
 async function startSimulator(): Promise<Running> {
   const sim = await createSimulator({
