@@ -38,9 +38,9 @@ export interface EmbeddedDomainOptions {
   readonly failureStatus?: number;
   readonly statusTable?: StatusTable;
   /** Default 24 h. */
-  readonly idempotencyRetentionMs?: number;
+  readonly idempotencyRetentionMs?: number | undefined;
   /** Orders kept in full before the oldest final ones are evicted (default 300,000). */
-  readonly maxOrders?: number;
+  readonly maxOrders?: number | undefined;
   /** Told once, when the order cap is first reached (default: console.warn). */
   readonly onFirstEviction?: (message: string) => void;
   /** Another Store adapter (default: a fresh memory store). */
