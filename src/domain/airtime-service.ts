@@ -31,7 +31,7 @@ export interface AirtimeServiceDeps {
   /** How long an idempotency key binds its payload, on the simulator clock. Default 24 h. */
   readonly idempotencyRetentionMs?: number;
   /** Where a throwing `events` listener is reported (default: console.error); the change stands. */
-  readonly onEventError?: (error: unknown, order: Order) => void;
+  readonly onEventError?: ((error: unknown, order: Order) => void) | undefined;
   /** The order cap, told of every insert (default: none, every order kept). */
   readonly retention?: Pick<OrderRetention, "afterInsert">;
 }

@@ -89,8 +89,8 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     options.time ??
     createTimeKeeper({
       mode: options.clock ?? "virtual",
-      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-      ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
+      startAt: options.startAt,
+      onError: options.onJobError,
     });
   const scheduler = options.scheduler ?? time.scheduler;
   const random = createSeededRandom(options.seed ?? 1);
@@ -120,7 +120,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     },
     idempotencyRetentionMs: keyRetentionMs,
     retention,
-    ...(options.onEventError === undefined ? {} : { onEventError: options.onEventError }),
+    onEventError: options.onEventError,
   });
   const customers = createCustomerDirectory({
     store,
