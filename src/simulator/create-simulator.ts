@@ -178,7 +178,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     timing: settings.timing ?? DEFAULT_TIMING,
     failureRate,
     statusTable,
-    idempotencyRetentionMs: options.idempotencyRetentionMs,
+    keyLifetimeMs: options.idempotencyRetentionMs,
     maxOrders: settings.maxOrders,
     onEventError: (error) => onError(error),
   });
@@ -198,10 +198,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   };
 
-  const directory = domain.customers;
-  const controls = createAdminControls({
+  // One customer service: the directory's rules plus what a reset tells the plugins, exposed as `sim.customers`.
+  const customers = createAdminControls({
     store,
-    directory,
+    directory: domain.customers,
     service,
     journal: backend.journal.view,
     clock,
@@ -215,10 +215,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   // Customers a saved state brought back keep their balances: only new ones are seeded.
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
-  const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
-  for (const input of options.customers ?? []) if (!(await restored(input.id))) await controls.seed(input);
+  const demo = options.demo === false ? undefined : await seedDemo(customers, options.demo ?? {}, store);
+  for (const input of options.customers ?? []) if (!(await restored(input.id))) await customers.seed(input);
 
-  const issueToken = tokenIssuer(directory, tokenTtlSeconds);
+  const issueToken = tokenIssuer(domain.customers, tokenTtlSeconds);
 
   const adminToken = settings.adminToken ?? generateToken("adm");
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
@@ -244,8 +244,8 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
         : {
             adminToken,
             authenticateCustomer: (token: string) => service.authenticate(token),
-            // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
-            controls,
+            // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
+            controls: customers,
             extensions,
           },
   });
@@ -269,7 +269,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     adminToken,
     demo,
     clock,
-    customers: controls,
+    customers,
     service,
     store,
     journal,
