@@ -31,7 +31,7 @@ const KES_RULE = "must be an amount >= 0 with at most 2 decimals";
 const Kes = numeric(numberRule(KES_RULE).min(0, KES_RULE).refine(hasAtMostTwoDecimals, KES_RULE));
 const PORT_RULE = "must be an integer 0–65535";
 /** The one rule for admin tokens, wherever they come from (flag, environment, config, `createSimulator`). */
-export const AdminTokenSchema = staticTokenSchema(16).meta({
+const AdminTokenSchema = staticTokenSchema(16).meta({
   description: "Bearer token of the admin API, 16–256 visible ASCII characters (default: generated).",
 });
 const RATE_RULE = "must be a number from 0 to 1";
