@@ -81,81 +81,77 @@ function decodeParams(params: Readonly<Record<string, string>>): Record<string, 
   return Object.fromEntries(Object.entries(params).map(([name, raw]) => [name, decodeReference(raw)]));
 }
 
-function authenticatorOf(deps: PublicApiDeps) {
-  return (token: string) => deps.service.authenticate(token);
-}
+export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknown) => void): PublicPipeline {
+  const authenticate = (token: string) => deps.service.authenticate(token);
+  const placeOrder = createPlaceOrderHandler(deps);
 
-async function lookUp(deps: PublicApiDeps, state: RequestState, res: ServerResponse, reference: string): Promise<void> {
-  const customer = await authenticateRequest(state, authenticatorOf(deps));
-  const valid = REFERENCE_PARAMETER.safeParse(reference);
-  if (!valid.success) {
-    // No order can carry a reference that breaks the rules: say why rather than only "not found".
-    const errors = valid.error.issues.slice(0, 3).map((issue) => ({ pointer: "#/reference", detail: issue.message }));
-    throw new HttpProblem("validation_failed", `The reference is not valid: ${errors[0]?.detail ?? "invalid"}.`, {
-      errors,
-    });
-  }
-  const found = await deps.service.findOrder(customer.id, reference);
-  // Another customer's reference is indistinguishable from a missing one.
-  if (found.kind === "not_found") throw new HttpProblem("not_found", "No order of yours has this reference.");
-  if (found.kind === "evicted") {
-    throw new HttpProblem(
-      "order_evicted",
-      `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
-    );
-  }
-  sendJson(res, 200, presentTransaction(found.order));
-}
-
-async function balance(deps: PublicApiDeps, state: RequestState, res: ServerResponse): Promise<void> {
-  const customer = await authenticateRequest(state, authenticatorOf(deps));
-  const url = state.req.url ?? "";
-  const query = url.indexOf("?");
-  // querystring, as express' "simple" query parser: a repeated name gives an array.
-  const shortcode = query < 0 ? undefined : parseQuery(url.slice(query + 1)).shortcode;
-  if (shortcode !== undefined && typeof shortcode !== "string") {
-    throw new HttpProblem("validation_failed", "Send one `shortcode` query parameter.", {
-      errors: [{ pointer: "#/shortcode", detail: "must be a single string" }],
-    });
-  }
-  const outcome = await deps.service.getBalance(customer.id, shortcode === "" ? undefined : shortcode);
-  switch (outcome.kind) {
-    case "balance":
-      sendJson(res, 200, presentBalance(outcome.wallet, outcome.wallets));
-      return;
-    case "unknown_shortcode":
+  async function lookUp(state: RequestState, res: ServerResponse, reference: string): Promise<void> {
+    const customer = await authenticateRequest(state, authenticate);
+    const valid = REFERENCE_PARAMETER.safeParse(reference);
+    if (!valid.success) {
+      // No order can carry a reference that breaks the rules: say why rather than only "not found".
+      const errors = valid.error.issues.slice(0, 3).map((issue) => ({ pointer: "#/reference", detail: issue.message }));
+      throw new HttpProblem("validation_failed", `The reference is not valid: ${errors[0]?.detail ?? "invalid"}.`, {
+        errors,
+      });
+    }
+    const found = await deps.service.findOrder(customer.id, reference);
+    // Another customer's reference is indistinguishable from a missing one.
+    if (found.kind === "not_found") throw new HttpProblem("not_found", "No order of yours has this reference.");
+    if (found.kind === "evicted") {
       throw new HttpProblem(
-        "unknown_shortcode",
-        `The shortcode ${JSON.stringify(outcome.shortcode)} is not one of your wallets.`,
+        "order_evicted",
+        `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
       );
-    default: {
-      const unreachable: never = outcome;
-      throw new Error(`unmapped balance outcome ${JSON.stringify(unreachable)}`);
+    }
+    sendJson(res, 200, presentTransaction(found.order));
+  }
+
+  async function balance(state: RequestState, res: ServerResponse): Promise<void> {
+    const customer = await authenticateRequest(state, authenticate);
+    const url = state.req.url ?? "";
+    const query = url.indexOf("?");
+    // querystring, as express' "simple" query parser: a repeated name gives an array.
+    const shortcode = query < 0 ? undefined : parseQuery(url.slice(query + 1)).shortcode;
+    if (shortcode !== undefined && typeof shortcode !== "string") {
+      throw new HttpProblem("validation_failed", "Send one `shortcode` query parameter.", {
+        errors: [{ pointer: "#/shortcode", detail: "must be a single string" }],
+      });
+    }
+    const outcome = await deps.service.getBalance(customer.id, shortcode === "" ? undefined : shortcode);
+    switch (outcome.kind) {
+      case "balance":
+        sendJson(res, 200, presentBalance(outcome.wallet, outcome.wallets));
+        return;
+      case "unknown_shortcode":
+        throw new HttpProblem(
+          "unknown_shortcode",
+          `The shortcode ${JSON.stringify(outcome.shortcode)} is not one of your wallets.`,
+        );
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unmapped balance outcome ${JSON.stringify(unreachable)}`);
+      }
     }
   }
-}
 
-async function token(deps: PublicApiDeps, state: RequestState, res: ServerResponse): Promise<void> {
-  const { id, secret } = basicCredentials(state.req.headers.authorization);
-  const issued = await deps.issueToken(id, secret);
-  if (issued === undefined) throw invalidClient("Unknown customer id or wrong API key.");
-  state.customerId = id;
-  res.setHeader("Cache-Control", "no-store");
-  sendJson(res, 200, issued);
-}
-
-export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknown) => void): PublicPipeline {
-  const authenticate = authenticatorOf(deps);
-  const placeOrder = createPlaceOrderHandler(deps);
+  async function token(state: RequestState, res: ServerResponse): Promise<void> {
+    const { id, secret } = basicCredentials(state.req.headers.authorization);
+    const issued = await deps.issueToken(id, secret);
+    if (issued === undefined) throw invalidClient("Unknown customer id or wrong API key.");
+    state.customerId = id;
+    res.setHeader("Cache-Control", "no-store");
+    sendJson(res, 200, issued);
+  }
 
   const handlers: Readonly<Record<string, OperationHandler>> = {
     sendAirtime: async (state, res) => {
       await authenticateRequest(state, authenticate);
       await placeOrder(state, res);
     },
-    getTransactionStatus: (state, res, params) => lookUp(deps, state, res, params.reference as string),
-    getBalance: (state, res) => balance(deps, state, res),
-    createToken: (state, res) => token(deps, state, res),
+    getTransactionStatus: (state, res, params) => lookUp(state, res, params.reference as string),
+    getBalance: (state, res) => balance(state, res),
+    createToken: (state, res) => token(state, res),
   };
   const table = createRouteTable(publicRoutes(deps.limits));
   // A declared route without a handler would answer 405 forever: refuse to start instead.
