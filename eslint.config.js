@@ -53,6 +53,58 @@ function layerRule({ files, ignores = [], outer, also = [] }) {
   };
 }
 
+/**
+ * Size rules: a file or function a reader cannot hold in one's head is
+ * split. Blank lines and comments do not count, so a why-comment never
+ * costs room under the limit; `complexity` and `max-depth` sit at the
+ * levels the code meets, and hold from there.
+ */
+const SIZE_RULES = {
+  "max-lines": ["error", { max: 400, skipBlankLines: true, skipComments: true }],
+  "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+  complexity: ["error", 31],
+  "max-depth": ["error", 5],
+};
+
+/**
+ * Declarative tables: route declarations, schemas, flag tables, examples
+ * and the generators' tables of breakages read as data, one entry after
+ * another, so their length is not a function's length.
+ */
+const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "src/contract/arbitraries.ts"];
+
+/**
+ * TEMPORARY, to be emptied: files being split in work running alongside
+ * this rule (the contract run, the Redis adapters, the webhook presenters
+ * and attempts), and factories still over 80 lines that are split in later
+ * changes. Remove an entry once its file meets the rules; never add one.
+ */
+const PENDING_SPLIT = [
+  // Split alongside, by the work that owns them.
+  "src/harness/run-contract.ts",
+  "src/redis/**",
+  "src/http/presenters.ts",
+  "src/http/public-pipeline.ts",
+  "src/webhooks/announce.ts",
+  "src/webhooks/attempt.ts",
+  // Factories whose methods still sit in one closure over 80 lines.
+  "src/domain/airtime-service.ts",
+  "src/domain/status-changes.ts",
+  "src/harness/admin-client.ts",
+  "src/harness/api.ts",
+  "src/harness/fault-proxy.ts",
+  "src/harness/properties/model-run.ts",
+  "src/harness/webhook-receiver.ts",
+  "src/http/admin-routes.ts",
+  "src/scenarios/engine.ts",
+  "src/simulator/create-simulator.ts",
+  "src/store/memory-store.ts",
+  "src/time/time-keeper.ts",
+  "src/webhooks/dispatcher.ts",
+  "src/webhooks/inbox.ts",
+  "src/webhooks/memory-delivery-store.ts",
+];
+
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", "spec/", "reports/", "coverage/", ".tmp/"] },
   js.configs.recommended,
@@ -66,6 +118,8 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },
+  { files: ["src/**/*.ts"], ignores: PENDING_SPLIT, rules: SIZE_RULES },
+  { files: DECLARATIVE_TABLES, rules: { "max-lines-per-function": "off" } },
   // The dashboard's front end runs in the browser, and reaches the simulator only over HTTP.
   { files: ["ui/**"], languageOptions: { globals: { ...globals.browser } } },
   ...LAYERS.map(layerRule),

@@ -44,13 +44,31 @@ function sendAsset(res: Parameters<AdminHandler>[1], asset: StaticAsset | undefi
   res.send(asset.body);
 }
 
+type DeliveryLog = NonNullable<ReturnType<typeof deliveriesOf>>;
+
+function deliveriesOf(context: Parameters<SimulatorPluginFactory>[0]) {
+  return context.plugins.find(isWebhookPlugin)?.dispatcher.deliveries;
+}
+
+/** Webhook attempts so far, by outcome; none without the webhook plugin. */
+async function attemptsByOutcome(deliveries: DeliveryLog | undefined): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  if (deliveries === undefined) return counts;
+  for (const delivery of await deliveries.list()) {
+    for (const attempt of await deliveries.attempts(delivery.id)) {
+      counts[attempt.outcome] = (counts[attempt.outcome] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
 /**
  * @example
  * const sim = await createSimulator({ plugins: [createDashboardPlugin()], defaultPlugins: true });
  */
 export function createDashboardPlugin(options: DashboardPluginOptions = {}): SimulatorPluginFactory {
   return (context): DashboardPlugin => {
-    const webhooks = () => context.plugins.find(isWebhookPlugin)?.dispatcher.deliveries;
+    const webhooks = () => deliveriesOf(context);
     const metrics = createSimulatorMetrics({
       store: context.store,
       scheduler: context.scheduler,
@@ -58,17 +76,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
         [...publicRoutes(DEFAULT_ORDER_LIMITS), ...ADMIN_ROUTES, ...DELIVERY_ADMIN_SPEC, ...SCENARIO_ADMIN_SPEC],
         ["/_sim/ui", "/_sim/events", "/_sim/schedule", "/_sim/metrics"],
       ),
-      async webhookAttempts() {
-        const deliveries = webhooks();
-        const counts: Record<string, number> = {};
-        if (deliveries === undefined) return counts;
-        for (const delivery of await deliveries.list()) {
-          for (const attempt of await deliveries.attempts(delivery.id)) {
-            counts[attempt.outcome] = (counts[attempt.outcome] ?? 0) + 1;
-          }
-        }
-        return counts;
-      },
+      webhookAttempts: () => attemptsByOutcome(webhooks()),
       evictions: options.evictions ?? (async () => (await context.retention.stats()).evictedOrders),
     });
     const stream = createEventStream();

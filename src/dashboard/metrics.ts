@@ -34,33 +34,8 @@ export interface SimulatorMetrics {
 
 const PREFIX = "airtime_sim_";
 
-export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetrics {
-  const registry = new Registry();
-  const registers = [registry];
-  const requests = new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: "HTTP requests answered, by method, declared route and status (0: dropped before an answer).",
-    labelNames: ["method", "route", "status"] as const,
-    registers,
-  });
-  const latency = new Histogram({
-    name: `${PREFIX}http_request_duration_seconds`,
-    help: "Time from a request's arrival to the end of its response, by method and declared route.",
-    labelNames: ["method", "route"] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers,
-  });
-  const placed = new Counter({
-    name: `${PREFIX}orders_placed_total`,
-    help: "Orders placed through POST /v1/airtime, their response dropped or failed or not (replays not counted).",
-    registers,
-  });
-  const transitions = new Counter({
-    name: `${PREFIX}order_transitions_total`,
-    help: "Order status changes after placing, by new status and whether it is final.",
-    labelNames: ["status", "final"] as const,
-    registers,
-  });
+/** The metrics read from the simulator's state at each scrape (prom-client's `collect`), not counted as it goes. */
+function registerStateMetrics(sources: MetricsSources, registers: Registry[]): void {
   new Gauge({
     name: `${PREFIX}orders`,
     help: "Orders the store holds, by current status.",
@@ -110,6 +85,36 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
       evictionsSeen = Math.max(evictionsSeen, now);
     },
   });
+}
+
+export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: "HTTP requests answered, by method, declared route and status (0: dropped before an answer).",
+    labelNames: ["method", "route", "status"] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: "Time from a request's arrival to the end of its response, by method and declared route.",
+    labelNames: ["method", "route"] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const placed = new Counter({
+    name: `${PREFIX}orders_placed_total`,
+    help: "Orders placed through POST /v1/airtime, their response dropped or failed or not (replays not counted).",
+    registers,
+  });
+  const transitions = new Counter({
+    name: `${PREFIX}order_transitions_total`,
+    help: "Order status changes after placing, by new status and whether it is final.",
+    labelNames: ["status", "final"] as const,
+    registers,
+  });
+  registerStateMetrics(sources, registers);
 
   return {
     registry,

@@ -10,7 +10,7 @@
 import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createCustomerAuthenticator } from "./customer-auth.ts";
 import { flatString } from "./flat-string.ts";
-import { createKeyedQueue, DEFAULT_IDEMPOTENCY_RETENTION_MS, fingerprintOrder } from "./idempotency.ts";
+import { createKeyedQueue, DEFAULT_KEY_LIFETIME_MS, fingerprintOrder } from "./idempotency.ts";
 import { assertLifecycleOptions, assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
 import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import { normaliseOrderRequest } from "./order-request.ts";
@@ -29,9 +29,9 @@ export interface AirtimeServiceDeps {
   readonly statusTable: StatusTable;
   readonly lifecycle: LifecycleOptions;
   /** How long an idempotency key binds its payload, on the simulator clock. Default 24 h. */
-  readonly idempotencyRetentionMs?: number;
+  readonly keyLifetimeMs?: number;
   /** Where a throwing `events` listener is reported (default: console.error); the change stands. */
-  readonly onEventError?: (error: unknown, order: Order) => void;
+  readonly onEventError?: ((error: unknown, order: Order) => void) | undefined;
   /** The order cap, told of every insert (default: none, every order kept). */
   readonly retention?: Pick<OrderRetention, "afterInsert">;
 }
@@ -53,8 +53,8 @@ export interface AirtimeServiceDeps {
  */
 export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
   const { store, clock, scheduler, ids, random, statusTable, lifecycle } = deps;
-  const retentionMs = deps.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
-  if (!(Number.isFinite(retentionMs) && retentionMs > 0)) throw new RangeError("idempotencyRetentionMs must be > 0");
+  const keyLifetimeMs = deps.keyLifetimeMs ?? DEFAULT_KEY_LIFETIME_MS;
+  if (!(Number.isFinite(keyLifetimeMs) && keyLifetimeMs > 0)) throw new RangeError("keyLifetimeMs must be > 0");
   assertLifecycleOptions(lifecycle, statusTable);
   const pendingMessage = statusTable.get(PENDING_STATUS)?.message ?? "Pending";
   const statusChanges = createStatusChanges(deps);
@@ -129,7 +129,7 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
         customerId,
         key,
         fingerprint: fingerprintOrder(fingerprint),
-        expiresAt: now + retentionMs,
+        expiresAt: now + keyLifetimeMs,
         orderId: order.id,
       });
     }

@@ -7,7 +7,7 @@ import * as nodeCrypto from "node:crypto";
 import type { OrderFingerprint } from "./model.ts";
 
 /** Keys are kept 24 hours on the simulator clock (interface §4.4). */
-export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The SHA-256 (base64url) of the normalised payload as JSON with sorted

@@ -73,7 +73,7 @@ export interface RetentionGuard {
 
 export interface RetentionStats {
   readonly maxOrders: number;
-  readonly keyRetentionMs: number;
+  readonly keyLifetimeMs: number;
   /** Orders kept in full. */
   readonly retainedOrders: number;
   /** Evicted orders whose compact record is still kept. */
@@ -94,18 +94,18 @@ export interface OrderRetentionDeps {
   readonly clock: Clock;
   readonly statusTable: StatusTable;
   readonly maxOrders: number;
-  readonly keyRetentionMs: number;
+  readonly keyLifetimeMs: number;
   /** Told once, at the first eviction (the simulator logs it). */
   readonly onFirstEviction?: (message: string) => void;
 }
 
 /**
  * @example
- * const retention = createOrderRetention({ store, clock, statusTable, maxOrders: 1_000, keyRetentionMs: 86_400_000 });
+ * const retention = createOrderRetention({ store, clock, statusTable, maxOrders: 1_000, keyLifetimeMs: 86_400_000 });
  * await retention.afterInsert(); // evicts the oldest final orders once more than 1,000 are kept
  */
 export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
-  const { store, clock, statusTable, maxOrders, keyRetentionMs } = deps;
+  const { store, clock, statusTable, maxOrders, keyLifetimeMs } = deps;
   if (!(Number.isSafeInteger(maxOrders) && maxOrders >= 1)) throw new RangeError("maxOrders must be an integer >= 1");
   // Room made per batch: 1 % of the cap, at most 1,024.
   const slack = Math.min(1_024, Math.floor(maxOrders / 100));
@@ -135,7 +135,7 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
         if (at % ORDERS_PER_TURN === ORDERS_PER_TURN - 1) await nextTurn();
         if (!(await evictable(order))) continue;
         const now = clock.now();
-        if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyRetentionMs, now, order)) {
+        if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyLifetimeMs, now, order)) {
           gone.push(order);
         }
       }
@@ -178,7 +178,7 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
       const now = clock.now();
       return {
         maxOrders,
-        keyRetentionMs,
+        keyLifetimeMs,
         retainedOrders: await store.countOrders(),
         evictedRecords: await store.countEvictedOrders(now),
         evictedOrders,

@@ -22,7 +22,7 @@ export interface StatusChangesDeps {
   readonly events: OrderEvents;
   readonly statusTable: StatusTable;
   /** Where a throwing event listener is reported; the change itself stands. */
-  readonly onEventError?: (error: unknown, order: Order) => void;
+  readonly onEventError?: ((error: unknown, order: Order) => void) | undefined;
 }
 
 export interface StatusChanges {

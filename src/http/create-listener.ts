@@ -20,7 +20,7 @@ import { createCors } from "./cors.ts";
 import { answerError } from "./error-handler.ts";
 import { createFrontDoor } from "./front-door.ts";
 import type { Journal } from "./journal.ts";
-import { createPublicPipeline, type PublicApiDeps, routeOf } from "./public-pipeline.ts";
+import { createPublicPipeline, type PublicApiDeps } from "./public-pipeline.ts";
 import {
   type RequestListener,
   type RequestRecorder,
@@ -122,7 +122,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
   return {
     requestListener: (req, res) => begin(req, res, req.url ?? "/"),
     publicHandler: (req, res, next) => {
-      if (routeOf(pathOf(req.url ?? "/")) === undefined) {
+      if (publicPipeline.match(pathOf(req.url ?? "/")) === undefined) {
         next();
         return;
       }

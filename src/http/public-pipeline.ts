@@ -8,62 +8,27 @@
  *   scenario effects → domain → response,
  *
  * and every failure leaves through the one problem+json path
- * (`answerError`). Routing is what the express router did before: exact
- * case, one optional trailing slash, the reference decoded as a path
- * parameter, GET routes answering HEAD too.
+ * (`answerError`). The paths, methods and `Allow` lists are those declared
+ * in `contract/routes/public-routes.ts` (`route-table.ts` matches them);
+ * this file adds one handler per declared `operationId`.
  */
 import type { ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import type { TokenResponse } from "../contract/public-schemas.ts";
-import { REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
+import { publicRoutes, REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
 import { authenticateRequest } from "./auth.ts";
 import { answerError } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { sendJson } from "./json-response.ts";
-import { allowedMethods, methodNotAllowedProblem } from "./method-not-allowed.ts";
+import { methodNotAllowedProblem } from "./method-not-allowed.ts";
 import { createPlaceOrderHandler, type PlaceOrderDeps } from "./place-order.ts";
 import { presentBalance, presentTransaction } from "./presenters.ts";
 import type { RequestState } from "./request-context.ts";
+import { createRouteTable, type MatchedPath, operationFor } from "./route-table.ts";
 
 export interface PublicApiDeps extends PlaceOrderDeps {
   /** Checks HTTP Basic credentials and issues an expiring token, or undefined when they are wrong. */
   readonly issueToken: (customerId: string, apiKey: string) => Promise<TokenResponse | undefined>;
-}
-
-/** The public routes, by what a path names. */
-type Route = "place-order" | "lookup" | "balance" | "token";
-
-const ORDERS = "/v1/airtime";
-const ORDERS_PREFIX = "/v1/airtime/";
-
-function isExactly(path: string, route: string): boolean {
-  // One optional trailing slash, as a non-strict express route takes.
-  return path === route || (path.length === route.length + 1 && path.endsWith("/") && path.startsWith(route));
-}
-
-/** The route a URL path names (case-sensitive); undefined for any other path. */
-export function routeOf(path: string): Route | undefined {
-  if (isExactly(path, ORDERS)) return "place-order";
-  if (path.startsWith(ORDERS_PREFIX)) return referenceSegment(path) === undefined ? undefined : "lookup";
-  if (isExactly(path, "/v1/balance")) return "balance";
-  if (isExactly(path, "/v1/auth/token")) return "token";
-  return undefined;
-}
-
-/** The raw `{reference}` segment of `/v1/airtime/{reference}[/]`, or undefined. */
-function referenceSegment(path: string): string | undefined {
-  const end = path.endsWith("/") ? path.length - 1 : path.length;
-  const segment = path.slice(ORDERS_PREFIX.length, end);
-  return segment === "" || segment.includes("/") ? undefined : segment;
-}
-
-const PLACE_ORDER_ALLOW = allowedMethods(["POST"]);
-const TOKEN_ALLOW = allowedMethods(["POST"]);
-const LOOKUP_ALLOW = allowedMethods(["GET"]);
-const BALANCE_ALLOW = allowedMethods(["GET"]);
-
-function isGet(method: string | undefined): boolean {
-  return method === "GET" || method === "HEAD";
 }
 
 function notFound(state: RequestState, path: string): HttpProblem {
@@ -95,12 +60,25 @@ function decodeReference(segment: string): string {
 }
 
 export interface PublicPipeline {
+  /** The public path a URL path (without query) names, or undefined for any other path. */
+  match(path: string): MatchedPath | undefined;
   /**
    * Answers a request whose entry and body steps have run (`state.body` is
    * set): a public route, or 404 for any path that is none. Never rejects:
    * every failure is answered as problem+json.
    */
   handle(state: RequestState, res: ServerResponse, path: string): Promise<void>;
+}
+
+/** Runs one declared operation; `params` are the decoded path parameters. */
+type OperationHandler = (
+  state: RequestState,
+  res: ServerResponse,
+  params: Readonly<Record<string, string>>,
+) => Promise<void>;
+
+function decodeParams(params: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).map(([name, raw]) => [name, decodeReference(raw)]));
 }
 
 export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknown) => void): PublicPipeline {
@@ -166,36 +144,34 @@ export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknow
     sendJson(res, 200, issued);
   }
 
+  const handlers: Readonly<Record<string, OperationHandler>> = {
+    sendAirtime: async (state, res) => {
+      await authenticateRequest(state, authenticate);
+      await placeOrder(state, res);
+    },
+    getTransactionStatus: (state, res, params) => lookUp(state, res, params.reference as string),
+    getBalance: (state, res) => balance(state, res),
+    createToken: (state, res) => token(state, res),
+  };
+  const table = createRouteTable(publicRoutes(deps.limits));
+  // A declared route without a handler would answer 405 forever: refuse to start instead.
+  const unhandled = table.operationIds.filter((id) => handlers[id] === undefined);
+  if (unhandled.length > 0) throw new Error(`public operations without a handler: ${unhandled.join(", ")}`);
+
   /** Route → method → the route's steps; throws the problem of any step that refuses. */
   async function route(state: RequestState, res: ServerResponse, path: string): Promise<void> {
-    const method = state.req.method;
-    switch (routeOf(path)) {
-      case "place-order":
-        if (method !== "POST") throw methodNotAllowedProblem(method, PLACE_ORDER_ALLOW);
-        await authenticateRequest(state, authenticate);
-        await placeOrder(state, res);
-        return;
-      case "lookup": {
-        // Decoded before the method is looked at, as a router decodes a path parameter on matching.
-        const reference = decodeReference(referenceSegment(path) as string);
-        if (!isGet(method)) throw methodNotAllowedProblem(method, LOOKUP_ALLOW);
-        await lookUp(state, res, reference);
-        return;
-      }
-      case "balance":
-        if (!isGet(method)) throw methodNotAllowedProblem(method, BALANCE_ALLOW);
-        await balance(state, res);
-        return;
-      case "token":
-        if (method !== "POST") throw methodNotAllowedProblem(method, TOKEN_ALLOW);
-        await token(state, res);
-        return;
-      case undefined:
-        throw notFound(state, path);
-    }
+    const matched = table.match(path);
+    if (matched === undefined) throw notFound(state, path);
+    // Decoded before the method is looked at, as a router decodes a path parameter on matching.
+    const params = decodeParams(matched.params);
+    const operation = operationFor(matched, state.req.method);
+    const handler = operation === undefined ? undefined : handlers[operation];
+    if (handler === undefined) throw methodNotAllowedProblem(state.req.method, matched.allow);
+    await handler(state, res, params);
   }
 
   return {
+    match: (path) => table.match(path),
     async handle(state, res, path) {
       try {
         await route(state, res, path);

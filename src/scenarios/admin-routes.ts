@@ -7,7 +7,7 @@
  *   POST /_sim/scenarios/:name/activate     {customer?}: for one customer, or for everyone
  *   POST /_sim/scenarios/:name/deactivate   {customer?}
  */
-import express, { type Request, type Router } from "express";
+import express, { type Request, type RequestHandler, type Router } from "express";
 import { didYouMean } from "../contract/did-you-mean.ts";
 import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { Store } from "../domain/ports.ts";
@@ -64,6 +64,33 @@ export interface ScenarioAdminDeps {
   readonly parseOptions?: ParseOptions;
 }
 
+/** `POST /scenarios`: adds (or replaces) one scenario from a YAML upload. */
+function uploadHandler(deps: ScenarioAdminDeps, problem: AdminRouteKit["problem"]): RequestHandler {
+  return (req, res) => {
+    const result = parseUpload(req.body, deps.parseOptions ?? {});
+    if (!result.ok) {
+      throw problem(
+        "validation_failed",
+        `The scenario is not valid: ${result.issues.map((issue) => formatScenarioIssue(issue).slice(UPLOAD_SOURCE.length + 2)).join("; ")}`,
+        {
+          errors: result.issues.slice(0, 20).map((issue) => ({ pointer: issuePointer(issue), detail: issue.message })),
+        },
+      );
+    }
+    const added = deps.engine.add([result.scenario]);
+    if (added.kind === "reserved_name") {
+      throw problem("validation_failed", `The name ${JSON.stringify(added.name)} is reserved.`, {
+        errors: [{ pointer: "#/name", detail: "reserved for the built-in magic test accounts" }],
+      });
+    }
+    const replaced = added.replaced.length > 0;
+    res.status(replaced ? 200 : 201).json({
+      scenario: summary(deps.engine, result.scenario.definition.name),
+      replaced,
+    });
+  };
+}
+
 export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
   const { engine, store } = deps;
 
@@ -90,31 +117,7 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
       router.post(
         "/scenarios",
         express.text({ type: [...YAML_MEDIA_TYPES], limit: UPLOAD_LIMIT_BYTES }),
-        (req, res) => {
-          const result = parseUpload(req.body, deps.parseOptions ?? {});
-          if (!result.ok) {
-            throw problem(
-              "validation_failed",
-              `The scenario is not valid: ${result.issues.map((issue) => formatScenarioIssue(issue).slice(UPLOAD_SOURCE.length + 2)).join("; ")}`,
-              {
-                errors: result.issues
-                  .slice(0, 20)
-                  .map((issue) => ({ pointer: issuePointer(issue), detail: issue.message })),
-              },
-            );
-          }
-          const added = engine.add([result.scenario]);
-          if (added.kind === "reserved_name") {
-            throw problem("validation_failed", `The name ${JSON.stringify(added.name)} is reserved.`, {
-              errors: [{ pointer: "#/name", detail: "reserved for the built-in magic test accounts" }],
-            });
-          }
-          const replaced = added.replaced.length > 0;
-          res.status(replaced ? 200 : 201).json({
-            scenario: summary(engine, result.scenario.definition.name),
-            replaced,
-          });
-        },
+        uploadHandler(deps, problem),
       );
       router.all("/scenarios", methodNotAllowed(["GET", "POST"]));
 

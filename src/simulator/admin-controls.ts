@@ -120,7 +120,7 @@ export function createAdminControls(deps: AdminControlsDeps): AdminControls & Si
           evicted: figures.evictedOrders,
           evictedRecords: figures.evictedRecords,
         },
-        keyRetentionMs: figures.keyRetentionMs,
+        keyRetentionMs: figures.keyLifetimeMs,
         issuedTokens: await store.countIssuedTokens(),
       };
     },

@@ -111,7 +111,7 @@ function openMemoryBackend(settings: BackendSettings): Backend {
   const store = createMemoryStore({ settled: finalIn(settings.statusTable) });
   const time = createTimeKeeper({
     mode: settings.clock,
-    ...(settings.startAt === undefined ? {} : { startAt: settings.startAt }),
+    startAt: settings.startAt,
     onError: onJobError(settings),
   });
   const local = settings.journal;
@@ -157,7 +157,7 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
   const from = clock?.startAt ?? startAt;
   const time = createTimeKeeper({
     mode: settings.clock,
-    ...(from === undefined ? {} : { startAt: from }),
+    startAt: from,
     onError: onJobError(settings),
   });
   const sharedTypes = new Set([ORDER_STEP_JOB]);

@@ -33,8 +33,8 @@ export async function buildPlugins(
     journal,
     retention: domain.retention,
     jobs: backend.jobs,
-    ...(backend.attemptCounters === undefined ? {} : { attemptCounters: backend.attemptCounters }),
-    ...(backend.deliveryStore === undefined ? {} : { deliveryStore: backend.deliveryStore }),
+    attemptCounters: backend.attemptCounters,
+    deliveryStore: backend.deliveryStore,
     plugins,
   };
   const defaults = options.defaultPlugins === false ? [] : DEFAULT_PLUGINS.map((entry) => entry(options));

@@ -31,7 +31,7 @@ const KES_RULE = "must be an amount >= 0 with at most 2 decimals";
 const Kes = numeric(numberRule(KES_RULE).min(0, KES_RULE).refine(hasAtMostTwoDecimals, KES_RULE));
 const PORT_RULE = "must be an integer 0–65535";
 /** The one rule for admin tokens, wherever they come from (flag, environment, config, `createSimulator`). */
-export const AdminTokenSchema = staticTokenSchema(16).meta({
+const AdminTokenSchema = staticTokenSchema(16).meta({
   description: "Bearer token of the admin API, 16–256 visible ASCII characters (default: generated).",
 });
 const RATE_RULE = "must be a number from 0 to 1";
@@ -98,87 +98,97 @@ const LogConfigSchema = z
   })
   .meta({ description: "The request log of `airtime-harness serve`: one line per request." });
 
-export const SimulatorConfigSchema = z
+const LimitsSchema = z
   .object({
-    $schema: z.string().optional().meta({ description: "Ignored; lets editors find this schema." }),
-    port: numeric(numberRule(PORT_RULE).int(PORT_RULE).min(0, PORT_RULE).max(65_535, PORT_RULE))
-      .optional()
-      .meta({ description: "Port `serve` listens on (default 4010; 0 picks a free one)." }),
-    host: z
-      .string()
-      .refine((host) => host.trim() !== "", "must not be empty")
-      .optional()
-      .meta({ description: "Interface `serve` binds (default 127.0.0.1)." }),
-    clock: z.enum(["real", "virtual"], { error: "must be real or virtual" }).optional(),
-    seed: numeric(z.int({ error: "must be an integer" })).optional(),
-    timing: TimingInputSchema.optional(),
-    failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
-    adminToken: AdminTokenSchema.optional(),
-    admin: z
-      .boolean({ error: "must be true or false" })
-      .optional()
-      .meta({ description: "false: no admin API; `/_sim/…` answers 404 (default true)." }),
-    log: LogConfigSchema.optional(),
-    shutdownTimeout: DurationSchema.optional().meta({
-      description:
-        "How long `serve` lets requests and webhook attempts in flight finish after SIGTERM or SIGINT, e.g. 10s (default), or ms.",
-    }),
-    cors: z
-      .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
-      .optional()
-      .meta({ description: "Origins a browser app may call the simulator from (`*`: any). Default: CORS off." }),
-    tokenTtlSeconds: z.number().int().min(1).optional(),
-    idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
-    maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
-      .optional()
-      .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
-    workers: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1").max(64, "must be at most 64"))
-      .optional()
-      .meta({ description: "`serve`: processes on the one port (default 1); more than one needs a Redis store." }),
-    store: z
-      .string()
-      .regex(/^(memory|rediss?:\/\/.+|redis\+cluster:\/\/.+)$/i, "must be memory, a redis:// or a redis+cluster:// URL")
-      .optional()
-      .meta({
-        description:
-          "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it " +
-          "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster).",
-      }),
-    stateFile: z.string().min(1).optional().meta({
-      description:
-        "A JSON file keeping the whole state across restarts: loaded at start when it exists, written on shutdown. Relative to the working directory.",
-    }),
-    limits: z
-      .object({
-        minAmount: z.number().positive().optional(),
-        maxAmount: z.number().positive().optional(),
-        currencies: z.array(z.string().length(3)).min(1).optional(),
-      })
-      .strict()
-      .optional(),
-    statusProfile: z
-      .union([z.array(StatusDefinitionSchema).min(1), z.string().min(1)])
-      .optional()
-      .meta({ description: "The status table: a list of {code, message, class}, or a YAML file holding one." }),
-    provider: z.string().min(1).optional().meta({
-      description:
-        "A provider profile file (YAML or JSON): the public API and the webhooks speak that provider's dialect. Relative to this file.",
-    }),
-    demo: z.union([z.literal(false), DemoConfigSchema]).optional(),
-    customers: z.array(CustomerConfigSchema).optional(),
-    scenarios: ScenariosConfigSchema.optional(),
-    webhooks: WebhooksConfigSchema.optional(),
+    minAmount: z.number().positive().optional(),
+    maxAmount: z.number().positive().optional(),
+    currencies: z.array(z.string().length(3)).min(1).optional(),
   })
+  .strict()
+  .refine(({ minAmount = 10, maxAmount = 10_000 }) => minAmount <= maxAmount, "minAmount must not exceed maxAmount");
+
+/**
+ * The settings `createSimulator()` and the config file share, each with its
+ * one rule: `createSimulator` parses its options with this schema, and the
+ * config file extends it with what only `serve` reads. A new setting is
+ * added here once (see CONTRIBUTING).
+ */
+export const SimulatorSettingsSchema = z.object({
+  clock: z.enum(["real", "virtual"], { error: "must be real or virtual" }).optional(),
+  seed: numeric(z.int({ error: "must be an integer" })).optional(),
+  timing: TimingInputSchema.optional(),
+  failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
+  adminToken: AdminTokenSchema.optional(),
+  admin: z
+    .boolean({ error: "must be true or false" })
+    .optional()
+    .meta({ description: "false: no admin API; `/_sim/…` answers 404 (default true)." }),
+  cors: z
+    .array(z.string().regex(CORS_ORIGIN_PATTERN, "must be an origin such as http://localhost:3000, or *"))
+    .optional()
+    .meta({ description: "Origins a browser app may call the simulator from (`*`: any). Default: CORS off." }),
+  tokenTtlSeconds: z.number().int().min(1).optional(),
+  maxOrders: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
+    .optional()
+    .meta({ description: "Orders kept in full; beyond it the oldest final ones are evicted (default 300000)." }),
+  store: z
+    .string()
+    .regex(/^(memory|rediss?:\/\/.+|redis\+cluster:\/\/.+)$/i, "must be memory, a redis:// or a redis+cluster:// URL")
+    .optional()
+    .meta({
+      description:
+        "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it " +
+        "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster).",
+    }),
+  stateFile: z.string().min(1).optional().meta({
+    description:
+      "A JSON file keeping the whole state across restarts: loaded at start when it exists, written on shutdown. Relative to the working directory.",
+  }),
+  limits: LimitsSchema.optional(),
+  journalLimit: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1"))
+    .optional()
+    .meta({ description: "Requests the journal keeps, newest first (default 10000)." }),
+});
+
+/** What the config file adds to the settings: what `serve` alone reads, and the file's own spellings. */
+export const SimulatorConfigSchema = SimulatorSettingsSchema.extend({
+  $schema: z.string().optional().meta({ description: "Ignored; lets editors find this schema." }),
+  port: numeric(numberRule(PORT_RULE).int(PORT_RULE).min(0, PORT_RULE).max(65_535, PORT_RULE))
+    .optional()
+    .meta({ description: "Port `serve` listens on (default 4010; 0 picks a free one)." }),
+  host: z
+    .string()
+    .refine((host) => host.trim() !== "", "must not be empty")
+    .optional()
+    .meta({ description: "Interface `serve` binds (default 127.0.0.1)." }),
+  log: LogConfigSchema.optional(),
+  shutdownTimeout: DurationSchema.optional().meta({
+    description:
+      "How long `serve` lets requests and webhook attempts in flight finish after SIGTERM or SIGINT, e.g. 10s (default), or ms.",
+  }),
+  workers: numeric(z.int({ error: "must be an integer" }).min(1, "must be at least 1").max(64, "must be at most 64"))
+    .optional()
+    .meta({ description: "`serve`: processes on the one port (default 1); more than one needs a Redis store." }),
+  idempotencyRetention: DurationSchema.optional().meta({ description: "e.g. 24h (default), 90m, or ms." }),
+  statusProfile: z
+    .union([z.array(StatusDefinitionSchema).min(1), z.string().min(1)])
+    .optional()
+    .meta({ description: "The status table: a list of {code, message, class}, or a YAML file holding one." }),
+  provider: z.string().min(1).optional().meta({
+    description:
+      "A provider profile file (YAML or JSON): the public API and the webhooks speak that provider's dialect. Relative to this file.",
+  }),
+  demo: z.union([z.literal(false), DemoConfigSchema]).optional(),
+  customers: z.array(CustomerConfigSchema).optional(),
+  scenarios: ScenariosConfigSchema.optional(),
+  webhooks: WebhooksConfigSchema.optional(),
+})
   .strict()
   .superRefine((config, ctx) => {
     const ids = (config.customers ?? []).map((customer) => customer.id);
     const dup = ids.find((id, index) => ids.indexOf(id) !== index);
     if (dup !== undefined) {
       ctx.addIssue({ code: "custom", path: ["customers"], message: `the id ${JSON.stringify(dup)} is used twice` });
-    }
-    const { minAmount = 10, maxAmount = 10_000 } = config.limits ?? {};
-    if (minAmount > maxAmount) {
-      ctx.addIssue({ code: "custom", path: ["limits"], message: "minAmount must not exceed maxAmount" });
     }
   })
   .meta({
@@ -187,3 +197,6 @@ export const SimulatorConfigSchema = z
   });
 
 export type SimulatorConfig = z.output<typeof SimulatorConfigSchema>;
+/** The settings as `createSimulator` takes them (text or parsed values). */
+export type SimulatorSettingsInput = z.input<typeof SimulatorSettingsSchema>;
+export type SimulatorSettings = z.output<typeof SimulatorSettingsSchema>;

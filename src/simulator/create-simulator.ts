@@ -12,12 +12,12 @@ import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTabl
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
-import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
+import { DEFAULT_TIMING } from "../domain/timing.ts";
 import { createHttpListeners, type PublicHandler } from "../http/create-listener.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal, type JournalRecord } from "../http/journal.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
-import { AdminTokenSchema } from "./config-schema.ts";
+import { type SimulatorSettings, SimulatorSettingsSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
 import { buildPlugins } from "./build-plugins.ts";
 import { createEmbeddedDomain, type EmbeddedDomain } from "./embedded-domain.ts";
@@ -109,25 +109,17 @@ export interface Simulator {
   close(options?: CloseOptions): Promise<void>;
 }
 
-function resolveTiming(timing: string | Timing | undefined): Timing {
-  if (timing === undefined) return DEFAULT_TIMING;
-  if (typeof timing !== "string") return timing;
-  const parsed = parseTiming(timing);
-  if (!parsed.ok) throw new RangeError(`timing: ${parsed.error}`);
-  return parsed.timing;
-}
-
 function resolveStatusTable(table: SimulatorOptions["statusTable"]): StatusTable {
   if (table === undefined) return DEFAULT_STATUS_TABLE;
   return table instanceof Map ? table : createStatusTable(table as Parameters<typeof createStatusTable>[0]);
 }
 
-function resolveLimits(limits: Partial<OrderLimits> | undefined): OrderLimits {
-  const resolved = { ...DEFAULT_ORDER_LIMITS, ...limits };
-  if (!(resolved.minAmount > 0 && resolved.minAmount <= resolved.maxAmount)) {
-    throw new RangeError("limits: need 0 < minAmount <= maxAmount");
-  }
-  return resolved;
+/** The one validation of the settings, the config file's rules: a RangeError naming the first broken one. */
+function parseSettings(options: SimulatorOptions): SimulatorSettings {
+  const parsed = SimulatorSettingsSchema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new RangeError(`${issue?.path.join(".") || "options"} ${issue?.message ?? "is not valid"}`);
 }
 
 /**
@@ -149,35 +141,36 @@ function resolveLimits(limits: Partial<OrderLimits> | undefined): OrderLimits {
  */
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
-  const mode = options.clock ?? "real";
-  const limits = resolveLimits(options.limits);
-  const tokenTtlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
-  if (!(Number.isInteger(tokenTtlSeconds) && tokenTtlSeconds > 0)) throw new RangeError("tokenTtlSeconds must be > 0");
-  if (options.adminToken !== undefined) {
-    const checked = AdminTokenSchema.safeParse(options.adminToken);
-    if (!checked.success) throw new RangeError(`adminToken ${checked.error.issues[0]?.message ?? "is not valid"}`);
-  }
-  const failureRate = options.failureRate ?? 0;
-  if (!(failureRate >= 0 && failureRate <= 1)) throw new RangeError("failureRate must be within 0..1");
+  const settings = parseSettings(options);
+  const mode = settings.clock ?? "real";
+  const {
+    minAmount = DEFAULT_ORDER_LIMITS.minAmount,
+    maxAmount = DEFAULT_ORDER_LIMITS.maxAmount,
+    currencies = DEFAULT_ORDER_LIMITS.currencies,
+  } = settings.limits ?? {};
+  // The schema holds currencies to at least one, which its array type does not say.
+  const limits: OrderLimits = { minAmount, maxAmount, currencies: currencies as OrderLimits["currencies"] };
+  const tokenTtlSeconds = settings.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
+  const failureRate = settings.failureRate ?? 0;
 
   // A saved run goes on with its own seed, on a new stream per restart (ids never repeat).
-  const saved = options.stateFile === undefined ? undefined : await readStateFile(options.stateFile);
+  const saved = settings.stateFile === undefined ? undefined : await readStateFile(settings.stateFile);
   const run = {
-    seed: saved?.seed ?? options.seed ?? randomInt(2 ** 31),
+    seed: saved?.seed ?? settings.seed ?? randomInt(2 ** 31),
     restarts: saved === undefined ? 0 : saved.restarts + 1,
   };
   const statusTable = resolveStatusTable(options.statusTable);
   // Compiled once: every public answer and webhook is written through it.
   const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
-  const journal = createJournal(options.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  const journal = createJournal(settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const backend = await openBackend({
-    store: options.store,
+    store: settings.store,
     clock: mode,
     startAt: options.startAt,
     statusTable,
-    stateFile: options.stateFile,
+    stateFile: settings.stateFile,
     journal,
-    journalLimit: options.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    journalLimit: settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
     onError,
   });
   const domain = createEmbeddedDomain({
@@ -185,11 +178,11 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     time: backend.time,
     scheduler: backend.scheduler,
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
-    timing: resolveTiming(options.timing),
+    timing: settings.timing ?? DEFAULT_TIMING,
     failureRate,
     statusTable,
-    ...(options.idempotencyRetentionMs === undefined ? {} : { idempotencyRetentionMs: options.idempotencyRetentionMs }),
-    ...(options.maxOrders === undefined ? {} : { maxOrders: options.maxOrders }),
+    keyLifetimeMs: options.idempotencyRetentionMs,
+    maxOrders: settings.maxOrders,
     onEventError: (error) => onError(error),
   });
   const { store, time, service } = domain;
@@ -208,10 +201,10 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     },
   };
 
-  const directory = domain.customers;
-  const controls = createAdminControls({
+  // One customer service: the directory's rules plus what a reset tells the plugins, exposed as `sim.customers`.
+  const customers = createAdminControls({
     store,
-    directory,
+    directory: domain.customers,
     service,
     journal: backend.journal.view,
     clock,
@@ -225,19 +218,19 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   // Customers a saved state brought back keep their balances: only new ones are seeded.
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
-  const demo = options.demo === false ? undefined : await seedDemo(controls, options.demo ?? {}, store);
-  for (const input of options.customers ?? []) if (!(await restored(input.id))) await controls.seed(input);
+  const demo = options.demo === false ? undefined : await seedDemo(customers, options.demo ?? {}, store);
+  for (const input of options.customers ?? []) if (!(await restored(input.id))) await customers.seed(input);
 
-  const issueToken = tokenIssuer(directory, tokenTtlSeconds);
+  const issueToken = tokenIssuer(domain.customers, tokenTtlSeconds);
 
-  const adminToken = options.adminToken ?? generateToken("adm");
+  const adminToken = settings.adminToken ?? generateToken("adm");
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
   const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
   const http = createHttpListeners({
     clock: time.clock,
     journal: backend.journal.recorder,
     reportError: onError,
-    ...(options.cors === undefined ? {} : { corsOrigins: options.cors }),
+    ...(settings.cors === undefined ? {} : { corsOrigins: settings.cors }),
     ...requestListener(options.onRequest, plugins),
     publicApi: {
       service,
@@ -250,13 +243,13 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
       issueToken,
     },
     adminApi:
-      options.admin === false
+      settings.admin === false
         ? undefined
         : {
             adminToken,
             authenticateCustomer: (token: string) => service.authenticate(token),
-            // Plugins keep per-customer state too (scenario attempt counters): `controls.reset` tells them.
-            controls,
+            // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
+            controls: customers,
             extensions,
           },
   });
@@ -266,7 +259,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   let closed: Promise<ShutdownReport> | undefined;
   const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
     closed ??= closeOnce(
-      { backend, plugins, server, store, statusTable, stateFile: options.stateFile, run, holders },
+      { backend, plugins, server, store, statusTable, stateFile: settings.stateFile, run, holders },
       closeOptions.timeoutMs,
     );
     return closed;
@@ -280,7 +273,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     adminToken,
     demo,
     clock,
-    customers: controls,
+    customers,
     service,
     store,
     journal,

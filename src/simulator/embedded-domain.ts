@@ -7,7 +7,7 @@
 import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
-import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../domain/idempotency.ts";
+import { DEFAULT_KEY_LIFETIME_MS } from "../domain/idempotency.ts";
 import { createIds, createSequentialIds } from "../domain/ids.ts";
 import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
@@ -38,9 +38,9 @@ export interface EmbeddedDomainOptions {
   readonly failureStatus?: number;
   readonly statusTable?: StatusTable;
   /** Default 24 h. */
-  readonly idempotencyRetentionMs?: number;
+  readonly keyLifetimeMs?: number | undefined;
   /** Orders kept in full before the oldest final ones are evicted (default 300,000). */
-  readonly maxOrders?: number;
+  readonly maxOrders?: number | undefined;
   /** Told once, when the order cap is first reached (default: console.warn). */
   readonly onFirstEviction?: (message: string) => void;
   /** Another Store adapter (default: a fresh memory store). */
@@ -89,20 +89,20 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     options.time ??
     createTimeKeeper({
       mode: options.clock ?? "virtual",
-      ...(options.startAt === undefined ? {} : { startAt: options.startAt }),
-      ...(options.onJobError === undefined ? {} : { onError: options.onJobError }),
+      startAt: options.startAt,
+      onError: options.onJobError,
     });
   const scheduler = options.scheduler ?? time.scheduler;
   const random = createSeededRandom(options.seed ?? 1);
   const ids = options.ids === "sequential" ? createSequentialIds() : createIds(random);
   const events = createOrderEventBus();
-  const keyRetentionMs = options.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+  const keyLifetimeMs = options.keyLifetimeMs ?? DEFAULT_KEY_LIFETIME_MS;
   const retention = createOrderRetention({
     store,
     clock: time.clock,
     statusTable,
     maxOrders: options.maxOrders ?? DEFAULT_MAX_ORDERS,
-    keyRetentionMs,
+    keyLifetimeMs,
     onFirstEviction: options.onFirstEviction ?? ((message) => console.warn(`airtime simulator: ${message}`)),
   });
   const service = createAirtimeService({
@@ -118,9 +118,9 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
       failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
       failureStatus: options.failureStatus ?? FAILED_STATUS,
     },
-    idempotencyRetentionMs: keyRetentionMs,
+    keyLifetimeMs,
     retention,
-    ...(options.onEventError === undefined ? {} : { onEventError: options.onEventError }),
+    onEventError: options.onEventError,
   });
   const customers = createCustomerDirectory({
     store,

@@ -83,11 +83,11 @@ export interface SimulatorContext {
   /** What the order cap has evicted so far (`GET /_sim/stats`). */
   readonly retention: Pick<OrderRetention, "stats">;
   /** Scenario attempt counts shared by every instance on a Redis store; absent on the memory store. */
-  readonly attemptCounters?: SharedAttemptCounters;
+  readonly attemptCounters?: SharedAttemptCounters | undefined;
   /** Where a plugin's jobs run: this process's scheduler, or one every process on a Redis store shares. */
   readonly jobs: JobPlacement;
   /** The webhook delivery log every instance on a Redis store shares; absent on the memory store. */
-  readonly deliveryStore?: DeliveryStore;
+  readonly deliveryStore?: DeliveryStore | undefined;
   /**
    * Every plugin of the simulator, this one included, filled in as they are
    * built: read it once the simulator runs (when answering a request), not

@@ -9,6 +9,7 @@ import type { JournalRecord } from "../http/journal.ts";
 import type { ScenarioOptions } from "../scenarios/options.ts";
 import type { WebhookPluginOptions } from "../webhooks/webhook-plugin.ts";
 import type { CustomerInput } from "./customer-setup.ts";
+import type { SimulatorSettingsInput } from "./config-schema.ts";
 import type { SimulatorPluginFactory } from "./plugin.ts";
 
 export interface DemoCustomerOptions {
@@ -22,7 +23,12 @@ export interface DemoCustomerOptions {
   readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] | undefined } | undefined;
 }
 
-export interface SimulatorOptions {
+/**
+ * Every setting of `SimulatorSettingsSchema` is an option (so a new setting
+ * needs no line here); the ones below are redeclared for their docs, or take
+ * values a config file cannot hold (a parsed table, functions, plugins).
+ */
+export interface SimulatorOptions extends Omit<SimulatorSettingsInput, "limits" | "cors" | "timing"> {
   /** `virtual`: nothing happens until `clock.advance(ms)`. Default `real`. */
   readonly clock?: "real" | "virtual" | undefined;
   /** Start of virtual time, Unix ms (default: now). */

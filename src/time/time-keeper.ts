@@ -207,11 +207,11 @@ interface TrackedWork {
 export interface TimeKeeperOptions {
   readonly mode: "real" | "virtual";
   /** Start of virtual time (ms since epoch); defaults to the real time at creation. */
-  readonly startAt?: number;
+  readonly startAt?: number | undefined;
   /** Real time source, injectable for tests. */
   readonly realNow?: () => number;
   /** Called when a job handler throws, instead of losing the error silently. */
-  readonly onError?: (error: unknown, job: Job) => void;
+  readonly onError?: ((error: unknown, job: Job) => void) | undefined;
 }
 
 /**

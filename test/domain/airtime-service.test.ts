@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from "../../src/domain/idempotency.ts";
+import { DEFAULT_KEY_LIFETIME_MS } from "../../src/domain/idempotency.ts";
 import { liveKey } from "../store/store-contract.ts";
 import { CUSTOMER, command, createTestDomain, SHORTCODE, START, TOKEN } from "./support.ts";
 
@@ -192,7 +192,7 @@ describe("idempotency", () => {
   it("keeps a key 24 hours on the simulator clock, then the same key places a new order", async () => {
     const domain = await createTestDomain();
     const first = await domain.service.placeOrder(command({ idempotencyKey: "k", reference: "day-1" }));
-    await domain.time.advance(DEFAULT_IDEMPOTENCY_RETENTION_MS - 1);
+    await domain.time.advance(DEFAULT_KEY_LIFETIME_MS - 1);
     const stillBound = await domain.service.placeOrder(command({ idempotencyKey: "k", reference: "day-2" }));
     expect(stillBound).toEqual({ kind: "payload_mismatch" });
     await domain.time.advance(1);

@@ -118,7 +118,7 @@ describe("the order cap's count", () => {
       clock: { now: () => 0 },
       statusTable: DEFAULT_STATUS_TABLE,
       maxOrders,
-      keyRetentionMs: 1_000,
+      keyLifetimeMs: 1_000,
     });
     let countsBelowCap = 0;
     let highest = 0;

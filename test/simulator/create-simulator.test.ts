@@ -52,6 +52,18 @@ describe("createSimulator", () => {
     await expect(createSimulator({ limits: { minAmount: 100, maxAmount: 10 } })).rejects.toThrow(/limits/);
   });
 
+  test("options are held to the config file's rules, by the one settings schema", async () => {
+    // The same rule and the same words as a config file gets, whichever way a setting comes in.
+    await expect(createSimulator({ maxOrders: 0 })).rejects.toThrow(/maxOrders must be at least 1/);
+    await expect(createSimulator({ store: "postgres://db" })).rejects.toThrow(/store must be memory or a redis/);
+    await expect(createSimulator({ cors: ["localhost"] })).rejects.toThrow(/cors\.0 must be an origin/);
+    await expect(createSimulator({ seed: 1.5 })).rejects.toThrow(/seed must be an integer/);
+    const { SimulatorConfigSchema } = await import("../../src/simulator/config-schema.ts");
+    expect(SimulatorConfigSchema.safeParse({ maxOrders: 0 }).success).toBe(false);
+    await expect(createSimulator({ journalLimit: 0 })).rejects.toThrow(/journalLimit must be at least 1/);
+    expect(SimulatorConfigSchema.safeParse({ journalLimit: "500" }).data?.journalLimit).toBe(500);
+  });
+
   test("a failure rate of 1 fails every order and refunds it", async () => {
     const sim = await startSimulator({ failureRate: 1 });
     try {
