@@ -73,6 +73,14 @@ function splitSecrets(text: string): string[] {
   return text.split(/[\s,]+/).filter((secret) => secret !== "");
 }
 
+/** The status `listen` answers with, or why the text is not one. */
+function statusFrom(text: string): number | string {
+  const status = Number(text);
+  if (!/^\d{3}$/.test(text) || status < 200 || status > 599)
+    return `--status must be an HTTP status 200–599, not '${text}'`;
+  return status;
+}
+
 function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   let values: ReturnType<typeof parse>["values"];
   try {
@@ -87,27 +95,17 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   const portText = values.port ?? env.AIRTIME_LISTEN_PORT ?? String(DEFAULT_LISTEN_PORT);
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65_535) return fail(`--port must be 0–65535, not '${portText}'`);
-  const statusText = values.status ?? env.AIRTIME_LISTEN_STATUS ?? "200";
-  const status = Number(statusText);
-  if (!/^\d{3}$/.test(statusText) || status < 200 || status > 599) {
-    return fail(`--status must be an HTTP status 200–599, not '${statusText}'`);
-  }
+  const status = statusFrom(values.status ?? env.AIRTIME_LISTEN_STATUS ?? "200");
+  if (typeof status === "string") return fail(status);
   if (values.secret?.includes("-") === true && process.stdin.isTTY === true) {
     return fail("--secret - reads the secret from stdin, a terminal here: pipe it in (airtime-harness secret | …)");
   }
   const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readStdinSync()) : [secret]));
   const secrets = given ?? splitSecrets(env.AIRTIME_WEBHOOK_SECRET ?? "");
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
-  const providerFile = values.provider;
-  if (providerFile !== undefined && values["forward-to"] === undefined && env.AIRTIME_LISTEN_FORWARD_TO === undefined) {
-    return fail("--provider goes with --forward-to");
-  }
-  const provider = providerFile === undefined ? undefined : readProvider(providerFile);
+  const forwarding = values["forward-to"] !== undefined || env.AIRTIME_LISTEN_FORWARD_TO !== undefined;
+  const provider = providerFor(values.provider, forwarding, secrets);
   if (typeof provider === "string") return fail(provider);
-  // Standard Webhooks keys are whsec_ secrets; an HMAC key is whatever text the provider gave.
-  const standard = (provider?.resolved.signing.scheme ?? "standard-webhooks") === "standard-webhooks";
-  const invalid = standard ? secrets.find((secret) => !isWebhookSecret(secret)) : undefined;
-  if (invalid !== undefined) return fail(`'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`);
   const forwardText = values["forward-to"] ?? env.AIRTIME_LISTEN_FORWARD_TO;
   const forward = forwardText === undefined || forwardText === "" ? undefined : parseForwardTarget(forwardText);
   if (forward?.ok === false) return fail(`--forward-to: ${forward.error}`);
@@ -126,6 +124,25 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
       ...(provider === undefined ? {} : { provider }),
     },
   };
+}
+
+/**
+ * The `--provider` profile (absent: our own), or why it cannot be used with
+ * these secrets. Standard Webhooks keys are whsec_ secrets; an HMAC key is
+ * whatever text the provider gave.
+ */
+function providerFor(
+  file: string | undefined,
+  forwarding: boolean,
+  secrets: readonly string[],
+): CompiledProfile | undefined | string {
+  if (file !== undefined && !forwarding) return "--provider goes with --forward-to";
+  const provider = file === undefined ? undefined : readProvider(file);
+  if (typeof provider === "string") return provider;
+  const standard = (provider?.resolved.signing.scheme ?? "standard-webhooks") === "standard-webhooks";
+  const invalid = standard ? secrets.find((secret) => !isWebhookSecret(secret)) : undefined;
+  if (invalid !== undefined) return `'${invalid.slice(0, 12)}…' is not a whsec_ secret (base64 of 24–64 bytes)`;
+  return provider;
 }
 
 /** The compiled profile, or why it cannot be used. */
