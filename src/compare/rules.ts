@@ -1,0 +1,129 @@
+/**
+ * Rules that compare one figure of the simulator with the same figure of the
+ * target: a rate (e.g. the share of orders that fail) or a timing
+ * distribution (pending → final). A rule diverges only when the difference is
+ * both statistically significant at 99 % and large enough to matter, so
+ * sampling noise and a few milliseconds of network jitter never count.
+ */
+import {
+  type Interval,
+  kolmogorovSmirnov,
+  type Summary,
+  summarise,
+  twoProportionPValue,
+  wilsonInterval,
+} from "./statistics.ts";
+
+export type Operation = "send" | "replay" | "lookup" | "balance" | "webhook";
+export type Severity = "high" | "medium" | "low";
+
+/** Below this p-value a difference is significant (a two-sided test at 99 %). */
+const SIGNIFICANCE = 0.01;
+/** Rates closer than this (absolute) agree, however many observations. */
+const MIN_RATE_GAP = 0.05;
+/** Quantiles closer than this (relative) agree: jitter between two hosts is no fidelity gap. */
+const MIN_TIMING_GAP = 0.1;
+/** Fewer timings than this on either side are not judged. */
+const MIN_TIMINGS = 8;
+
+export interface RateEvidence {
+  readonly count: number;
+  readonly n: number;
+  readonly rate: number;
+  readonly interval: Interval;
+}
+
+export interface RuleResult {
+  readonly rule: string;
+  readonly operation: Operation;
+  readonly agrees: boolean;
+  readonly severity: Severity;
+  /** Observations compared: the smaller side's count, the weight in the fidelity score. */
+  readonly observations: number;
+  readonly test: string;
+  readonly pValue: number;
+  readonly simulator: RateEvidence | Summary;
+  readonly target: RateEvidence | Summary;
+}
+
+function rateEvidence(count: number, n: number): RateEvidence {
+  return { count, n, rate: n === 0 ? 0 : count / n, interval: wilsonInterval(count, n) };
+}
+
+/** Compares `count` of `n` on each side, e.g. failed orders of all finished orders. */
+export function compareRates(
+  rule: string,
+  operation: Operation,
+  simulator: { readonly count: number; readonly n: number },
+  target: { readonly count: number; readonly n: number },
+): RuleResult {
+  const sim = rateEvidence(simulator.count, simulator.n);
+  const tgt = rateEvidence(target.count, target.n);
+  const pValue = twoProportionPValue(simulator.count, simulator.n, target.count, target.n);
+  const agrees = pValue >= SIGNIFICANCE || Math.abs(sim.rate - tgt.rate) < MIN_RATE_GAP;
+  return {
+    rule,
+    operation,
+    agrees,
+    severity: "medium",
+    observations: Math.min(simulator.n, target.n),
+    test: "two-proportion z-test, 99 %; rates with Wilson 99 % intervals",
+    pValue,
+    simulator: sim,
+    target: tgt,
+  };
+}
+
+function relativeGap(a: number, b: number): number {
+  const base = Math.max(Math.abs(a), Math.abs(b));
+  return base === 0 ? 0 : Math.abs(a - b) / base;
+}
+
+/** Compares two samples of durations in ms, e.g. pending → final. */
+export function compareTimings(
+  rule: string,
+  operation: Operation,
+  simulator: readonly number[],
+  target: readonly number[],
+): RuleResult {
+  const sim = summarise(simulator);
+  const tgt = summarise(target);
+  const judged = sim.n >= MIN_TIMINGS && tgt.n >= MIN_TIMINGS;
+  const { pValue } = judged ? kolmogorovSmirnov(simulator, target) : { pValue: 1 };
+  const gap = Math.max(relativeGap(sim.p50, tgt.p50), relativeGap(sim.p95, tgt.p95));
+  return {
+    rule,
+    operation,
+    agrees: !judged || pValue >= SIGNIFICANCE || gap < MIN_TIMING_GAP,
+    severity: "low",
+    observations: judged ? Math.min(sim.n, tgt.n) : 0,
+    test: "two-sample Kolmogorov–Smirnov, 99 %",
+    pValue,
+    simulator: sim,
+    target: tgt,
+  };
+}
+
+export type FidelityScores = Readonly<Record<Operation | "overall", number | undefined>>;
+
+/**
+ * The share of compared observations that agree, per operation and overall:
+ * each rule weighs as many observations as it compared. An operation no rule
+ * observed has no score (undefined), rather than a flattering 100 %.
+ */
+export function fidelityScores(results: readonly RuleResult[]): FidelityScores {
+  const share = (subset: readonly RuleResult[]) => {
+    const total = subset.reduce((sum, result) => sum + result.observations, 0);
+    const agreeing = subset.reduce((sum, result) => sum + (result.agrees ? result.observations : 0), 0);
+    return total === 0 ? undefined : agreeing / total;
+  };
+  const of = (operation: Operation) => share(results.filter((result) => result.operation === operation));
+  return {
+    send: of("send"),
+    replay: of("replay"),
+    lookup: of("lookup"),
+    balance: of("balance"),
+    webhook: of("webhook"),
+    overall: share(results),
+  };
+}
