@@ -155,7 +155,7 @@ async function runProperties(input: PropertiesRun): Promise<string[]> {
       runs: property.name === "model" ? input.modelRuns : plan.runs,
       replay: plan.replay,
       maxFailures,
-      h: harness,
+      harness,
       options: plan.options,
       onFailure: (failure) => {
         failed.add(failure.check);
