@@ -18,6 +18,8 @@ import type { HarnessContext } from "../harness-context.ts";
 import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
+import type { Session } from "../target.ts";
+import type { Transcript } from "../transcript.ts";
 
 const MAX_ORDERS_PER_RUN = 6;
 
@@ -64,51 +66,14 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
       });
       return fc.asyncProperty(commands, (cmds) =>
         recordRun(env.recorder, async (transcript) => {
-          const earlierKept: LedgerEntry[] = [];
-          const session = await harness.target.newSession(harness.subscription);
-          const prefix = harness.nextPrefix();
-          const api = createPublicApi({
-            client: harness.faultClient,
-            checker: env.checker,
-            observe: harness.observe,
-            prism: harness.prism,
-            requestIdPrefix: prefix,
-            profile: harness.profile,
-            provider: harness.provider,
-            ...(harness.targetSpec === undefined ? {} : { targetSpec: harness.targetSpec }),
-            ...(harness.tokens === undefined ? {} : { tokens: harness.tokens }),
-            waitOutRateLimits: harness.profile === "interface",
-          });
-          const real: RunContext = {
-            ...harness,
-            api,
-            checker: env.checker,
-            token: session.token,
-            customerId: session.customerId,
-            prefix,
-            transcript,
-            clock,
-            earlierKept,
-          };
-          if (session.startBalanceCents === undefined) {
-            await settleEarlierOrders(harness, real);
-            earlierKept.push(...(await stillKept(harness, real)));
-          }
+          const { real, session } = await openModelRun(harness, env.checker, clock, transcript);
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
           const model = createModel(config, start);
           try {
             await harness.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
             await auditRun(model, real);
           } finally {
-            for (const order of committedOrders(model)) {
-              harness.ledger.add({
-                token: session.token,
-                reference: order.reference,
-                amountCents: order.amountCents,
-                final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
-                refunded: order.lastStatus !== undefined && harness.provider.statuses.refunds(order.lastStatus),
-              });
-            }
+            recordOrders(harness, model, session.token);
           }
         }),
       );
@@ -118,6 +83,59 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
       return /replayPath="([^"]*)"/.exec(text)?.[1];
     },
   };
+}
+
+/** A fresh customer and the API that judges its answers; settles earlier orders when the target cannot give a start balance. */
+async function openModelRun(
+  harness: HarnessContext,
+  checker: Checker,
+  clock: TargetClock,
+  transcript: Transcript,
+): Promise<{ real: RunContext; session: Session }> {
+  const earlierKept: LedgerEntry[] = [];
+  const session = await harness.target.newSession(harness.subscription);
+  const prefix = harness.nextPrefix();
+  const api = createPublicApi({
+    client: harness.faultClient,
+    checker,
+    observe: harness.observe,
+    prism: harness.prism,
+    requestIdPrefix: prefix,
+    profile: harness.profile,
+    provider: harness.provider,
+    ...(harness.targetSpec === undefined ? {} : { targetSpec: harness.targetSpec }),
+    ...(harness.tokens === undefined ? {} : { tokens: harness.tokens }),
+    waitOutRateLimits: harness.profile === "interface",
+  });
+  const real: RunContext = {
+    ...harness,
+    api,
+    checker,
+    token: session.token,
+    customerId: session.customerId,
+    prefix,
+    transcript,
+    clock,
+    earlierKept,
+  };
+  if (session.startBalanceCents === undefined) {
+    await settleEarlierOrders(harness, real);
+    earlierKept.push(...(await stillKept(harness, real)));
+  }
+  return { real, session };
+}
+
+/** Every order the run committed goes into the shared ledger, so later runs on the account can account for it. */
+function recordOrders(harness: HarnessContext, model: ReturnType<typeof createModel>, token: string): void {
+  for (const order of committedOrders(model)) {
+    harness.ledger.add({
+      token,
+      reference: order.reference,
+      amountCents: order.amountCents,
+      final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+      refunded: order.lastStatus !== undefined && harness.provider.statuses.refunds(order.lastStatus),
+    });
+  }
 }
 
 /**
