@@ -64,9 +64,24 @@ export interface HarnessContext {
 
 /** An API for stateless properties: straight to the target, judged by `checker`. */
 export function directApi(harness: HarnessContext, checker: Checker, prefix: string): PublicApi {
+  return harnessApi(harness, checker, prefix, "direct");
+}
+
+/**
+ * An API judged by `checker` whose request ids start with `prefix`: straight
+ * to the target, or through the fault proxy (and Prism) for model runs.
+ */
+export function harnessApi(
+  harness: HarnessContext,
+  checker: Checker,
+  prefix: string,
+  route: "direct" | "through_proxy",
+): PublicApi {
+  const proxied = route === "through_proxy";
   return createPublicApi({
-    client: harness.directClient,
+    client: proxied ? harness.faultClient : harness.directClient,
     checker,
+    ...(proxied ? { observe: harness.observe, prism: harness.prism } : {}),
     requestIdPrefix: prefix,
     profile: harness.profile,
     provider: harness.provider,

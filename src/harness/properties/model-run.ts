@@ -7,14 +7,13 @@
  */
 import type { LedgerEntry } from "../audit/ledger.ts";
 import fc from "fast-check";
-import { createPublicApi } from "../api.ts";
 import { auditRun } from "../audit/run-audit.ts";
 import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
-import type { HarnessContext } from "../harness-context.ts";
+import { type HarnessContext, harnessApi } from "../harness-context.ts";
 import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
@@ -95,18 +94,7 @@ async function openModelRun(
   const earlierKept: LedgerEntry[] = [];
   const session = await harness.target.newSession(harness.subscription);
   const prefix = harness.nextPrefix();
-  const api = createPublicApi({
-    client: harness.faultClient,
-    checker,
-    observe: harness.observe,
-    prism: harness.prism,
-    requestIdPrefix: prefix,
-    profile: harness.profile,
-    provider: harness.provider,
-    ...(harness.targetSpec === undefined ? {} : { targetSpec: harness.targetSpec }),
-    ...(harness.tokens === undefined ? {} : { tokens: harness.tokens }),
-    waitOutRateLimits: harness.profile === "interface",
-  });
+  const api = harnessApi(harness, checker, prefix, "through_proxy");
   const real: RunContext = {
     ...harness,
     api,
