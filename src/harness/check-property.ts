@@ -56,12 +56,17 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
         : { ...base, runs: runsSoFar, status: "skipped", reason: "none of its checks is selected" };
     }
     const checker = createChecker(enabled);
+    // Each attempt is a fresh search of its fixed cases plus the random runs; replays while shrinking
+    // also pass through the recorder, so the counter is per attempt and held at its total.
+    const total = input.runs + (property.examples?.length ?? 0);
+    let runsThisAttempt = 0;
     const recorder = createRecorder(harness, () => {
       runsSoFar++;
+      runsThisAttempt++;
       options.onProgress?.({
         property: property.name,
-        run: runsSoFar,
-        runs: input.runs,
+        run: Math.min(runsThisAttempt, total),
+        runs: total,
         phase: input.replay !== undefined ? "replay" : attempt === 0 ? "search" : "shrink-or-retry",
       });
     });
