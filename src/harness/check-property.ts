@@ -26,7 +26,7 @@ export interface CheckPropertyInput {
   readonly runs: number;
   readonly replay: { readonly path: string; readonly replayPath: string | undefined } | undefined;
   readonly maxFailures: number;
-  readonly h: HarnessContext;
+  readonly harness: HarnessContext;
   readonly options: ContractOptions;
   readonly onFailure: (failure: CheckFailureReport) => void;
   readonly onExercised: (checker: Checker) => void;
@@ -44,7 +44,7 @@ interface Found {
 
 /** Checks one property until it passes with every check that has not failed yet. */
 export async function checkProperty(input: CheckPropertyInput): Promise<PropertyReport> {
-  const { property, h, options } = input;
+  const { property, harness, options } = input;
   const base = { name: property.name, summary: property.summary };
   let runsSoFar = 0;
   let anyFailure = false;
@@ -56,12 +56,17 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
         : { ...base, runs: runsSoFar, status: "skipped", reason: "none of its checks is selected" };
     }
     const checker = createChecker(enabled);
-    const recorder = createRecorder(h, () => {
+    // Each attempt is a fresh search of its fixed cases plus the random runs; replays while shrinking
+    // also pass through the recorder, so the counter is per attempt and held at its total.
+    const total = input.runs + (property.examples?.length ?? 0);
+    let runsThisAttempt = 0;
+    const recorder = createRecorder(harness, () => {
       runsSoFar++;
+      runsThisAttempt++;
       options.onProgress?.({
         property: property.name,
-        run: runsSoFar,
-        runs: input.runs,
+        run: Math.min(runsThisAttempt, total),
+        runs: total,
         phase: input.replay !== undefined ? "replay" : attempt === 0 ? "search" : "shrink-or-retry",
       });
     });
@@ -171,7 +176,7 @@ function report(
   transcript: Transcript,
   how: { readonly reproduced: boolean; readonly observed: boolean; readonly shrinkMs: number },
 ): CheckFailureReport {
-  const { h, property, options } = input;
+  const { harness, property, options } = input;
   const path = formatReplayPath(found.path, found.replayPath);
   return {
     check: found.check,
@@ -182,9 +187,9 @@ function report(
     steps: transcript.steps().map((step) => ({
       label: step.label,
       curl: step.exchanges.map((exchange) =>
-        toCurl(exchange.request, { baseUrl: h.target.displayUrl, secrets: h.target.secrets }),
+        toCurl(exchange.request, { baseUrl: harness.target.displayUrl, secrets: harness.target.secrets }),
       ),
-      exchanges: step.exchanges.map((exchange) => toExchangeRecord(exchange, { secrets: h.target.secrets })),
+      exchanges: step.exchanges.map((exchange) => toExchangeRecord(exchange, { secrets: harness.target.secrets })),
     })),
     replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: input.seed, path }),
     reproduced: how.reproduced,
@@ -201,7 +206,7 @@ async function confirm(
   fallback: Transcript,
 ): Promise<{ reproduced: boolean; transcript: Transcript; message: string; diff: FailureDiff | undefined }> {
   const checker: Checker = createChecker(new Set([found.check]));
-  const recorder = createRecorder(input.h, () => {});
+  const recorder = createRecorder(input.harness, () => {});
   try {
     const result = await runFrom(input, found, checker, recorder, { endOnFailure: true });
     const error = result.errorInstance;
@@ -215,7 +220,7 @@ async function confirm(
   }
 }
 
-function createRecorder(h: HarnessContext, onRun: () => void): RunRecorder & { lastFailed(): Transcript } {
+function createRecorder(harness: HarnessContext, onRun: () => void): RunRecorder & { lastFailed(): Transcript } {
   let current = createTranscript();
   let failedRun = current;
   return {
@@ -223,8 +228,8 @@ function createRecorder(h: HarnessContext, onRun: () => void): RunRecorder & { l
       onRun();
       current = createTranscript();
       const transcript = current;
-      h.faultClient.onExchange((exchange) => transcript.record(exchange));
-      h.directClient.onExchange((exchange) => transcript.record(exchange));
+      harness.faultClient.onExchange((exchange) => transcript.record(exchange));
+      harness.directClient.onExchange((exchange) => transcript.record(exchange));
       return transcript;
     },
     failRun() {

@@ -157,7 +157,7 @@ export type ContractOptions = Readonly<z.output<typeof ContractOptionsSchema>> &
 
 export interface ProgressEvent {
   readonly property: PropertyName;
-  /** Runs started so far for this property (shrinking included). */
+  /** Runs started in this search of the property, held at `runs` while a failure is shrunk. */
   readonly run: number;
   readonly runs: number;
   readonly phase: "search" | "shrink-or-retry" | "replay";

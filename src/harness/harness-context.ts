@@ -14,10 +14,20 @@ import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
 import type { HttpClient } from "./http-client.ts";
-import type { RunTimeouts } from "./run-context.ts";
 import type { ResolvedTarget, Session, WebhookSubscription } from "./target.ts";
 import type { TokenSource } from "./token-source.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
+
+export interface RunTimeouts {
+  /** How long an order may take to become final before webhook checks give up on it (wall ms, real clock). */
+  readonly finalMs: number;
+  /** How long to wait for a webhook after the order is final (wall ms). */
+  readonly webhookMs: number;
+  /** Interval between lookups while polling for a final status (wall ms). */
+  readonly pollMs: number;
+  /** Longest single wait of an "advance time" step against a real clock (wall ms). */
+  readonly maxWaitMs: number;
+}
 
 export interface HarnessContext {
   readonly target: ResolvedTarget;
@@ -53,16 +63,31 @@ export interface HarnessContext {
 }
 
 /** An API for stateless properties: straight to the target, judged by `checker`. */
-export function directApi(h: HarnessContext, checker: Checker, prefix: string): PublicApi {
+export function directApi(harness: HarnessContext, checker: Checker, prefix: string): PublicApi {
+  return harnessApi(harness, checker, prefix, "direct");
+}
+
+/**
+ * An API judged by `checker` whose request ids start with `prefix`: straight
+ * to the target, or through the fault proxy (and Prism) for model runs.
+ */
+export function harnessApi(
+  harness: HarnessContext,
+  checker: Checker,
+  prefix: string,
+  route: "direct" | "through_proxy",
+): PublicApi {
+  const proxied = route === "through_proxy";
   return createPublicApi({
-    client: h.directClient,
+    client: proxied ? harness.faultClient : harness.directClient,
     checker,
+    ...(proxied ? { observe: harness.observe, prism: harness.prism } : {}),
     requestIdPrefix: prefix,
-    profile: h.profile,
-    provider: h.provider,
-    ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
-    ...(h.tokens === undefined ? {} : { tokens: h.tokens }),
-    waitOutRateLimits: h.profile === "interface",
+    profile: harness.profile,
+    provider: harness.provider,
+    ...(harness.targetSpec === undefined ? {} : { targetSpec: harness.targetSpec }),
+    ...(harness.tokens === undefined ? {} : { tokens: harness.tokens }),
+    waitOutRateLimits: harness.profile === "interface",
   });
 }
 
@@ -72,13 +97,13 @@ export function directApi(h: HarnessContext, checker: Checker, prefix: string): 
  * amount, with the service given (the interface documents it as required).
  */
 export function smallestOrder(
-  h: HarnessContext,
+  harness: HarnessContext,
   recipient: Recipient | undefined,
   reference: string,
 ): { readonly account: string; readonly amount: number; readonly currency: string; readonly reference: string } {
   const base = { account: recipient?.account ?? "", amount: SMALLEST_AMOUNT, currency: "KES", reference };
-  if (!h.provider.given.domain) return base;
-  const { domain } = h.provider;
+  if (!harness.provider.given.domain) return base;
+  const { domain } = harness.provider;
   return {
     ...base,
     amount: Math.max(SMALLEST_AMOUNT, Math.ceil(domain.minAmount)),
@@ -91,10 +116,10 @@ export function smallestOrder(
 const SMALLEST_AMOUNT = 10;
 
 /** One customer for all runs of a stateless property, created on first use. */
-export function lazySession(h: HarnessContext): () => Promise<Session> {
+export function lazySession(harness: HarnessContext): () => Promise<Session> {
   let session: Promise<Session> | undefined;
   return () => {
-    session ??= h.target.newSession(undefined);
+    session ??= harness.target.newSession(undefined);
     return session;
   };
 }

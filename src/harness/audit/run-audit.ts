@@ -21,41 +21,41 @@ const BALANCE_REREADS = 3;
 /** Earlier orders refunded since the start that the balance may reflect in any combination (2^n sums). */
 const MAX_LATER_REFUNDS = 12;
 
-export async function auditRun(model: HarnessModel, r: RunContext): Promise<void> {
+export async function auditRun(model: HarnessModel, real: RunContext): Promise<void> {
   const orders = committedOrders(model);
-  r.transcript.step(
+  real.transcript.step(
     orders.length === 0
       ? "settle: no order was placed"
       : `settle: poll ${orders.length === 1 ? "the order" : `all ${orders.length} orders`} to a final status, then audit ${orders.length === 1 ? "it" : "them"}`,
   );
   const started = Date.now();
-  const settled = await r.timings.time("audit: settle orders", () => settleOrders(model, r, orders));
+  const settled = await real.timings.time("audit: settle orders", () => settleOrders(model, real, orders));
   const settleMs = Date.now() - started;
   // Transitions are our spec's: the interface does not show them (§3).
-  if (r.profile === "strict") for (const [order, found] of settled) judgeHistory(model, r, order, found);
-  if (r.receiver !== undefined) {
-    if (r.clock.mode === "virtual") await r.clock.advance(0);
-    await r.timings.time("audit: webhook waits", () =>
+  if (real.profile === "strict") for (const [order, found] of settled) judgeHistory(model, real, order, found);
+  if (real.receiver !== undefined) {
+    if (real.clock.mode === "virtual") await real.clock.advance(0);
+    await real.timings.time("audit: webhook waits", () =>
       Promise.all(
         [...settled].map(([order, body]) =>
-          judgeFinalWebhook(r, order.reference, body, statusName(model, body.status)),
+          judgeFinalWebhook(real, order.reference, body, statusName(model, body.status)),
         ),
       ),
     );
   }
   if (settled.size > 0) {
-    r.transcript.step("read every final status again after a pause: it has not changed (only Success → Reversed)");
-    await r.timings.time("audit: pause before re-read", () => pause(model, r, settleMs));
-    await r.timings.time("audit: re-read finals", () =>
-      Promise.all([...settled].map(([order, body]) => rereadFinal(model, r, order, body))),
+    real.transcript.step("read every final status again after a pause: it has not changed (only Success → Reversed)");
+    await real.timings.time("audit: pause before re-read", () => pause(model, real, settleMs));
+    await real.timings.time("audit: re-read finals", () =>
+      Promise.all([...settled].map(([order, body]) => rereadFinal(model, real, order, body))),
     );
   }
-  r.transcript.step("read the balance: the start minus every order not refunded");
-  await r.timings.time("audit: balance", () => judgeBalance(model, r));
+  real.transcript.step("read the balance: the start minus every order not refunded");
+  await real.timings.time("audit: balance", () => judgeBalance(model, real));
 }
 
 /** The lookup's history starts pending, moves only by allowed transitions, and ends at the status reported. */
-function judgeHistory(model: HarnessModel, r: RunContext, order: ModelOrder, found: FoundLookup): void {
+function judgeHistory(model: HarnessModel, real: RunContext, order: ModelOrder, found: FoundLookup): void {
   const { body } = found;
   // The shape is response_schema_conformance's to judge; a profile may leave the history out.
   if (!Array.isArray(body.history)) return;
@@ -76,18 +76,18 @@ function judgeHistory(model: HarnessModel, r: RunContext, order: ModelOrder, fou
   if (statuses.length > 0 && statuses.at(-1) !== body.status) {
     problems.push(`it ends at ${String(statuses.at(-1))} but the status is ${body.status}`);
   }
-  r.checker.that(
+  real.checker.that(
     "status_monotonic",
     problems.length === 0,
     () =>
       `${order.reference}: the lookup's history [${statuses.join(" → ")}] is not a legal path: ${problems.join("; ")}`,
   );
-  r.checker.tally("status_monotonic", "histories");
+  real.checker.tally("status_monotonic", "histories");
 }
 
-async function pause(model: HarnessModel, r: RunContext, settleMs: number): Promise<void> {
-  if (r.clock.mode === "virtual") {
-    model.elapsedMs += await r.clock.advance(model.config.timingMs ?? 1000);
+async function pause(model: HarnessModel, real: RunContext, settleMs: number): Promise<void> {
+  if (real.clock.mode === "virtual") {
+    model.elapsedMs += await real.clock.advance(model.config.timingMs ?? 1000);
     return;
   }
   // A quarter of the time the orders took to settle (at least a moment, at most a quarter second): a late
@@ -95,14 +95,19 @@ async function pause(model: HarnessModel, r: RunContext, settleMs: number): Prom
   await sleep(Math.max(MIN_REREAD_PAUSE_MS, Math.min(settleMs / 4, MAX_REREAD_PAUSE_MS)));
 }
 
-async function rereadFinal(model: HarnessModel, r: RunContext, order: ModelOrder, first: FoundLookup): Promise<void> {
+async function rereadFinal(
+  model: HarnessModel,
+  real: RunContext,
+  order: ModelOrder,
+  first: FoundLookup,
+): Promise<void> {
   // lookupOrder holds the new status against the settled one (status_monotonic).
-  const again = await lookupOrder(model, r, order);
+  const again = await lookupOrder(model, real, order);
   if (again.kind !== "found") return;
-  r.checker.tally("status_monotonic", statusName(model, first.status));
+  real.checker.tally("status_monotonic", statusName(model, first.status));
   if (again.status !== first.status && isFinal(model, again.status)) {
     // A legal reversal: its own final status needs its own webhook.
-    await judgeFinalWebhook(r, order.reference, again, statusName(model, again.status));
+    await judgeFinalWebhook(real, order.reference, again, statusName(model, again.status));
   }
 }
 
@@ -113,33 +118,33 @@ async function rereadFinal(model: HarnessModel, r: RunContext, order: ModelOrder
  * are looked up again and the balance read again: only a balance that still
  * disagrees with the statuses as they now are is a failure.
  */
-async function judgeBalance(model: HarnessModel, r: RunContext): Promise<void> {
-  let cents = await readBalanceCents(r);
+async function judgeBalance(model: HarnessModel, real: RunContext): Promise<void> {
+  let cents = await readBalanceCents(real);
   if (cents === undefined) return;
   const laterRefunds: number[] = [];
   // A move can land between a look-up and the read: a few rounds settle it (each order moves once).
   for (let round = 0; round < BALANCE_REREADS && !balanceHolds(model, cents, laterRefunds); round++) {
     const kept = committedOrders(model).filter((o) => !isRefunded(model, o));
-    r.transcript.step(
+    real.transcript.step(
       "the balance disagrees: look up again every order counted as kept (a legal later move refunds it), then read the balance again",
     );
-    await Promise.all(kept.map((order) => lookupOrder(model, r, order)));
-    laterRefunds.push(...(await refundedSinceStart(r)));
-    cents = await readBalanceCents(r);
+    await Promise.all(kept.map((order) => lookupOrder(model, real, order)));
+    laterRefunds.push(...(await refundedSinceStart(real)));
+    cents = await readBalanceCents(real);
     if (cents === undefined) return;
   }
-  judgeBalanceNow(model, r, cents, laterRefunds);
+  judgeBalanceNow(model, real, cents, laterRefunds);
 }
 
 /** Earlier runs' orders kept at this run's start and refunded since (a reversal after they settled), in cents. */
-async function refundedSinceStart(r: RunContext): Promise<number[]> {
+async function refundedSinceStart(real: RunContext): Promise<number[]> {
   const cents: number[] = [];
   await Promise.all(
-    r.earlierKept.map(async (entry) => {
-      const result = await r.api.lookup(entry.reference, { token: r.token });
+    real.earlierKept.map(async (entry) => {
+      const result = await real.api.lookup(entry.reference, { token: real.token });
       if (result.kind !== "response") return;
-      const status = r.provider.readOrder("lookup", result.response.json).status;
-      if (status === undefined || !r.provider.statuses.refunds(status)) return;
+      const status = real.provider.readOrder("lookup", result.response.json).status;
+      if (status === undefined || !real.provider.statuses.refunds(status)) return;
       entry.refunded = true;
       cents.push(entry.amountCents);
     }),
@@ -179,7 +184,7 @@ function subsetSums(amounts: readonly number[]): Set<number> {
   return sums;
 }
 
-function judgeBalanceNow(model: HarnessModel, r: RunContext, cents: number, laterRefunds: readonly number[]): void {
+function judgeBalanceNow(model: HarnessModel, real: RunContext, cents: number, laterRefunds: readonly number[]): void {
   const laterRefundsCents = laterRefunds.reduce((sum, amount) => sum + amount, 0);
   const orders = committedOrders(model);
   const { expected, least } = expectedCents(model);
@@ -195,14 +200,14 @@ function judgeBalanceNow(model: HarnessModel, r: RunContext, cents: number, late
     )
     .join(", ");
   if (model.config.exactBalance) {
-    r.checker.that(
+    real.checker.that(
       "no_double_charge",
       holds,
       () =>
         `after settling, the balance is KES ${formatKes(cents)}, expected exactly KES ${formatKes(expected)}${later}: start ${formatKes(model.startBalanceCents)} minus the orders not refunded (${ledger || "none"})`,
     );
   } else {
-    r.checker.that(
+    real.checker.that(
       "no_double_charge",
       holds,
       () =>
@@ -211,7 +216,7 @@ function judgeBalanceNow(model: HarnessModel, r: RunContext, cents: number, late
   }
   for (const order of orders) {
     if (order.lastStatus !== undefined && isFinal(model, order.lastStatus)) {
-      r.checker.tally("no_double_charge", statusName(model, order.lastStatus));
+      real.checker.tally("no_double_charge", statusName(model, order.lastStatus));
     }
   }
 }

@@ -17,38 +17,38 @@ export type Settled = Map<ModelOrder, FoundLookup>;
 
 export async function settleOrders(
   model: HarnessModel,
-  r: RunContext,
+  real: RunContext,
   orders: readonly ModelOrder[],
 ): Promise<Settled> {
   const settled: Settled = new Map();
   if (orders.length === 0) return settled;
-  if (r.clock.mode === "virtual") {
-    await advanceToPredictedFinals(model, r, orders);
+  if (real.clock.mode === "virtual") {
+    await advanceToPredictedFinals(model, real, orders);
     let open = [...orders];
     for (let attempt = 0; open.length > 0; attempt++) {
-      await Promise.all(open.map((order) => lookUpFinal(model, r, order, settled)));
+      await Promise.all(open.map((order) => lookUpFinal(model, real, order, settled)));
       open = open.filter((order) => !settled.has(order));
       if (open.length === 0 || attempt >= 10) break;
-      model.elapsedMs += await r.clock.advance(Math.max(1000, Math.ceil(r.timeouts.finalMs / 10)));
+      model.elapsedMs += await real.clock.advance(Math.max(1000, Math.ceil(real.timeouts.finalMs / 10)));
     }
     return settled;
   }
-  const deadline = Date.now() + r.timeouts.finalMs;
+  const deadline = Date.now() + real.timeouts.finalMs;
   await Promise.all(
     orders.map(async (order) => {
       let wait = FIRST_POLL_MS;
       for (;;) {
-        if (await lookUpFinal(model, r, order, settled)) return;
+        if (await lookUpFinal(model, real, order, settled)) return;
         if (Date.now() + wait > deadline) return;
         await sleep(wait);
-        wait = Math.min(r.timeouts.pollMs, Math.ceil(wait * 1.5));
+        wait = Math.min(real.timeouts.pollMs, Math.ceil(wait * 1.5));
       }
     }),
   );
   return settled;
 }
 
-async function advanceToPredictedFinals(model: HarnessModel, r: RunContext, orders: readonly ModelOrder[]) {
+async function advanceToPredictedFinals(model: HarnessModel, real: RunContext, orders: readonly ModelOrder[]) {
   const timing = model.config.timingMs;
   if (timing === undefined) return;
   let remaining = 0;
@@ -58,11 +58,16 @@ async function advanceToPredictedFinals(model: HarnessModel, r: RunContext, orde
     remaining = Math.max(remaining, timing - (model.elapsedMs - (order.placedAtMs ?? model.elapsedMs)));
   }
   // Even 0: it runs the jobs already due (a webhook attempt after a forced outcome).
-  model.elapsedMs += await r.clock.advance(remaining);
+  model.elapsedMs += await real.clock.advance(remaining);
 }
 
-async function lookUpFinal(model: HarnessModel, r: RunContext, order: ModelOrder, settled: Settled): Promise<boolean> {
-  const lookup = await lookupOrder(model, r, order);
+async function lookUpFinal(
+  model: HarnessModel,
+  real: RunContext,
+  order: ModelOrder,
+  settled: Settled,
+): Promise<boolean> {
+  const lookup = await lookupOrder(model, real, order);
   if (lookup.kind !== "found" || !isFinal(model, lookup.status)) return false;
   settled.set(order, lookup);
   return true;

@@ -18,58 +18,59 @@ const NOT_COMPARED = new Set(["type", "final", "timestamp", "history", "createdA
  * when a matching webhook was judged (for coverage tallies).
  */
 export async function judgeFinalWebhook(
-  r: RunContext,
+  real: RunContext,
   reference: string,
   final: FoundLookup,
   statusName: string,
 ): Promise<boolean> {
-  const receiver = r.receiver;
+  const receiver = real.receiver;
   if (receiver === undefined) return false;
-  let wait = await receiver.waitForFinal(reference, r.timeouts.webhookMs);
+  let wait = await receiver.waitForFinal(reference, real.timeouts.webhookMs);
   if (wait.kind === "rejected") {
-    r.checker.that(
+    real.checker.that(
       "webhook_signature_valid",
       false,
       `${reference}: a webhook failed verification as ${receiver.signing} (${wait.rejection.reason}); headers ${JSON.stringify(pickSignatureHeaders(wait.rejection.headers))}`,
     );
     return false;
   }
-  r.checker.that(
+  real.checker.that(
     "webhook_delivered",
     wait.kind === "delivered",
-    () => `${reference}: final status ${final.status} (${statusName}) but no webhook within ${r.timeouts.webhookMs} ms`,
+    () =>
+      `${reference}: final status ${final.status} (${statusName}) but no webhook within ${real.timeouts.webhookMs} ms`,
   );
   if (wait.kind !== "delivered") return false;
-  r.checker.tally("webhook_delivered", statusName);
-  r.checker.tally("webhook_signature_valid", statusName);
-  const statusOf = (payload: unknown) => r.provider.readOrder("webhook", payload).status;
+  real.checker.tally("webhook_delivered", statusName);
+  real.checker.tally("webhook_signature_valid", statusName);
+  const statusOf = (payload: unknown) => real.provider.readOrder("webhook", payload).status;
   if (statusOf(wait.delivery.payload) !== final.status) {
     // A reversal sends a second final webhook; give a later one a moment to arrive.
     const later = await receiver.waitForFinal(
       reference,
-      Math.min(1000, Math.ceil(r.timeouts.webhookMs / 4)),
+      Math.min(1000, Math.ceil(real.timeouts.webhookMs / 4)),
       (delivery) => statusOf(delivery.payload) === final.status,
     );
     if (later.kind === "delivered") wait = later;
   }
   const delivery = wait.delivery;
-  const strict = r.profile === "strict";
+  const strict = real.profile === "strict";
   // The payload's shape is our spec's; the interface does not show it (§6).
   const parsed = strict ? StrictWebhookPayload.safeParse(delivery.payload) : { success: true };
-  r.checker.that(
+  real.checker.that(
     "webhook_matches_lookup",
     parsed.success,
     () => `${reference}: the webhook body does not match the webhook schema: ${delivery.body.slice(0, 200)}`,
   );
   const webhook = strict
     ? (delivery.payload as Record<string, unknown>)
-    : comparedFields(r.provider.readOrder("webhook", delivery.payload));
+    : comparedFields(real.provider.readOrder("webhook", delivery.payload));
   const lookup = strict
     ? (final.body as object as Record<string, unknown>)
-    : comparedFields(r.provider.readOrder("lookup", final.body));
+    : comparedFields(real.provider.readOrder("lookup", final.body));
   const compared = strict ? sharedFieldNames(webhook, lookup) : (["id", "reference", "status"] as const);
   const mismatches = fieldMismatches(compared, webhook, lookup);
-  r.checker.that(
+  real.checker.that(
     "webhook_matches_lookup",
     mismatches.length === 0,
     () => `${reference}: the webhook disagrees with GET /v1/airtime/${reference}: ${mismatches.join(", ")}`,
@@ -81,7 +82,7 @@ export async function judgeFinalWebhook(
       actual: pick(webhook, compared),
     }),
   );
-  r.checker.tally("webhook_matches_lookup", statusName);
+  real.checker.tally("webhook_matches_lookup", statusName);
   return true;
 }
 

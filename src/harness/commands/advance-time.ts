@@ -19,14 +19,14 @@ export class AdvanceTimeCommand implements fc.AsyncCommand<HarnessModel, RunCont
     return true;
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
-    r.transcript.step(this.describe(r.clock.mode));
-    if (r.clock.mode === "virtual") {
-      model.elapsedMs += await r.clock.advance(this.ms);
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    real.transcript.step(this.describe(real.clock.mode));
+    if (real.clock.mode === "virtual") {
+      model.elapsedMs += await real.clock.advance(this.ms);
       return;
     }
-    const cap = Math.min(this.ms, r.timeouts.maxWaitMs);
-    model.elapsedMs += await r.timings.time("steps: watch open orders", () => observeOpenOrders(model, r, cap));
+    const cap = Math.min(this.ms, real.timeouts.maxWaitMs);
+    model.elapsedMs += await real.timings.time("steps: watch open orders", () => observeOpenOrders(model, real, cap));
   }
 
   private describe(mode: "virtual" | "real"): string {
@@ -41,16 +41,16 @@ export class AdvanceTimeCommand implements fc.AsyncCommand<HarnessModel, RunCont
 }
 
 /** Polls the open orders until any status changes or `capMs` passed; resolves to the ms that passed. */
-async function observeOpenOrders(model: HarnessModel, r: RunContext, capMs: number): Promise<number> {
+async function observeOpenOrders(model: HarnessModel, real: RunContext, capMs: number): Promise<number> {
   const open = committedOrders(model).filter((o) => o.lastStatus === undefined || !isFinal(model, o.lastStatus));
   if (open.length === 0) return 0;
   const started = Date.now();
   const before = open.map((o) => o.lastStatus);
-  for (let wait = FIRST_POLL_MS; ; wait = Math.min(r.timeouts.pollMs, Math.ceil(wait * 1.5))) {
+  for (let wait = FIRST_POLL_MS; ; wait = Math.min(real.timeouts.pollMs, Math.ceil(wait * 1.5))) {
     const left = capMs - (Date.now() - started);
     if (left <= 0) break;
     await sleep(Math.min(wait, left));
-    await Promise.all(open.map((order) => lookupOrder(model, r, order)));
+    await Promise.all(open.map((order) => lookupOrder(model, real, order)));
     if (open.some((order, i) => order.lastStatus !== before[i])) break;
   }
   return Date.now() - started;

@@ -19,16 +19,16 @@ export class AwaitWebhookCommand implements fc.AsyncCommand<HarnessModel, RunCon
     return model.config.webhooks && committedOrders(model).length > 0;
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
     const order = pick(committedOrders(model), this.orderIndex);
-    if (order === undefined || r.receiver === undefined) return;
+    if (order === undefined || real.receiver === undefined) return;
     this.label = `await the final webhook of order #${order.slot} (${order.reference})`;
-    r.transcript.step(this.label);
-    const final = (await settleOrders(model, r, [order])).get(order);
+    real.transcript.step(this.label);
+    const final = (await settleOrders(model, real, [order])).get(order);
     if (final === undefined) return; // never final within --final-timeout: nothing to expect yet
     // On a virtual clock a due webhook attempt runs only when the clock moves; advancing by 0 runs it.
-    if (r.clock.mode === "virtual") await r.clock.advance(0);
-    await judgeFinalWebhook(r, order.reference, final, statusName(model, final.status));
+    if (real.clock.mode === "virtual") await real.clock.advance(0);
+    await judgeFinalWebhook(real, order.reference, final, statusName(model, final.status));
   }
 
   toString(): string {

@@ -35,17 +35,17 @@ export class ForceOutcomeCommand implements fc.AsyncCommand<HarnessModel, RunCon
     return model.config.admin && committedOrders(model).length > 0;
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
     const order = pick(committedOrders(model), this.orderIndex);
-    if (order === undefined || order.id === undefined || r.admin === undefined) return;
+    if (order === undefined || order.id === undefined || real.target.admin === undefined) return;
     const target = STATUS_OF[this.action];
     // Predicted when the model can know it; otherwise the target's own current status, never a stale observation.
-    const current = expectedStatus(model, order) ?? (await currentStatus(r, order.reference));
+    const current = expectedStatus(model, order) ?? (await currentStatus(real, order.reference));
     const allowed = current !== undefined && isAllowedTransition(model.config.statusTable, current, target);
     this.label = `force order #${order.slot} to ${this.action} (${target}) via the admin API${allowed ? "" : ` — not allowed from ${current}, skipped`}`;
-    r.transcript.step(this.label);
+    real.transcript.step(this.label);
     if (!allowed) return;
-    const result = await r.admin.transition(order.id, this.action);
+    const result = await real.target.admin.transition(order.id, this.action);
     // On a real clock the order may have become final in between: the simulator refuses, nothing changed.
     if (result.kind === "transitioned") order.forcedStatus = target;
   }
@@ -55,10 +55,10 @@ export class ForceOutcomeCommand implements fc.AsyncCommand<HarnessModel, RunCon
   }
 }
 
-async function currentStatus(r: RunContext, reference: string): Promise<number | undefined> {
-  const orders = await r.admin?.listOrders({
+async function currentStatus(real: RunContext, reference: string): Promise<number | undefined> {
+  const orders = await real.target.admin?.listOrders({
     reference,
-    ...(r.customerId === undefined ? {} : { customer: r.customerId }),
+    ...(real.customerId === undefined ? {} : { customer: real.customerId }),
   });
   return orders?.[0]?.status;
 }

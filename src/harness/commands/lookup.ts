@@ -18,12 +18,12 @@ export class LookupCommand implements fc.AsyncCommand<HarnessModel, RunContext> 
     return model.orders.length > 0;
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
     const order = pick(model.orders, this.orderIndex);
     if (order === undefined) return;
     this.label = `look up order #${order.slot} by reference ${order.reference}${faultText(this.fault)}`;
-    r.transcript.step(this.label);
-    await lookupOrder(model, r, order, this.fault);
+    real.transcript.step(this.label);
+    await lookupOrder(model, real, order, this.fault);
   }
 
   toString(): string {

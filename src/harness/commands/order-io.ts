@@ -34,16 +34,16 @@ export interface NewOrderSpec {
 }
 
 /** The domain the provider profile states, when it states one (else our spec's whole input domain). */
-export function domainOf(r: RunContext): CompiledDomain | undefined {
-  return r.provider.given.domain ? r.provider.domain : undefined;
+export function domainOf(real: RunContext): CompiledDomain | undefined {
+  return real.provider.given.domain ? real.provider.domain : undefined;
 }
 
 /** Adds a new order to the model (not yet sent): a fresh reference and a fresh key. */
-export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec): ModelOrder {
+export function newOrder(model: HarnessModel, real: RunContext, spec: NewOrderSpec): ModelOrder {
   const slot = model.orders.length;
   const recipient = pick(model.config.recipients, spec.recipientIndex);
   if (recipient === undefined) throw new HarnessError("no recipient accounts configured");
-  const reference = shapeReference(`${r.prefix}-o${slot}`, spec.shape, domainOf(r));
+  const reference = shapeReference(`${real.prefix}-o${slot}`, spec.shape, domainOf(real));
   const payload: OrderPayload = {
     account: recipient.account,
     amount: spec.amountCents / 100,
@@ -57,7 +57,7 @@ export function newOrder(model: HarnessModel, r: RunContext, spec: NewOrderSpec)
   const order: ModelOrder = {
     slot,
     reference,
-    key: shapeKey(`${r.prefix}-k${slot}`, spec.shape),
+    key: shapeKey(`${real.prefix}-k${slot}`, spec.shape),
     keyIn: spec.keyIn,
     payload,
     amountCents: spec.amountCents,
@@ -83,7 +83,7 @@ export function describeNewOrder(spec: NewOrderSpec, model: HarnessModel | undef
 
 /** Sends `payload` (the order's own by default) with the order's key. Reserves the amount from the budget first. */
 export async function sendOrder(
-  r: RunContext,
+  real: RunContext,
   model: HarnessModel,
   order: ModelOrder,
   options: { readonly fault?: Fault; readonly payload?: OrderPayload } = {},
@@ -92,8 +92,8 @@ export async function sendOrder(
   if (!model.config.budget.reserve(toCents(payload.amount))) {
     throw new HarnessError("budget exhausted; a command's check() should have prevented this request");
   }
-  return r.api.sendAirtime({
-    token: r.token,
+  return real.api.sendAirtime({
+    token: real.token,
     body: { ...payload },
     key: order.key,
     keyIn: order.keyIn,
@@ -107,7 +107,7 @@ export async function sendOrder(
  */
 export function absorbOrderResult(
   model: HarnessModel,
-  r: RunContext,
+  real: RunContext,
   order: ModelOrder,
   result: CallResult,
   options: { readonly concurrent?: boolean } = {},
@@ -119,25 +119,25 @@ export function absorbOrderResult(
     if (upstream === undefined) {
       throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
     }
-    const lost = r.provider.readOrder("order", parseJson(upstream.text));
+    const lost = real.provider.readOrder("order", parseJson(upstream.text));
     // A 200 without an id is a failed order (§7): nothing was placed.
     if (upstream.status === 200 && lost.id !== undefined) {
-      acceptOrderAnswer(model, r, order, lost.id, lost.status, "the response the client lost");
+      acceptOrderAnswer(model, real, order, lost.id, lost.status, "the response the client lost");
       // The proxy kept the lost answer's headers too.
-      judgeReplayedHeader(r, order, upstream.headers, wasCommitted, options);
+      judgeReplayedHeader(real, order, upstream.headers, wasCommitted, options);
     }
     return;
   }
   const { response } = result;
-  const answer = r.provider.readOrder("order", response.json);
+  const answer = real.provider.readOrder("order", response.json);
   if (response.status === 200 && answer.id !== undefined) {
-    acceptOrderAnswer(model, r, order, answer.id, answer.status, "the response");
-    judgeReplayedHeader(r, order, response.headers, wasCommitted, options);
+    acceptOrderAnswer(model, real, order, answer.id, answer.status, "the response");
+    judgeReplayedHeader(real, order, response.headers, wasCommitted, options);
     return;
   }
   if (response.status === 200) {
     // §3 rule 2: a retry of an order the target holds answers its id; a 200 without one is a failed order (§7).
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       !order.committed,
       () =>
@@ -147,7 +147,7 @@ export function absorbOrderResult(
   }
   if (response.status === 402) {
     const expectation = expectedBalance(model);
-    r.checker.that(
+    real.checker.that(
       "no_double_charge",
       expectation.minCents < order.amountCents,
       () =>
@@ -156,14 +156,14 @@ export function absorbOrderResult(
     return;
   }
   if (order.committed) {
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       false,
       `${order.reference}: a retry with the same key and payload was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 with id ${order.id}`,
     );
     return;
   }
-  r.checker.that(
+  real.checker.that(
     "status_code_conformance",
     false,
     `${order.reference}: a valid order was answered HTTP ${response.status} (${response.text.slice(0, 160)}), expected 200 (or 402)`,
@@ -177,7 +177,7 @@ export function absorbOrderResult(
  * (see retry-concurrent.ts).
  */
 function judgeReplayedHeader(
-  r: RunContext,
+  real: RunContext,
   order: ModelOrder,
   headers: Readonly<Record<string, string>>,
   wasCommitted: boolean,
@@ -185,16 +185,16 @@ function judgeReplayedHeader(
 ): void {
   const replayed = (headers["idempotent-replayed"] ?? "").trim().toLowerCase() === "true";
   // The header is our spec's, not the interface's.
-  if (options.concurrent === true || r.profile !== "strict") return;
+  if (options.concurrent === true || real.profile !== "strict") return;
   if (wasCommitted) {
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       replayed,
       () =>
         `${order.reference}: a replay of ${order.id} came without Idempotent-Replayed: true (got ${headers["idempotent-replayed"] ?? "no header"})`,
     );
   } else {
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       !replayed,
       () => `${order.reference}: the first answer to a new order says Idempotent-Replayed: true`,
@@ -204,7 +204,7 @@ function judgeReplayedHeader(
 
 function acceptOrderAnswer(
   model: HarnessModel,
-  r: RunContext,
+  real: RunContext,
   order: ModelOrder,
   id: string | undefined,
   status: number | undefined,
@@ -215,11 +215,11 @@ function acceptOrderAnswer(
   }
   if (!order.committed) {
     // §7: a failed order's answer has no id — a first answer that is already a failed-class final must not carry one.
-    r.checker.that(
+    real.checker.that(
       "response_schema_conformance",
-      r.profile === "strict" || r.provider.statuses.classOf(status) !== "failed",
+      real.profile === "strict" || real.provider.statuses.classOf(status) !== "failed",
       () =>
-        `${order.reference}: ${what} reports the failed status ${r.provider.statuses.nameOf(status)} (${status}) with id ${id}; a failed order's answer has no id (§7)`,
+        `${order.reference}: ${what} reports the failed status ${real.provider.statuses.nameOf(status)} (${status}) with id ${id}; a failed order's answer has no id (§7)`,
     );
     order.committed = true;
     order.id = id;
@@ -227,25 +227,25 @@ function acceptOrderAnswer(
     order.lastStatus = status;
     return;
   }
-  r.checker.that(
+  real.checker.that(
     "idempotent_replay",
     id === order.id,
     () =>
       `${order.reference}: a retry with the same key and payload answered id ${id}, the first answer was ${order.id}`,
   );
-  if (r.profile !== "strict") {
+  if (real.profile !== "strict") {
     // §3 rule 2: a replay carries the latest status; a final status seen already cannot be "not yet".
     const last = order.lastStatus;
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       last === undefined || !isFinal(model, last) || isFinal(model, status),
       () =>
         `${order.reference}: a replay answered status ${status} after the final status ${last} was observed; it must carry the latest status (§3 rule 2)`,
     );
   }
-  assertObservedStatus(model, r, order, status, "replay");
+  assertObservedStatus(model, real, order, status, "replay");
   const expected = expectedStatus(model, order);
-  r.checker.that(
+  real.checker.that(
     "idempotent_replay",
     expected === undefined || status === expected,
     () => `${order.reference}: a replay must carry the latest status ${expected}, it said ${status}`,
@@ -255,12 +255,12 @@ function acceptOrderAnswer(
 /** Status monotonicity for any observation, then remembers the status. */
 function assertObservedStatus(
   model: HarnessModel,
-  r: RunContext,
+  real: RunContext,
   order: ModelOrder,
   status: number,
   where: string,
 ): void {
-  r.checker.that(
+  real.checker.that(
     "status_monotonic",
     isMonotonic(model, order, status),
     () => `${order.reference}: the ${where} reports status ${status} after status ${order.lastStatus} was observed`,
@@ -280,17 +280,20 @@ export type LookupOutcome =
 /** Looks an order up by reference and judges the answer against the model. */
 export async function lookupOrder(
   model: HarnessModel,
-  r: RunContext,
+  real: RunContext,
   order: ModelOrder,
   fault?: Fault,
 ): Promise<LookupOutcome> {
-  const result = await r.api.lookup(order.reference, { token: r.token, ...(fault === undefined ? {} : { fault }) });
+  const result = await real.api.lookup(order.reference, {
+    token: real.token,
+    ...(fault === undefined ? {} : { fault }),
+  });
   if (result.kind === "lost") return { kind: "lost" };
   const { response } = result;
-  const strict = r.profile === "strict";
+  const strict = real.profile === "strict";
   const ok = response.status >= 200 && response.status < 300;
   if (!order.committed) {
-    r.checker.that(
+    real.checker.that(
       "lookup_consistent",
       strict ? response.status === 404 : !ok,
       () =>
@@ -298,26 +301,26 @@ export async function lookupOrder(
     );
     return { kind: "not_found" };
   }
-  r.checker.that(
+  real.checker.that(
     "lookup_consistent",
     strict ? response.status === 200 : ok,
     () =>
       `${order.reference}: placed as ${order.id}, but the lookup answered HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   const body = response.json as TransactionStatusResponse;
-  const found = r.provider.readOrder("lookup", body);
+  const found = real.provider.readOrder("lookup", body);
   if (found.status === undefined) {
-    r.checker.that(
+    real.checker.that(
       "lookup_consistent",
       false,
       () =>
-        `${order.reference}: the lookup shows no status at ${r.provider.pointer("lookup", "status")}: ${response.text.slice(0, 160)}`,
+        `${order.reference}: the lookup shows no status at ${real.provider.pointer("lookup", "status")}: ${response.text.slice(0, 160)}`,
     );
     return { kind: "lost" };
   }
-  assertObservedStatus(model, r, order, found.status, "lookup");
+  assertObservedStatus(model, real, order, found.status, "lookup");
   const mismatches = strict ? strictLookupMismatches(order, body) : mappedLookupMismatches(order, found);
-  r.checker.that(
+  real.checker.that(
     "lookup_consistent",
     mismatches.length === 0,
     () => `${order.reference}: the lookup disagrees with the order as placed: ${mismatches.join(", ")}`,
@@ -328,7 +331,7 @@ export async function lookupOrder(
     }),
   );
   const expected = expectedStatus(model, order);
-  r.checker.that(
+  real.checker.that(
     "lookup_consistent",
     expected === undefined || found.status === expected,
     () =>

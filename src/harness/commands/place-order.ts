@@ -17,12 +17,12 @@ export class PlaceOrderCommand implements fc.AsyncCommand<HarnessModel, RunConte
     return model.orders.length < model.config.maxOrders && model.config.budget.canSpend(this.spec.amountCents);
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
-    const order = newOrder(model, r, this.spec);
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = newOrder(model, real, this.spec);
     this.label = `place order #${order.slot} (${order.reference}): ${describeNewOrder(this.spec, model)}${faultText(this.fault)}`;
-    r.transcript.step(this.label);
-    const result = await sendOrder(r, model, order, this.fault === undefined ? {} : { fault: this.fault });
-    absorbOrderResult(model, r, order, result);
+    real.transcript.step(this.label);
+    const result = await sendOrder(real, model, order, this.fault === undefined ? {} : { fault: this.fault });
+    absorbOrderResult(model, real, order, result);
   }
 
   toString(): string {

@@ -12,14 +12,14 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
     return true;
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
-    r.transcript.step(this.toString());
-    const cents = await readBalanceCents(r, this.fault);
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    real.transcript.step(this.toString());
+    const cents = await readBalanceCents(real, this.fault);
     if (cents === undefined) return;
     const expected = expectedBalance(model);
     const charged = model.orders.filter((o) => o.committed).map((o) => `#${o.slot} ${formatKes(o.amountCents)}`);
     if (expected.exactCents !== undefined) {
-      r.checker.that(
+      real.checker.that(
         "no_double_charge",
         cents === expected.exactCents,
         () =>
@@ -27,7 +27,7 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
       );
       return;
     }
-    r.checker.that(
+    real.checker.that(
       "no_double_charge",
       cents >= expected.minCents,
       () =>
@@ -41,16 +41,16 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
 }
 
 /** The balance in cents, judged readable (no_double_charge); undefined when a fault lost the answer. */
-export async function readBalanceCents(r: RunContext, fault?: Fault): Promise<number | undefined> {
-  const result = await r.api.balance({ token: r.token, ...(fault === undefined ? {} : { fault }) });
+export async function readBalanceCents(real: RunContext, fault?: Fault): Promise<number | undefined> {
+  const result = await real.api.balance({ token: real.token, ...(fault === undefined ? {} : { fault }) });
   if (result.kind === "lost") return undefined;
   const { response } = result;
-  const cents = r.provider.readBalanceCents(response.json);
-  r.checker.that(
+  const cents = real.provider.readBalanceCents(response.json);
+  real.checker.that(
     "no_double_charge",
     response.status === 200 && cents !== undefined,
     () =>
-      `the balance could not be read (at ${r.provider.pointer("balance")}): HTTP ${response.status} ${response.text.slice(0, 160)}`,
+      `the balance could not be read (at ${real.provider.pointer("balance")}): HTTP ${response.status} ${response.text.slice(0, 160)}`,
   );
   return cents;
 }

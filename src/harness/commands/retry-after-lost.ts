@@ -18,14 +18,14 @@ export class RetryAfterLostResponseCommand implements fc.AsyncCommand<HarnessMod
     return model.orders.length < model.config.maxOrders && model.config.budget.canSpend(2 * this.spec.amountCents);
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
-    const order = newOrder(model, r, this.spec);
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = newOrder(model, real, this.spec);
     this.label = `place order #${order.slot} (${order.reference}), lose the response, retry with the same key: ${describeNewOrder(this.spec, model)}`;
-    r.transcript.step(this.label);
-    const lost = await sendOrder(r, model, order, { fault: { kind: "drop_response" } });
+    real.transcript.step(this.label);
+    const lost = await sendOrder(real, model, order, { fault: { kind: "drop_response" } });
     if (lost.kind !== "lost") throw new HarnessError("the fault proxy did not drop the response");
-    absorbOrderResult(model, r, order, lost);
-    absorbOrderResult(model, r, order, await sendOrder(r, model, order));
+    absorbOrderResult(model, real, order, lost);
+    absorbOrderResult(model, real, order, await sendOrder(real, model, order));
   }
 
   toString(): string {

@@ -30,20 +30,20 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
     return order !== undefined && model.config.budget.canSpend(order.amountCents + 100);
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
     const order = pick(committedOrders(model), this.orderIndex);
     if (order === undefined) return;
-    const { payload, what } = changePayload(model, order, this.change, domainOf(r));
+    const { payload, what } = changePayload(model, order, this.change, domainOf(real));
     this.label = `retry order #${order.slot} with the same key but ${what}${faultText(this.fault)}`;
-    r.transcript.step(this.label);
-    const result = await sendOrder(r, model, order, {
+    real.transcript.step(this.label);
+    const result = await sendOrder(real, model, order, {
       payload,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
     });
     if (result.kind === "lost") return;
     const { response } = result;
-    const code = r.provider.readErrorCode(response.json);
-    r.checker.that(
+    const code = real.provider.readErrorCode(response.json);
+    real.checker.that(
       "payload_mismatch_rejected",
       response.status === 409 && code === "idempotency_payload_mismatch",
       () =>

@@ -22,27 +22,27 @@ export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, R
     );
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
-    const order = newOrder(model, r, this.spec);
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = newOrder(model, real, this.spec);
     this.label = `place order #${order.slot} (${order.reference}) with ${this.copies} identical requests in parallel: ${describeNewOrder(this.spec, model)}`;
-    r.transcript.step(this.label);
+    real.transcript.step(this.label);
     const requests: ReturnType<typeof sendOrder>[] = [];
-    for (let i = 0; i < this.copies; i++) requests.push(sendOrder(r, model, order));
+    for (let i = 0; i < this.copies; i++) requests.push(sendOrder(real, model, order));
     // Every request finishes before any is judged, so none outlives this step.
     const settled = await Promise.allSettled(requests);
     // Judged in request order: the first 200 commits the order, every other must repeat its id.
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
-      absorbOrderResult(model, r, order, result.value, { concurrent: true });
+      absorbOrderResult(model, real, order, result.value, { concurrent: true });
     }
     // Idempotent-Replayed is our spec's header, not the interface's (§4.4 shows none): judged only under strict.
-    if (r.profile !== "strict") return;
+    if (real.profile !== "strict") return;
     // Exactly one of the accepted answers is the first; every other says Idempotent-Replayed: true.
     const accepted = settled.flatMap((s) =>
       s.status === "fulfilled" && s.value.kind === "response" && s.value.response.status === 200 ? [s.value] : [],
     );
     const firsts = accepted.filter((a) => a.response.headers["idempotent-replayed"]?.trim().toLowerCase() !== "true");
-    r.checker.that(
+    real.checker.that(
       "idempotent_replay",
       accepted.length === 0 || firsts.length === 1,
       () =>

@@ -19,13 +19,13 @@ export class RetrySameCommand implements fc.AsyncCommand<HarnessModel, RunContex
     return order !== undefined && model.config.budget.canSpend(order.amountCents);
   }
 
-  async run(model: HarnessModel, r: RunContext): Promise<void> {
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
     const order = pick(model.orders, this.orderIndex);
     if (order === undefined) return;
     this.label = `retry order #${order.slot} with the same key and payload${faultText(this.fault)}`;
-    r.transcript.step(this.label);
-    const result = await sendOrder(r, model, order, this.fault === undefined ? {} : { fault: this.fault });
-    absorbOrderResult(model, r, order, result);
+    real.transcript.step(this.label);
+    const result = await sendOrder(real, model, order, this.fault === undefined ? {} : { fault: this.fault });
+    absorbOrderResult(model, real, order, result);
   }
 
   toString(): string {

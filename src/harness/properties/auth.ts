@@ -27,7 +27,7 @@ const credentialArbitrary: fc.Arbitrary<Credential> = fc.oneof(
 
 const ENDPOINTS = ["send_airtime", "lookup", "balance"] as const;
 
-export function createAuthProperty(h: HarnessContext): ContractProperty {
+export function createAuthProperty(harness: HarnessContext): ContractProperty {
   return {
     name: "auth",
     summary: "no token, wrong tokens and malformed Authorization headers on every endpoint",
@@ -35,8 +35,8 @@ export function createAuthProperty(h: HarnessContext): ContractProperty {
     build(env) {
       return fc.asyncProperty(fc.constantFrom(...ENDPOINTS), credentialArbitrary, (endpoint, credential) =>
         recordRun(env.recorder, async (transcript) => {
-          const prefix = h.nextPrefix();
-          const api = directApi(h, env.checker, prefix);
+          const prefix = harness.nextPrefix();
+          const api = directApi(harness, env.checker, prefix);
           const headers: Record<string, string> =
             credential.kind === "wrong"
               ? { authorization: `Bearer ${credential.token}` }
@@ -44,17 +44,17 @@ export function createAuthProperty(h: HarnessContext): ContractProperty {
                 ? { authorization: credential.header }
                 : {};
           transcript.step(`call ${endpoint} ${describe(credential)}`);
-          const result = await call(api, endpoint, headers, prefix, h);
+          const result = await call(api, endpoint, headers, prefix, harness);
           if (result.kind !== "response") return;
           const { response } = result;
-          const code = h.provider.readErrorCode(response.json);
+          const code = harness.provider.readErrorCode(response.json);
           const expectedCodes =
             credential.kind === "none"
               ? ["missing_token"]
               : credential.kind === "wrong"
                 ? ["invalid_token"]
                 : ["missing_token", "invalid_token"];
-          if (h.profile === "interface") {
+          if (harness.profile === "interface") {
             // §5 asks for the bearer token; the status and body of a refusal are not shown (§7).
             env.checker.that(
               "auth_required",
@@ -98,7 +98,7 @@ function call(
   endpoint: (typeof ENDPOINTS)[number],
   headers: Record<string, string>,
   prefix: string,
-  h: HarnessContext,
+  harness: HarnessContext,
 ): Promise<CallResult> {
   switch (endpoint) {
     case "lookup":
@@ -112,10 +112,10 @@ function call(
         "balance",
       );
     case "send_airtime": {
-      const recipient = h.recipients[0];
+      const recipient = harness.recipients[0];
       // Under a budget a valid order is sent only while it fits; otherwise an amount of 0,
       // which a correct target never reaches since authentication comes first.
-      const amount = h.budget.reserve(1000) ? 10 : 0;
+      const amount = harness.budget.reserve(1000) ? 10 : 0;
       return api.sendAirtime({
         token: undefined,
         body: { account: recipient?.account ?? "0712000101", amount, currency: "KES", reference: `${prefix}-auth` },

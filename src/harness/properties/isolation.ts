@@ -12,8 +12,8 @@ import type { Session } from "../target.ts";
 
 const AMOUNT = 10;
 
-export function createIsolationProperty(h: HarnessContext): ContractProperty {
-  const session = lazySession(h);
+export function createIsolationProperty(harness: HarnessContext): ContractProperty {
+  const session = lazySession(harness);
   let other: Promise<Session | undefined> | undefined;
   return {
     name: "isolation",
@@ -24,23 +24,23 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
         fc.constantFrom<"lookup" | "same-key">("lookup", "same-key"),
         fc.nat({ max: 1000 }),
         async (probe, recipientIndex) => {
-          fc.pre(h.budget.canSpend(AMOUNT * 100 * (probe === "same-key" ? 2 : 1)));
+          fc.pre(harness.budget.canSpend(AMOUNT * 100 * (probe === "same-key" ? 2 : 1)));
           await recordRun(env.recorder, async (transcript) => {
-            other ??= h.target.otherSession();
+            other ??= harness.target.otherSession();
             const second = await other;
             if (second === undefined) return;
             const { token } = await session();
-            const prefix = h.nextPrefix();
-            const api = directApi(h, env.checker, prefix);
-            const recipient = h.recipients[recipientIndex % h.recipients.length];
-            const body = smallestOrder(h, recipient, `${prefix}-iso`);
+            const prefix = harness.nextPrefix();
+            const api = directApi(harness, env.checker, prefix);
+            const recipient = harness.recipients[recipientIndex % harness.recipients.length];
+            const body = smallestOrder(harness, recipient, `${prefix}-iso`);
             const key = `${prefix}-iso`;
-            h.budget.reserve(AMOUNT * 100);
+            harness.budget.reserve(AMOUNT * 100);
             transcript.step(`customer A places ${body.reference}`);
             const placed = await api.sendAirtime({ token, body, key });
-            recordPlaced(h.ledger, token, body.reference, AMOUNT * 100, placed);
+            recordPlaced(harness.ledger, token, body.reference, AMOUNT * 100, placed);
             if (placed.kind !== "response" || placed.response.status !== 200) return;
-            const id = h.provider.readOrder("order", placed.response.json).id;
+            const id = harness.provider.readOrder("order", placed.response.json).id;
             if (probe === "lookup") {
               transcript.step(`customer B looks up ${body.reference}`);
               const lookup = await api.lookup(body.reference, { token: second.token });
@@ -48,17 +48,17 @@ export function createIsolationProperty(h: HarnessContext): ContractProperty {
               const status = lookup.response.status;
               env.checker.that(
                 "customer_isolation",
-                h.profile === "strict" ? status === 404 : status >= 400 && status < 500,
+                harness.profile === "strict" ? status === 404 : status >= 400 && status < 500,
                 () =>
                   `customer B looked up customer A's ${body.reference} and got HTTP ${lookup.response.status} ${lookup.response.text.slice(0, 160)}`,
               );
               return;
             }
-            h.budget.reserve(AMOUNT * 100);
+            harness.budget.reserve(AMOUNT * 100);
             transcript.step(`customer B sends the same payload with customer A's key`);
             const replay = await api.sendAirtime({ token: second.token, body, key });
             if (replay.kind !== "response") return;
-            const answered = h.provider.readOrder("order", replay.response.json).id;
+            const answered = harness.provider.readOrder("order", replay.response.json).id;
             env.checker.that(
               "customer_isolation",
               answered !== id,

@@ -15,8 +15,8 @@ import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../propert
 const MAX_KEY_LENGTH = 255;
 const AMOUNT = 10;
 
-export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
-  const session = lazySession(h);
+export function createKeyLengthProperty(harness: HarnessContext): ContractProperty {
+  const session = lazySession(harness);
   const lengths = fc.oneof(
     fc.constantFrom(MAX_KEY_LENGTH, MAX_KEY_LENGTH + 1, MAX_KEY_LENGTH - 1, MAX_KEY_LENGTH + 2),
     // From 16: short enough keys could not carry the run's unique prefix.
@@ -39,37 +39,37 @@ export function createKeyLengthProperty(h: HarnessContext): ContractProperty {
         fc.nat({ max: 1000 }),
         fc.boolean(),
         async (length, keyIn, recipientIndex, quotedIfHeader) => {
-          fc.pre(h.budget.canSpend(AMOUNT * 100));
+          fc.pre(harness.budget.canSpend(AMOUNT * 100));
           await recordRun(env.recorder, async (transcript) => {
             const { token } = await session();
-            const prefix = h.nextPrefix();
-            const api = directApi(h, env.checker, prefix);
-            const recipient = h.recipients[recipientIndex % h.recipients.length];
+            const prefix = harness.nextPrefix();
+            const api = directApi(harness, env.checker, prefix);
+            const recipient = harness.recipients[recipientIndex % harness.recipients.length];
             if (recipient === undefined) return;
             // Unique per run: the prefix, padded to the exact length with visible ASCII.
             const key = `${prefix}-`.padEnd(length, "k").slice(0, length);
             const accepted = length <= MAX_KEY_LENGTH && IDEMPOTENCY_KEY_PATTERN.test(key);
             // RFC 8941 sf-string: the same key between double quotes (the quotes do not count).
             // Quoting (RFC 8941) is our spec's decision; the interface shows the bare header only.
-            const quoted = h.profile === "strict" && keyIn === "header" && quotedIfHeader;
-            h.budget.reserve(AMOUNT * 100);
+            const quoted = harness.profile === "strict" && keyIn === "header" && quotedIfHeader;
+            harness.budget.reserve(AMOUNT * 100);
             transcript.step(
               `place an order with a ${length}-character idempotency key in the ${keyIn}${quoted ? ", quoted" : ""}`,
             );
             const result = await api.sendAirtime({
               token,
-              body: smallestOrder(h, recipient, `${prefix}-key`),
+              body: smallestOrder(harness, recipient, `${prefix}-key`),
               key,
               keyIn,
               ...(quoted ? { headers: { "idempotency-key": `"${key}"` } } : {}),
             });
-            recordPlaced(h.ledger, token, `${prefix}-key`, AMOUNT * 100, result);
+            recordPlaced(harness.ledger, token, `${prefix}-key`, AMOUNT * 100, result);
             if (result.kind !== "response") return;
             const { response } = result;
-            const code = h.provider.readErrorCode(response.json);
+            const code = harness.provider.readErrorCode(response.json);
             // §4.4 and §8 state the length; the status and code of a refusal are our spec's (§7: not shown).
             const refused =
-              h.profile === "strict"
+              harness.profile === "strict"
                 ? response.status === 400 &&
                   (code === "invalid_idempotency_key" || (keyIn === "body" && code === "validation_failed"))
                 : response.status >= 400 && response.status < 500;

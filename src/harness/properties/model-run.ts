@@ -7,22 +7,23 @@
  */
 import type { LedgerEntry } from "../audit/ledger.ts";
 import fc from "fast-check";
-import { createPublicApi } from "../api.ts";
 import { auditRun } from "../audit/run-audit.ts";
 import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
-import type { HarnessContext } from "../harness-context.ts";
+import { type HarnessContext, harnessApi } from "../harness-context.ts";
 import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
+import type { Session } from "../target.ts";
+import type { Transcript } from "../transcript.ts";
 
 const MAX_ORDERS_PER_RUN = 6;
 
-export function createModelRunProperty(h: HarnessContext): ContractProperty {
-  const webhooks = h.receiver !== undefined;
+export function createModelRunProperty(harness: HarnessContext): ContractProperty {
+  const webhooks = harness.receiver !== undefined;
   const checks: CheckName[] = [
     ...CONFORMANCE_CHECKS,
     "idempotent_replay",
@@ -32,21 +33,21 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
     "status_monotonic",
     ...(webhooks ? (["webhook_delivered", "webhook_signature_valid", "webhook_matches_lookup"] as const) : []),
   ];
-  const timing = h.target.timingMs;
+  const timing = harness.target.timingMs;
   const config: ModelConfig = {
-    recipients: h.recipients,
-    budget: h.budget,
+    recipients: harness.recipients,
+    budget: harness.budget,
     timingMs: timing,
-    virtualClock: h.target.clockMode === "virtual" && h.target.admin !== undefined,
-    admin: h.target.admin !== undefined,
+    virtualClock: harness.target.clockMode === "virtual" && harness.target.admin !== undefined,
+    admin: harness.target.admin !== undefined,
     webhooks,
-    statusTable: h.provider.statuses.table,
-    statuses: h.provider.statuses,
-    moves: h.profile === "strict" || h.provider.given.statuses ? "table" : "final_to_pending",
+    statusTable: harness.provider.statuses.table,
+    statuses: harness.provider.statuses,
+    moves: harness.profile === "strict" || harness.provider.given.statuses ? "table" : "final_to_pending",
     maxOrders: MAX_ORDERS_PER_RUN,
-    exactBalance: !h.sharedAccount,
+    exactBalance: !harness.sharedAccount,
   };
-  const clock = targetClock(h);
+  const clock = targetClock(harness);
   return {
     name: "model",
     summary: "model-based runs: orders, retries, lost responses, lookups, balances, time, webhooks",
@@ -57,64 +58,21 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
         webhooks,
         timingMs: timing,
         maxAdvanceMs: Math.round((timing ?? 2000) * 1.5),
-        maxAmountCents: h.maxAmountCents,
-        maxCommands: h.maxCommands,
-        ...(h.provider.given.domain ? { domain: h.provider.domain } : {}),
+        maxAmountCents: harness.maxAmountCents,
+        maxCommands: harness.maxCommands,
+        ...(harness.provider.given.domain ? { domain: harness.provider.domain } : {}),
         ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
       });
       return fc.asyncProperty(commands, (cmds) =>
         recordRun(env.recorder, async (transcript) => {
-          const receiver = h.receiver;
-          const earlierKept: LedgerEntry[] = [];
-          const session = await h.target.newSession(h.subscription);
-          const prefix = h.nextPrefix();
-          const api = createPublicApi({
-            client: h.faultClient,
-            checker: env.checker,
-            observe: h.observe,
-            prism: h.prism,
-            requestIdPrefix: prefix,
-            profile: h.profile,
-            provider: h.provider,
-            ...(h.targetSpec === undefined ? {} : { targetSpec: h.targetSpec }),
-            ...(h.tokens === undefined ? {} : { tokens: h.tokens }),
-            waitOutRateLimits: h.profile === "interface",
-          });
-          const real: RunContext = {
-            api,
-            checker: env.checker,
-            token: session.token,
-            customerId: session.customerId,
-            prefix,
-            transcript,
-            clock,
-            admin: h.target.admin,
-            receiver,
-            timeouts: h.timeouts,
-            timings: h.timings,
-            profile: h.profile,
-            provider: h.provider,
-            earlierKept,
-          };
-          if (session.startBalanceCents === undefined) {
-            await settleEarlierOrders(h, real);
-            earlierKept.push(...(await stillKept(h, real)));
-          }
+          const { real, session } = await openModelRun(harness, env.checker, clock, transcript);
           const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
           const model = createModel(config, start);
           try {
-            await h.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
+            await harness.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
             await auditRun(model, real);
           } finally {
-            for (const order of committedOrders(model)) {
-              h.ledger.add({
-                token: session.token,
-                reference: order.reference,
-                amountCents: order.amountCents,
-                final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
-                refunded: order.lastStatus !== undefined && h.provider.statuses.refunds(order.lastStatus),
-              });
-            }
+            recordOrders(harness, model, session.token);
           }
         }),
       );
@@ -126,22 +84,64 @@ export function createModelRunProperty(h: HarnessContext): ContractProperty {
   };
 }
 
+/** A fresh customer and the API that judges its answers; settles earlier orders when the target cannot give a start balance. */
+async function openModelRun(
+  harness: HarnessContext,
+  checker: Checker,
+  clock: TargetClock,
+  transcript: Transcript,
+): Promise<{ real: RunContext; session: Session }> {
+  const earlierKept: LedgerEntry[] = [];
+  const session = await harness.target.newSession(harness.subscription);
+  const prefix = harness.nextPrefix();
+  const api = harnessApi(harness, checker, prefix, "through_proxy");
+  const real: RunContext = {
+    ...harness,
+    api,
+    checker,
+    token: session.token,
+    customerId: session.customerId,
+    prefix,
+    transcript,
+    clock,
+    earlierKept,
+  };
+  if (session.startBalanceCents === undefined) {
+    await settleEarlierOrders(harness, real);
+    earlierKept.push(...(await stillKept(harness, real)));
+  }
+  return { real, session };
+}
+
+/** Every order the run committed goes into the shared ledger, so later runs on the account can account for it. */
+function recordOrders(harness: HarnessContext, model: ReturnType<typeof createModel>, token: string): void {
+  for (const order of committedOrders(model)) {
+    harness.ledger.add({
+      token,
+      reference: order.reference,
+      amountCents: order.amountCents,
+      final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+      refunded: order.lastStatus !== undefined && harness.provider.statuses.refunds(order.lastStatus),
+    });
+  }
+}
+
 /**
  * On an account earlier runs used, orders still open would move the balance
  * under this run's judgement: wait for them first (bounded by --final-timeout).
  */
-async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<void> {
-  const open = h.ledger.open(r.token);
+async function settleEarlierOrders(harness: HarnessContext, real: RunContext): Promise<void> {
+  const open = harness.ledger.open(real.token);
   if (open.length === 0) return;
-  r.transcript.step(`wait for ${open.length} earlier order(s) on this account to become final`);
-  const deadline = Date.now() + h.timeouts.finalMs;
+  real.transcript.step(`wait for ${open.length} earlier order(s) on this account to become final`);
+  const deadline = Date.now() + harness.timeouts.finalMs;
   await Promise.all(
     open.map(async (entry) => {
-      for (let wait = 20; Date.now() < deadline; wait = Math.min(h.timeouts.pollMs, wait * 2)) {
-        const result = await r.api.lookup(entry.reference, { token: r.token });
+      for (let wait = 20; Date.now() < deadline; wait = Math.min(harness.timeouts.pollMs, wait * 2)) {
+        const result = await real.api.lookup(entry.reference, { token: real.token });
         const status =
-          result.kind === "response" ? h.provider.readOrder("lookup", result.response.json).status : undefined;
-        if (typeof status === "number" && h.provider.statuses.isFinal(status)) {
+          result.kind === "response" ? harness.provider.readOrder("lookup", result.response.json).status : undefined;
+        if (typeof status === "number" && harness.provider.statuses.isFinal(status)) {
           entry.final = true;
           return;
         }
@@ -156,41 +156,41 @@ async function settleEarlierOrders(h: HarnessContext, r: RunContext): Promise<vo
  * starting balance is read: a later reversal of one of them moves the
  * balance under this run, and the audit accounts for exactly these.
  */
-async function stillKept(h: HarnessContext, r: RunContext): Promise<LedgerEntry[]> {
-  const kept = h.ledger.kept(r.token);
+async function stillKept(harness: HarnessContext, real: RunContext): Promise<LedgerEntry[]> {
+  const kept = harness.ledger.kept(real.token);
   await Promise.all(
     kept.map(async (entry) => {
-      const result = await r.api.lookup(entry.reference, { token: r.token });
+      const result = await real.api.lookup(entry.reference, { token: real.token });
       const status =
-        result.kind === "response" ? h.provider.readOrder("lookup", result.response.json).status : undefined;
-      if (status !== undefined && h.provider.statuses.refunds(status)) entry.refunded = true;
+        result.kind === "response" ? harness.provider.readOrder("lookup", result.response.json).status : undefined;
+      if (status !== undefined && harness.provider.statuses.refunds(status)) entry.refunded = true;
     }),
   );
   return kept.filter((entry) => !entry.refunded);
 }
 
-async function readStartBalance(r: RunContext, checker: Checker): Promise<number> {
-  r.transcript.step("read the starting balance");
-  const result = await r.api.balance({ token: r.token });
+async function readStartBalance(real: RunContext, checker: Checker): Promise<number> {
+  real.transcript.step("read the starting balance");
+  const result = await real.api.balance({ token: real.token });
   if (result.kind !== "response") throw new HarnessError("the starting balance could not be read");
   checker.that(
     "status_code_conformance",
     result.response.status === 200,
     () => `GET /v1/balance answered HTTP ${result.response.status} with a valid token`,
   );
-  const cents = r.provider.readBalanceCents(result.response.json);
+  const cents = real.provider.readBalanceCents(result.response.json);
   if (result.response.status !== 200 || cents === undefined) {
     throw new HarnessError(
-      `GET /v1/balance: HTTP ${result.response.status}, no balance at ${r.provider.pointer("balance")}`,
+      `GET /v1/balance: HTTP ${result.response.status}, no balance at ${real.provider.pointer("balance")}`,
     );
   }
   return cents;
 }
 
 /** Virtual clock with admin powers: advance it. Otherwise: wait, capped, on the wall clock. */
-function targetClock(h: HarnessContext): TargetClock {
-  const admin = h.target.admin;
-  if (h.target.clockMode === "virtual" && admin !== undefined) {
+function targetClock(harness: HarnessContext): TargetClock {
+  const admin = harness.target.admin;
+  if (harness.target.clockMode === "virtual" && admin !== undefined) {
     return {
       mode: "virtual",
       async advance(ms) {
@@ -203,7 +203,7 @@ function targetClock(h: HarnessContext): TargetClock {
   return {
     mode: "real",
     async advance(ms) {
-      const wait = Math.min(ms, h.timeouts.maxWaitMs);
+      const wait = Math.min(ms, harness.timeouts.maxWaitMs);
       const started = Date.now();
       await new Promise((resolve) => setTimeout(resolve, wait));
       return Date.now() - started;

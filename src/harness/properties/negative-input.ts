@@ -14,23 +14,23 @@ import { fixedNegativeCases, negativeCaseArbitrary, REFERENCE_SLOT, requestedCen
 /** Bodies above this size may be refused by a provider's own limit (a connection reset included). */
 const BODY_LIMIT_SEEN = 64 * 1024;
 
-export function createNegativeInputProperty(h: HarnessContext): ContractProperty {
-  const session = lazySession(h);
+export function createNegativeInputProperty(harness: HarnessContext): ContractProperty {
+  const session = lazySession(harness);
   return {
     name: "negative-input",
     summary: "invalid bodies, malformed JSON, wrong media type, oversized bodies, bad keys",
     checks: [...CONFORMANCE_CHECKS, "negative_input_rejected"],
-    examples: fixedNegativeCases(h.recipients).map((negative) => [negative]),
+    examples: fixedNegativeCases(harness.recipients).map((negative) => [negative]),
     build(env) {
-      return fc.asyncProperty(negativeCaseArbitrary(h.recipients, h.maxAmountCents), async (negative) => {
+      return fc.asyncProperty(negativeCaseArbitrary(harness.recipients, harness.maxAmountCents), async (negative) => {
         // Under a budget, a case asking for more than is left is not sent at all.
-        fc.pre(h.budget.canSpend(requestedCents(negative.body)));
+        fc.pre(harness.budget.canSpend(requestedCents(negative.body)));
         await recordRun(env.recorder, async (transcript) => {
           const { token } = await session();
-          const prefix = h.nextPrefix();
-          const api = directApi(h, env.checker, prefix);
+          const prefix = harness.nextPrefix();
+          const api = directApi(harness, env.checker, prefix);
           const reference = `${prefix}-neg`;
-          h.budget.reserve(requestedCents(negative.body));
+          harness.budget.reserve(requestedCents(negative.body));
           transcript.step(`send an order with ${negative.label}`);
           const body = negative.body.replaceAll(REFERENCE_SLOT, reference);
           const result = await api
@@ -40,7 +40,7 @@ export function createNegativeInputProperty(h: HarnessContext): ContractProperty
               // body has answered in its own way. An observation, not a verdict, and never the run's end.
               if (
                 !(error instanceof UnreachableError) ||
-                h.profile === "strict" ||
+                harness.profile === "strict" ||
                 Buffer.byteLength(body) <= BODY_LIMIT_SEEN
               )
                 throw error;
@@ -55,9 +55,9 @@ export function createNegativeInputProperty(h: HarnessContext): ContractProperty
             });
           if (result?.kind !== "response") return;
           const { response } = result;
-          const code = h.provider.readErrorCode(response.json);
+          const code = harness.provider.readErrorCode(response.json);
           // Which inputs are invalid, and how they are refused, is our spec's: under `interface` only no 5xx.
-          if (h.profile !== "strict") return;
+          if (harness.profile !== "strict") return;
           env.checker.that(
             "negative_input_rejected",
             negative.expectStatus.includes(response.status) && negative.expectCodes.includes(String(code)),

@@ -31,7 +31,7 @@ interface Stop {
   /** Cents the stop may spend (reserved from the budget first). */
   readonly cents: number;
   readonly adminOnly: boolean;
-  visit(tour: Tour, h: HarnessContext): Promise<void>;
+  visit(tour: Tour, harness: HarnessContext): Promise<void>;
 }
 
 function expectStatus(tour: Tour, result: CallResult, status: number, code: string | undefined, what: string): void {
@@ -60,13 +60,13 @@ const STOPS: readonly Stop[] = [
     name: "a valid order → 200",
     cents: AMOUNT * 100,
     adminOnly: false,
-    async visit(tour, h) {
+    async visit(tour, harness) {
       const result = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, `${tour.prefix}-ok`),
         key: `${tour.prefix}-ok`,
       });
-      recordPlaced(h.ledger, tour.token, `${tour.prefix}-ok`, AMOUNT * 100, result);
+      recordPlaced(harness.ledger, tour.token, `${tour.prefix}-ok`, AMOUNT * 100, result);
       expectStatus(tour, result, 200, undefined, "a valid order");
     },
   },
@@ -132,14 +132,14 @@ const STOPS: readonly Stop[] = [
     name: "a reference used twice with two keys → 409 duplicate_reference",
     cents: 2 * AMOUNT * 100,
     adminOnly: false,
-    async visit(tour, h) {
+    async visit(tour, harness) {
       const reference = `${tour.prefix}-dup`;
       const first = await tour.api.sendAirtime({
         token: tour.token,
         body: order(tour, reference),
         key: `${tour.prefix}-d1`,
       });
-      recordPlaced(h.ledger, tour.token, reference, AMOUNT * 100, first);
+      recordPlaced(harness.ledger, tour.token, reference, AMOUNT * 100, first);
       expectStatus(tour, first, 200, undefined, "the first order");
       tour.transcript.step(`order again under ${reference} with another key`);
       const second = await tour.api.sendAirtime({
@@ -154,8 +154,8 @@ const STOPS: readonly Stop[] = [
     name: "an order beyond the balance → 402 insufficient_balance, no order",
     cents: AMOUNT * 100,
     adminOnly: true,
-    async visit(tour, h) {
-      const empty = await h.target.emptySession();
+    async visit(tour, harness) {
+      const empty = await harness.target.emptySession();
       if (empty === undefined) return;
       const reference = `${tour.prefix}-poor`;
       const result = await tour.api.sendAirtime({
@@ -171,14 +171,14 @@ const STOPS: readonly Stop[] = [
     name: "an order beyond the smallest wallet → 402 insufficient_balance, no order (no admin powers needed)",
     cents: 0,
     adminOnly: false,
-    async visit(tour, h) {
+    async visit(tour, harness) {
       // The smallest wallet, read from GET /v1/balance: an order one shilling beyond it cannot be covered.
       const balance = await tour.api.balance({ token: tour.token });
       if (balance.kind !== "response" || balance.response.status !== 200) return;
       const wallet = smallestWallet(balance.response.json);
       if (wallet === undefined) return;
       const amount = Math.max(DEFAULT_ORDER_LIMITS.minAmount, Math.floor(wallet.amount) + 1);
-      if (amount > DEFAULT_ORDER_LIMITS.maxAmount || !h.budget.reserve(amount * 100)) return;
+      if (amount > DEFAULT_ORDER_LIMITS.maxAmount || !harness.budget.reserve(amount * 100)) return;
       const reference = `${tour.prefix}-beyond`;
       tour.transcript.step(
         `order KES ${amount} from the smallest wallet (${wallet.shortcode ?? "default"}, KES ${wallet.amount})`,
@@ -212,33 +212,33 @@ function smallestWallet(body: unknown): { readonly shortcode: string | null; rea
   return usable[0];
 }
 
-export function createStatusCodesProperty(h: HarnessContext): ContractProperty {
-  const session = lazySession(h);
-  const stops = STOPS.filter((stop) => !stop.adminOnly || h.target.admin !== undefined);
+export function createStatusCodesProperty(harness: HarnessContext): ContractProperty {
+  const session = lazySession(harness);
+  const stops = STOPS.filter((stop) => !stop.adminOnly || harness.target.admin !== undefined);
   return {
     name: "status-codes",
     summary: "each documented status provoked on purpose: 200, 400, 402, 404, 405, 409",
     checks: CONFORMANCE_CHECKS,
     build(env) {
       return fc.asyncProperty(fc.constantFrom(...stops), fc.nat({ max: 1000 }), async (stop, recipientIndex) => {
-        fc.pre(h.budget.canSpend(stop.cents));
+        fc.pre(harness.budget.canSpend(stop.cents));
         await recordRun(env.recorder, async (transcript) => {
           const { token } = await session();
-          const prefix = h.nextPrefix();
-          const recipient = h.recipients[recipientIndex % h.recipients.length];
-          h.budget.reserve(stop.cents);
+          const prefix = harness.nextPrefix();
+          const recipient = harness.recipients[recipientIndex % harness.recipients.length];
+          harness.budget.reserve(stop.cents);
           transcript.step(stop.name);
           await stop.visit(
             {
-              api: directApi(h, env.checker, prefix),
+              api: directApi(harness, env.checker, prefix),
               checker: env.checker,
-              provider: h.provider,
+              provider: harness.provider,
               transcript,
               token,
               prefix,
               account: recipient?.account ?? "",
             },
-            h,
+            harness,
           );
         });
       });

@@ -1,0 +1,124 @@
+/**
+ * The last step of a contract run, pure: what each check saw becomes its
+ * verdict — failed (recorded as it happened), skipped with the reason,
+ * not exercised when no case of it came up, or passed with its coverage.
+ */
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { CHECK_NAMES, CHECKS, type CheckName } from "./checks.ts";
+import { describeCoverage } from "./coverage.ts";
+import type { Profile } from "./profiles.ts";
+import type { PropertyName } from "./property.ts";
+import type { CheckFailureReport, CheckVerdict } from "./report.ts";
+
+const WEBHOOK_SKIP_REASON =
+  "webhook checks need --webhook-listen HOST:PORT (reachable by the target) and --webhook-secret";
+const UNSIGNED_SKIP_REASON =
+  "not judged under --profile interface: the provider profile names no webhook signing scheme (webhooks.signing)";
+const ISOLATION_SKIP_REASON = "customer_isolation needs --other-token (a second customer's token)";
+
+/** What the properties saw, summed over all of them. */
+export interface CoverageAggregate {
+  readonly exercised: Map<CheckName, Set<PropertyName>>;
+  readonly assertions: Map<CheckName, number>;
+  readonly tallies: Map<CheckName, Map<string, number>>;
+  readonly failures: Map<CheckName, CheckFailureReport>;
+}
+
+export function emptyAggregate(): CoverageAggregate {
+  return { exercised: new Map(), assertions: new Map(), tallies: new Map(), failures: new Map() };
+}
+
+/** Why a check cannot be judged in this run at all, before any property runs. */
+export function unavailableChecks(facts: {
+  readonly profile: Profile;
+  readonly inProfile: ReadonlySet<CheckName>;
+  readonly hasReceiver: boolean;
+  readonly signingGiven: boolean;
+  readonly hasOtherCustomer: boolean;
+}): Map<CheckName, string> {
+  const unavailable = new Map<CheckName, string>();
+  for (const name of CHECK_NAMES) {
+    if (!facts.inProfile.has(name)) {
+      unavailable.set(
+        name,
+        `not judged under --profile ${facts.profile}: our spec decides it, the interface leaves it free`,
+      );
+    }
+  }
+  if (!facts.hasReceiver) {
+    for (const name of ["webhook_delivered", "webhook_signature_valid", "webhook_matches_lookup"] as const) {
+      unavailable.set(name, WEBHOOK_SKIP_REASON);
+    }
+  }
+  if (facts.profile === "interface" && !facts.signingGiven)
+    unavailable.set("webhook_signature_valid", UNSIGNED_SKIP_REASON);
+  if (!facts.hasOtherCustomer) unavailable.set("customer_isolation", ISOLATION_SKIP_REASON);
+  return unavailable;
+}
+
+export interface VerdictInput {
+  readonly seen: CoverageAggregate;
+  /** False when an error stopped the run before every property had run. */
+  readonly finished: boolean;
+  readonly selected: ReadonlySet<CheckName>;
+  readonly unavailable: ReadonlyMap<CheckName, string>;
+  readonly maxFailures: number;
+  readonly propertiesChosen: boolean;
+  readonly budgetRefusals: number;
+  readonly provider: CompiledProfile;
+}
+
+/** One verdict per check, in CHECK_NAMES order. */
+export function decideVerdicts(input: VerdictInput): CheckVerdict[] {
+  return CHECK_NAMES.map((name) => decideOne(name, input));
+}
+
+function decideOne(name: CheckName, input: VerdictInput): CheckVerdict {
+  const description = CHECKS[name].description;
+  const { seen } = input;
+  const failure = seen.failures.get(name);
+  if (failure !== undefined) return { name, description, status: "failed", failure };
+  if (!input.finished) return { name, description, status: "skipped", reason: "the run stopped early" };
+  if (!input.selected.has(name)) {
+    return { name, description, status: "skipped", reason: "not selected (--checks / --exclude-checks)" };
+  }
+  const unavailable = input.unavailable.get(name);
+  if (unavailable !== undefined) return { name, description, status: "skipped", reason: unavailable };
+  const by = seen.exercised.get(name);
+  if (by === undefined) {
+    const reason = whyNotReached(input, seen.failures.size);
+    return reason === undefined
+      ? {
+          name,
+          description,
+          status: "not_exercised",
+          reason: "no case of it came up in this run",
+          coverage: undefined,
+        }
+      : { name, description, status: "skipped", reason };
+  }
+  const coverage = describeCoverage(
+    name,
+    seen.assertions.get(name) ?? 0,
+    seen.tallies.get(name),
+    input.provider.statuses.table,
+  );
+  return coverage.missing.length === 0
+    ? { name, description, status: "passed", properties: [...by], coverage }
+    : {
+        name,
+        description,
+        status: "not_exercised",
+        reason: `no ${coverage.missing.join(" or ")}-class final status came up (${coverage.summary})`,
+        coverage,
+      };
+}
+
+/** A reason the run itself gives for never reaching a check; undefined when none does. */
+function whyNotReached(input: VerdictInput, failedCount: number): string | undefined {
+  if (failedCount >= input.maxFailures)
+    return `not reached: the run stopped after ${failedCount} failed check(s) (--max-failures)`;
+  if (input.propertiesChosen) return "not exercised by the selected properties";
+  if (input.budgetRefusals > 0) return "not exercised: the budget left no room for the requests it needs";
+  return undefined;
+}
