@@ -43,6 +43,7 @@ import { parseReplayPath } from "./replay.ts";
 import { type CheckVerdict, type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
 import { type ResolvedTarget, resolveTarget, type TargetSpec } from "./target.ts";
 import { createTokenSource, runTokenCommand } from "./token-source.ts";
+import { unexercisedReason } from "./unexercised-reason.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
@@ -286,25 +287,17 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
       } else if (unavailable.has(name)) {
         verdicts.set(name, { name, description, status: "skipped", reason: unavailable.get(name) as string });
       } else if (by === undefined) {
-        const reason =
-          failed.size >= maxFailures
-            ? `not reached: the run stopped after ${failed.size} failed check(s) (--max-failures)`
-            : options.properties !== undefined
-              ? "not exercised by the selected properties"
-              : budget.refusals() > 0
-                ? "not exercised: the budget left no room for the requests it needs"
-                : undefined;
+        const { status, reason } = unexercisedReason(name, {
+          stoppedAfterFailures: failed.size >= maxFailures ? failed.size : undefined,
+          propertiesSelected: options.properties !== undefined,
+          budgetRefusals: budget.refusals(),
+          webhooks: receiver?.arrivals(),
+        });
         verdicts.set(
           name,
-          reason === undefined
-            ? {
-                name,
-                description,
-                status: "not_exercised",
-                reason: "no case of it came up in this run",
-                coverage: undefined,
-              }
-            : { name, description, status: "skipped", reason },
+          status === "skipped"
+            ? { name, description, status, reason }
+            : { name, description, status, reason, coverage: undefined },
         );
       } else {
         const coverage = describeCoverage(name, assertions.get(name) ?? 0, tallies.get(name), provider.statuses.table);
