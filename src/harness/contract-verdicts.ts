@@ -9,6 +9,8 @@ import { describeCoverage } from "./coverage.ts";
 import type { Profile } from "./profiles.ts";
 import type { PropertyName } from "./property.ts";
 import type { CheckFailureReport, CheckVerdict } from "./report.ts";
+import { unexercisedReason } from "./unexercised-reason.ts";
+import type { WebhookArrivals } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
   "webhook checks need --webhook-listen HOST:PORT (reachable by the target) and --webhook-secret";
@@ -66,6 +68,8 @@ export interface VerdictInput {
   readonly propertiesChosen: boolean;
   readonly budgetRefusals: number;
   readonly provider: CompiledProfile;
+  /** What reached the webhook receiver, when the run had one: names the real cause of an unjudged webhook check. */
+  readonly webhooks: WebhookArrivals | undefined;
 }
 
 /** One verdict per check, in CHECK_NAMES order. */
@@ -86,16 +90,16 @@ function decideOne(name: CheckName, input: VerdictInput): CheckVerdict {
   if (unavailable !== undefined) return { name, description, status: "skipped", reason: unavailable };
   const by = seen.exercised.get(name);
   if (by === undefined) {
-    const reason = whyNotReached(input, seen.failures.size);
-    return reason === undefined
-      ? {
-          name,
-          description,
-          status: "not_exercised",
-          reason: "no case of it came up in this run",
-          coverage: undefined,
-        }
-      : { name, description, status: "skipped", reason };
+    const failedCount = seen.failures.size;
+    const { status, reason } = unexercisedReason(name, {
+      stoppedAfterFailures: failedCount >= input.maxFailures ? failedCount : undefined,
+      propertiesSelected: input.propertiesChosen,
+      budgetRefusals: input.budgetRefusals,
+      webhooks: input.webhooks,
+    });
+    return status === "skipped"
+      ? { name, description, status, reason }
+      : { name, description, status, reason, coverage: undefined };
   }
   const coverage = describeCoverage(
     name,
@@ -112,13 +116,4 @@ function decideOne(name: CheckName, input: VerdictInput): CheckVerdict {
         reason: `no ${coverage.missing.join(" or ")}-class final status came up (${coverage.summary})`,
         coverage,
       };
-}
-
-/** A reason the run itself gives for never reaching a check; undefined when none does. */
-function whyNotReached(input: VerdictInput, failedCount: number): string | undefined {
-  if (failedCount >= input.maxFailures)
-    return `not reached: the run stopped after ${failedCount} failed check(s) (--max-failures)`;
-  if (input.propertiesChosen) return "not exercised by the selected properties";
-  if (input.budgetRefusals > 0) return "not exercised: the budget left no room for the requests it needs";
-  return undefined;
 }

@@ -80,6 +80,7 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     propertiesChosen: options.properties !== undefined,
     budgetRefusals: budget.refusals(),
     provider: plan.provider,
+    webhooks: harness?.receiver?.arrivals(),
   });
   const requireCoverage = options.requireCoverage === true;
   return {

@@ -55,7 +55,20 @@ export interface WebhookReceiver {
   ): Promise<WebhookWait>;
   /** Verified deliveries about `reference`, in arrival order. */
   deliveriesFor(reference: string): readonly ReceivedDelivery[];
+  /** What reached the receiver, so a check never exercised can name why. */
+  arrivals(): WebhookArrivals;
   close(): Promise<void>;
+}
+
+/** Counts of what reached the receiver over the whole run. */
+export interface WebhookArrivals {
+  /** Every request, verified or not, event or not. */
+  readonly requests: number;
+  readonly rejected: number;
+  /** Verified order-status events (retries counted once). */
+  readonly statusEvents: number;
+  /** Of those, the ones whose reference the profile's pointer found. */
+  readonly correlated: number;
 }
 
 interface Waiter {
@@ -92,7 +105,9 @@ export async function startWebhookReceiver(options: {
     waiters = pending;
   };
 
+  let requests = 0;
   const handle = (req: IncomingMessage, res: ServerResponse, bytes: Buffer, receivedAt: number) => {
+    requests += 1;
     const headers = flattenHeaders(req);
     const body = bytes.toString("utf8");
     const payload = parseJson(body);
@@ -133,6 +148,12 @@ export async function startWebhookReceiver(options: {
     secret: options.secret,
     signing: verifier.description,
     deliveriesFor,
+    arrivals: () => ({
+      requests,
+      rejected: rejections.length,
+      statusEvents: deliveries.length,
+      correlated: deliveries.filter((d) => d.reference !== undefined).length,
+    }),
     waitForFinal(reference, timeoutMs, accept = () => true) {
       const test = (): WebhookWait | undefined => {
         const rejection = rejections.find((r) => r.reference === reference);

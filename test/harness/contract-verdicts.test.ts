@@ -22,6 +22,7 @@ function input(overrides: Partial<VerdictInput> = {}): VerdictInput {
     propertiesChosen: false,
     budgetRefusals: 0,
     provider,
+    webhooks: undefined,
     ...overrides,
   };
 }

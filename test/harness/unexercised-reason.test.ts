@@ -1,0 +1,97 @@
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, test } from "vitest";
+import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import { unexercisedReason, type UnexercisedFacts } from "../../src/harness/unexercised-reason.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../../src/harness/webhook-receiver.ts";
+
+const SECRET = `whsec_${Buffer.from("a secret of at least twenty-four bytes").toString("base64")}`;
+const QUIET: UnexercisedFacts = {
+  stoppedAfterFailures: undefined,
+  propertiesSelected: false,
+  budgetRefusals: 0,
+  webhooks: undefined,
+};
+
+let receiver: WebhookReceiver | undefined;
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+/** Posts `payload` to the receiver over HTTP, signed with the Standard Webhooks library unless told otherwise. */
+async function deliver(to: WebhookReceiver, id: string, payload: unknown, signed = true): Promise<number> {
+  const body = JSON.stringify(payload);
+  const headers: Record<string, string> = { "content-type": "application/json", "webhook-id": id };
+  if (signed) {
+    const at = new Date();
+    headers["webhook-timestamp"] = String(Math.floor(at.getTime() / 1000));
+    headers["webhook-signature"] = new Webhook(SECRET).sign(id, at, body);
+  }
+  const response = await fetch(to.url, { method: "POST", headers, body });
+  return response.status;
+}
+
+describe("a webhook check never exercised names what reached the receiver", () => {
+  test("events whose reference the profile cannot find: no webhook correlated, not the budget", async () => {
+    receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile() });
+    // The provider nests the reference where the profile does not look.
+    expect(await deliver(receiver, "msg_1", { type: "airtime.status", data: { reference: "R-1" }, status: 20 })).toBe(
+      200,
+    );
+    expect(await deliver(receiver, "msg_2", { type: "airtime.status", data: { reference: "R-2" }, status: 2 })).toBe(
+      200,
+    );
+    const webhooks = receiver.arrivals();
+    expect(webhooks).toEqual({ requests: 2, rejected: 0, statusEvents: 2, correlated: 0 });
+    const verdict = unexercisedReason("webhook_matches_lookup", { ...QUIET, budgetRefusals: 4, webhooks });
+    expect(verdict.status).toBe("not_exercised");
+    expect(verdict.reason).toMatch(/^no webhook correlated: 2 order-status event/);
+    expect(verdict.reason).not.toMatch(/budget/);
+  });
+
+  test("nothing arrived, only unsigned requests, or only other events: each says so", async () => {
+    receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile() });
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks: receiver.arrivals() }).reason).toBe(
+      "no webhook arrived at the receiver",
+    );
+    expect(await deliver(receiver, "msg_1", { type: "airtime.status", reference: "R-1", status: 20 }, false)).toBe(400);
+    expect(unexercisedReason("webhook_signature_valid", { ...QUIET, webhooks: receiver.arrivals() }).reason).toBe(
+      "no webhook verified: all 1 failed signature verification",
+    );
+    await receiver.close();
+    receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile() });
+    expect(await deliver(receiver, "msg_1", { type: "balance.low", reference: "R-1", status: 20 })).toBe(200);
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks: receiver.arrivals() }).reason).toMatch(
+      /^no order-status event: 1 request\(s\) arrived, none matched the profile's event filter/,
+    );
+  });
+
+  test("correlated webhooks leave room for the real cause; the budget is named only when it refused", async () => {
+    receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile() });
+    expect(await deliver(receiver, "msg_1", { type: "airtime.status", reference: "R-1", status: 20 })).toBe(200);
+    const webhooks = receiver.arrivals();
+    expect(webhooks.correlated).toBe(1);
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks, budgetRefusals: 2 })).toEqual({
+      status: "skipped",
+      reason: "not exercised: the budget refused 2 request(s) it needs",
+    });
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks })).toEqual({
+      status: "not_exercised",
+      reason: "no case of it came up in this run",
+    });
+  });
+
+  test("a stopped run and a property selection outrank every other cause", () => {
+    const webhooks = { requests: 0, rejected: 0, statusEvents: 0, correlated: 0 };
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks, stoppedAfterFailures: 1 }).reason).toMatch(
+      /stopped after 1 failed check/,
+    );
+    expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks, propertiesSelected: true }).reason).toBe(
+      "not exercised by the selected properties",
+    );
+    // A check that needs no webhook is not blamed on the receiver.
+    expect(unexercisedReason("lookup_consistent", { ...QUIET, webhooks }).reason).toBe(
+      "no case of it came up in this run",
+    );
+  });
+});
