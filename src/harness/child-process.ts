@@ -6,15 +6,40 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { createServer } from "node:net";
 
-/** A port nothing listens on right now (asked of the OS, then released). */
-export function freePort(host = "127.0.0.1"): Promise<number> {
+/**
+ * Ports handed out below every common ephemeral range (Linux 32768–60999,
+ * BSD and Windows 49152–65535). A port the OS picks for `listen(0)` comes
+ * from that range, and between its release and its reuse here a busy
+ * machine's outgoing connections can take it as their source port: the
+ * later `listen` then fails with EADDRINUSE. Below the range only another
+ * explicit bind can take it.
+ */
+const QUIET_PORTS = { min: 20_000, max: 32_000 } as const;
+const PROBES = 20;
+
+/** A port nothing listens on right now (probed, then released). */
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  for (let probe = 0; probe < PROBES; probe += 1) {
+    const port = QUIET_PORTS.min + Math.floor(Math.random() * (QUIET_PORTS.max - QUIET_PORTS.min));
+    if ((await tryListen(host, port)) !== undefined) return port;
+  }
+  // Every probe taken: let the OS choose, from its ephemeral range.
+  const port = await tryListen(host, 0);
+  if (port === undefined) throw new Error(`no free port on ${host}`);
+  return port;
+}
+
+/** The port listened on and released, or undefined when it is taken. */
+function tryListen(host: string, port: number): Promise<number | undefined> {
   return new Promise((resolvePort, rejectPort) => {
     const server = createServer();
-    server.once("error", rejectPort);
-    server.listen(0, host, () => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      error.code === "EADDRINUSE" || error.code === "EACCES" ? resolvePort(undefined) : rejectPort(error),
+    );
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
+      const bound = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolvePort(bound));
     });
   });
 }
