@@ -14,7 +14,9 @@ import { type ContractOptions, DEFAULT_REAL_CLOCK_MODEL_RUNS, DEFAULT_TIMING_MS 
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
 import type { HarnessContext } from "./harness-context.ts";
+import { createHttpClient } from "./http-client.ts";
 import { openContractRun } from "./open-contract-run.ts";
+import { preflight } from "./preflight.ts";
 import { createAuthProperty } from "./properties/auth.ts";
 import { createIsolationProperty } from "./properties/isolation.ts";
 import { createKeyLengthProperty } from "./properties/key-length.ts";
@@ -40,6 +42,22 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
   const started = Date.now();
   const plan = await planContractRun(given);
   const { options } = plan;
+  // Before any property: an unreachable target or a refused token stops the run with the cause, not a table.
+  if (plan.spec.kind === "remote") {
+    const tokenFlag = given.token === undefined ? "--token-command" : "--token";
+    await preflight({
+      client: createHttpClient(
+        plan.spec.url,
+        options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
+      ),
+      url: plan.spec.url,
+      unauthorized: plan.provider.resolved.http.unauthorized ?? 401,
+      tokens: [
+        { flag: tokenFlag, token: plan.spec.token },
+        ...(plan.spec.otherToken === undefined ? [] : [{ flag: "--other-token", token: plan.spec.otherToken }]),
+      ],
+    });
+  }
   const timings = createTimings();
   const seen = emptyAggregate();
   const errors: string[] = [];
