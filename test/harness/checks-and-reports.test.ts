@@ -144,6 +144,33 @@ describe("reports", () => {
     expect(text).toContain("15 checks: 13 passed, 1 failed, 1 skipped");
   });
 
+  test("the console report prints the run's errors before the table", () => {
+    const text = formatConsoleReport({ ...FAILED_REPORT, errors: ["model: cannot reach the target"] });
+    const error = text.indexOf("error: model: cannot reach the target");
+    expect(error).toBeGreaterThan(-1);
+    expect(error).toBeLessThan(text.indexOf("idempotent_replay"));
+  });
+
+  test("the console report says what would exercise the checks no case reached", () => {
+    const checks = FAILED_REPORT.checks.map((check) =>
+      check.name === "status_monotonic"
+        ? {
+            name: check.name,
+            description: check.description,
+            status: "not_exercised" as const,
+            reason: "no failed-class final status came up",
+            coverage: { cases: {}, summary: "0 assertions", missing: ["failed" as const] },
+          }
+        : check,
+    );
+    const text = formatConsoleReport({ ...FAILED_REPORT, checks });
+    expect(text).toContain("hint: status_monotonic not exercised; to exercise them:");
+    expect(text).toContain("raise --runs (now 100)");
+    expect(text).toContain("have the target produce failed orders");
+    expect(text).toContain("--require-coverage");
+    expect(formatConsoleReport(FAILED_REPORT)).not.toContain("hint:");
+  });
+
   test("JUnit XML has a test case per check, escapes text, marks failures and skips", () => {
     const xml = formatJUnitReport(FAILED_REPORT);
     expect(xml.match(/<testcase /g)).toHaveLength(15);

@@ -1,7 +1,9 @@
 /**
- * The console summary: one line per check (passed / failed / skipped with
- * the reason), then every failure with its shrunk steps, a curl command per
- * request and the exact replay command.
+ * The console summary: the run's errors first (a cause read after a table
+ * is a cause missed), one line per check (passed / failed / skipped with the
+ * reason), what would exercise the checks that were not, then every failure
+ * with its shrunk steps, a curl command per request and the exact replay
+ * command.
  */
 import { CHECK_NAMES } from "../checks.ts";
 import { type ContractReport, countVerdicts } from "../report.ts";
@@ -21,6 +23,8 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
       (report.budget === undefined ? "" : `, spent KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}`),
     "",
   ];
+  for (const error of report.errors) lines.push(`error: ${error}`);
+  if (report.errors.length > 0) lines.push("");
   for (const check of report.checks) {
     const detail =
       check.status === "skipped"
@@ -32,6 +36,7 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
             : `passed (${check.coverage.summary})`;
     lines.push(`  ${MARK[check.status]} ${check.name.padEnd(width)}  ${detail}`);
   }
+  lines.push(...coverageHint(report));
   for (const check of report.checks) {
     if (check.status !== "failed") continue;
     const { failure } = check;
@@ -49,7 +54,6 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
     });
     lines.push(`  replay: ${failure.replay}`);
   }
-  for (const error of report.errors) lines.push("", `error: ${error}`);
   if (options.verbose === true) lines.push("", ...formatTimings(report));
   const counts = countVerdicts(report);
   lines.push(
@@ -59,6 +63,28 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
       (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : ""),
   );
   return lines.join("\n");
+}
+
+/**
+ * What would exercise the checks no case reached: more runs, the final
+ * statuses the target never produced, and --require-coverage to make it count.
+ */
+function coverageHint(report: ContractReport): string[] {
+  const unexercised = report.checks.filter((check) => check.status === "not_exercised");
+  if (unexercised.length === 0) return [];
+  const missing = [...new Set(unexercised.flatMap((check) => check.coverage?.missing ?? []))];
+  const ways = [
+    `raise --runs (now ${report.runsPerProperty}) so more cases come up`,
+    missing.length > 0
+      ? `have the target produce ${missing.join(" and ")} orders (its test numbers, or a sandbox setting)`
+      : "have the target produce failed and reversed orders (its test numbers, or a sandbox setting)",
+    ...(report.requireCoverage ? [] : ["give --require-coverage to fail the run until they are exercised"]),
+  ];
+  return [
+    "",
+    `hint: ${unexercised.map((check) => check.name).join(", ")} not exercised; to exercise them:`,
+    ...ways.map((way) => `  - ${way}`),
+  ];
 }
 
 /** Where the time went: each phase's wall time (phases overlap: settling happens inside the search). */
