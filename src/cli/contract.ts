@@ -22,6 +22,7 @@ import {
 import { PROPERTY_NAMES } from "../harness/property.ts";
 import { isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
+import { coloursFor } from "./colours.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
 export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags: readonly Flag[] }[] = [
@@ -378,7 +379,8 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
-  console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true }));
+  const paint = coloursFor(process.stdout);
+  console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true, paint }));
   if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
   if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
   if (files.html !== undefined) await writeFile(files.html, reporters.formatHtmlReport(report));

@@ -5,6 +5,7 @@ import { CheckFailure, createChecker } from "../../src/harness/checker.ts";
 import { CHECK_NAMES, CHECKS, selectChecks } from "../../src/harness/checks.ts";
 import { formatReplayPath, parseReplayPath } from "../../src/harness/replay.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
+import { coloursFor } from "../../src/cli/colours.ts";
 import { formatConsoleReport } from "../../src/harness/reporters/console-reporter.ts";
 import { formatJUnitReport } from "../../src/harness/reporters/junit-reporter.ts";
 import { toCurl } from "../../src/harness/transcript.ts";
@@ -169,6 +170,17 @@ describe("reports", () => {
     expect(text).toContain("have the target produce failed orders");
     expect(text).toContain("--require-coverage");
     expect(formatConsoleReport(FAILED_REPORT)).not.toContain("hint:");
+  });
+
+  test("the console report is coloured on a terminal, and plain under NO_COLOR or without one", () => {
+    const terminal = { isTTY: true, hasColors: () => true };
+    const coloured = formatConsoleReport(FAILED_REPORT, { paint: coloursFor(terminal, {}) });
+    expect(coloured).toContain("\u001b[31m✗ idempotent_replay");
+    expect(coloured).toContain("\u001b[32m✓ ");
+    const plainText = formatConsoleReport(FAILED_REPORT);
+    expect(formatConsoleReport(FAILED_REPORT, { paint: coloursFor(terminal, { NO_COLOR: "1" }) })).toBe(plainText);
+    expect(formatConsoleReport(FAILED_REPORT, { paint: coloursFor({ isTTY: false }, {}) })).toBe(plainText);
+    expect(plainText).not.toContain("\u001b");
   });
 
   test("JUnit XML has a test case per check, escapes text, marks failures and skips", () => {

@@ -10,10 +10,22 @@ import { type ContractReport, countVerdicts } from "../report.ts";
 
 const MARK = { passed: "✓", failed: "✗", skipped: "-", not_exercised: "?" } as const;
 
+/** How verdicts are painted; the CLI passes colours only for a terminal that allows them (NO_COLOR …). */
+export interface ReportPaint {
+  readonly green: (text: string) => string;
+  readonly yellow: (text: string) => string;
+  readonly red: (text: string) => string;
+  readonly dim: (text: string) => string;
+}
+
 export interface ConsoleReportOptions {
   /** Adds the timing breakdown (where the wall time went). */
   readonly verbose?: boolean;
+  /** Colours for the verdict lines; plain text without it. */
+  readonly paint?: ReportPaint;
 }
+
+const plain = (text: string): string => text;
 
 export function formatConsoleReport(report: ContractReport, options: ConsoleReportOptions = {}): string {
   const width = Math.max(...CHECK_NAMES.map((name) => name.length));
@@ -34,7 +46,11 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
           : check.status === "not_exercised"
             ? `${report.requireCoverage ? "FAILED (--require-coverage): " : ""}not exercised: ${check.reason}`
             : `passed (${check.coverage.summary})`;
-    lines.push(`  ${MARK[check.status]} ${check.name.padEnd(width)}  ${detail}`);
+    const paint = options.paint ?? { green: plain, yellow: plain, red: plain, dim: plain };
+    const colour = { passed: paint.green, failed: paint.red, not_exercised: paint.yellow, skipped: paint.dim }[
+      check.status
+    ];
+    lines.push(`  ${colour(`${MARK[check.status]} ${check.name.padEnd(width)}`)}  ${colour(detail)}`);
   }
   lines.push(...coverageHint(report));
   for (const check of report.checks) {
