@@ -50,7 +50,7 @@ export async function preflight(input: PreflightInput): Promise<void> {
 }
 
 /** "cannot reach URL: connection refused (ECONNREFUSED)": the cause first, the code for searching. */
-export function describeUnreachable(url: string, error: HttpNetworkError): string {
+function describeUnreachable(url: string, error: HttpNetworkError): string {
   const cause = NETWORK_CAUSES[error.code] ?? error.message;
   return `cannot reach ${url}: ${cause} (${error.code})`;
 }
