@@ -55,7 +55,9 @@ describe("createSimulator", () => {
   test("options are held to the config file's rules, by the one settings schema", async () => {
     // The same rule and the same words as a config file gets, whichever way a setting comes in.
     await expect(createSimulator({ maxOrders: 0 })).rejects.toThrow(/maxOrders must be at least 1/);
-    await expect(createSimulator({ store: "postgres://db" })).rejects.toThrow(/store must be memory or a redis/);
+    await expect(createSimulator({ store: "postgres://db" })).rejects.toThrow(
+      /store must be memory, a redis:\/\/ or a redis\+cluster:\/\/ URL/,
+    );
     await expect(createSimulator({ cors: ["localhost"] })).rejects.toThrow(/cors\.0 must be an origin/);
     await expect(createSimulator({ seed: 1.5 })).rejects.toThrow(/seed must be an integer/);
     const { SimulatorConfigSchema } = await import("../../src/simulator/config-schema.ts");
