@@ -13,6 +13,7 @@
  */
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { StoreUnavailableError, type Store } from "../domain/ports.ts";
+import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
 import { createRedisStore } from "./redis-store.ts";
 
@@ -97,7 +98,7 @@ export async function connectRedisStore(
     reported = false;
   });
   try {
-    await redis.connect();
+    await connectAndAwaitReady(redis);
   } catch (error) {
     redis.disconnect();
     throw new Error(`cannot reach Redis at ${url}: ${(error as Error).message}`, { cause: error });

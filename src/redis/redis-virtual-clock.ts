@@ -16,6 +16,7 @@
  * others when the published time reaches them.
  */
 import { randomUUID } from "node:crypto";
+import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
 import { StoreUnavailableError } from "../domain/ports.ts";
 import type { RedisScheduler } from "./redis-scheduler.ts";
@@ -110,7 +111,7 @@ export async function openRedisVirtualClock(
   const subscriber = redis.duplicate();
   // The command client reports Redis going away; this one only reconnects and subscribes again.
   subscriber.on("error", () => undefined);
-  if (subscriber.status === "wait") await subscriber.connect();
+  await connectAndAwaitReady(subscriber);
   subscriber.on("message", (channel: string, text: string) => {
     if (channel === channels.ack) return acknowledged(text);
     const message = JSON.parse(text) as TimeMessage;

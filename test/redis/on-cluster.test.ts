@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { clusterSeeds, connectRedisStore } from "../../src/redis/connect-redis.ts";
 import { keySlot } from "../../src/redis/key-slot.ts";
+import { mastersOf } from "../../src/redis/redis-client.ts";
 import { luaScript } from "../../src/redis/lua-script.ts";
 import type { Job } from "../../src/domain/ports.ts";
 import { jobShards } from "../../src/redis/job-shards.ts";
@@ -91,38 +92,47 @@ describe.skipIf(skip !== undefined)(
       expect(await schedulers[0]?.size()).toBe(0);
     });
 
-    // Retried: one CI run of six saw this test hang for its whole timeout, once, with the cluster
-    // fixture shared by the file; the cause is not found yet, and a real defect still fails every try.
-    it(
-      "places orders for customers on every master, through a redis+cluster:// URL",
-      { retry: 2, timeout: 30_000 },
-      async () => {
-        const connection = await connectRedisStore(cluster.cluster().url, { prefix: "url:" });
+    // ioredis's first Cluster.connect() never settled when its ready check met a node connection
+    // still opening (about one connect in four): serve then hung at start-up, printing nothing.
+    it("connects through a redis+cluster:// URL every time, and each master takes a command at once", async () => {
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        const connection = await connectRedisStore(cluster.cluster().url, { prefix: `connect${attempt}:` });
         try {
-          const customers = Array.from({ length: 12 }, (_, i) => `c${i}`);
-          for (const id of customers) {
-            await connection.store.putCustomer({
-              id,
-              name: id,
-              tokens: [`${id}-token`],
-              apiKey: "k",
-              wallets: [{ shortcode: null, balanceCents: 1_000, currency: "KES" }],
-            });
-          }
-          const placed = await Promise.all(
-            customers.map((id) => connection.store.placeOrder({ order: order(`o-${id}`, id, "r"), now: 0 })),
-          );
-          expect(placed.map((result) => result.kind)).toEqual(customers.map(() => "placed"));
-          const page = await connection.store.listOrderPage({ limit: 50 });
-          expect(page.orders.map((found) => found.id).sort()).toEqual(customers.map((id) => `o-${id}`).sort());
-          const deliveries = createRedisDeliveryStore(connection.client, { prefix: "url:" });
-          expect(await deliveries.insert(delivery("dlv_1", "c3"))).toBe(true);
-          await connection.store.reset();
-          expect(await connection.store.getCustomer("c3")).toBeUndefined();
+          const masters = mastersOf(connection.client);
+          expect(masters).toHaveLength(3);
+          expect(await Promise.all(masters.map((node) => node.ping()))).toEqual(["PONG", "PONG", "PONG"]);
         } finally {
           await connection.close();
         }
-      },
-    );
+      }
+    });
+
+    it("places orders for customers on every master, through a redis+cluster:// URL", { timeout: 30_000 }, async () => {
+      const connection = await connectRedisStore(cluster.cluster().url, { prefix: "url:" });
+      try {
+        const customers = Array.from({ length: 12 }, (_, i) => `c${i}`);
+        for (const id of customers) {
+          await connection.store.putCustomer({
+            id,
+            name: id,
+            tokens: [`${id}-token`],
+            apiKey: "k",
+            wallets: [{ shortcode: null, balanceCents: 1_000, currency: "KES" }],
+          });
+        }
+        const placed = await Promise.all(
+          customers.map((id) => connection.store.placeOrder({ order: order(`o-${id}`, id, "r"), now: 0 })),
+        );
+        expect(placed.map((result) => result.kind)).toEqual(customers.map(() => "placed"));
+        const page = await connection.store.listOrderPage({ limit: 50 });
+        expect(page.orders.map((found) => found.id).sort()).toEqual(customers.map((id) => `o-${id}`).sort());
+        const deliveries = createRedisDeliveryStore(connection.client, { prefix: "url:" });
+        expect(await deliveries.insert(delivery("dlv_1", "c3"))).toBe(true);
+        await connection.store.reset();
+        expect(await connection.store.getCustomer("c3")).toBeUndefined();
+      } finally {
+        await connection.close();
+      }
+    });
   },
 );
