@@ -61,6 +61,9 @@ export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts
       if (flights.stopping) return undefined;
       // Read again: a 410 or an admin change may have come while this attempt waited.
       const current = (await store.getCustomer(delivery.customerId))?.webhook;
+      // Closing may have begun during that read: an attempt posted now would only be cut off at once, and
+      // counted by neither side of the report, so it is handed back, as one that never started.
+      if (flights.stopping) return undefined;
       if (current === undefined || current.disabled === true) {
         await stopDelivery(delivery, context, unusableReason(current));
         return undefined;

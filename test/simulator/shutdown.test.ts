@@ -89,3 +89,40 @@ test("a second shutdown() returns the first one's report; pending orders are cou
   expect((await first).pendingOrders).toBe(1);
   await expect(createSimulator().then((other) => other.shutdown({ timeoutMs: -1 }))).rejects.toThrow(RangeError);
 });
+
+test("an attempt whose endpoint read outlasts the start of closing is handed back, not cut off", async () => {
+  const listening = await receiver((_req, res) => res.writeHead(204).end());
+  const sim = await createSimulator({
+    timing: "200ms",
+    demo: { token: "demo-token-shutdown", webhook: { url: listening.url } },
+    webhooks: { schedule: [0, 60_000], timeout: "60s", jitter: 0 },
+  });
+  cleanups.push(() => sim.close({ timeoutMs: 0 }));
+  await placeDemoOrder(sim, "shutdown-race");
+  // The attempt's read of the endpoint is held until closing has begun.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let reached = () => {};
+  const reading = new Promise<void>((resolve) => (reached = resolve));
+  const getCustomer = sim.store.getCustomer.bind(sim.store);
+  const deliveries = findWebhookPlugin(sim.plugins)?.dispatcher.deliveries;
+  let attemptReads = 0;
+  (sim.store as { getCustomer: typeof getCustomer }).getCustomer = async (id) => {
+    // Reads before the delivery exists are the announcement's. Of the attempt's two, the second, made
+    // in its endpoint's queue just before posting, is held.
+    if ((await deliveries?.list())?.length !== 1 || ++attemptReads < 2) return getCustomer(id);
+    reached();
+    await held;
+    return getCustomer(id);
+  };
+  await reading;
+  const closing = sim.shutdown();
+  setImmediate(release);
+  const report = await closing;
+  const { attempts } = await attemptsOf(sim);
+  // Before, this attempt was posted on an aborted signal: a `shutdown` attempt that the report did not count.
+  expect(attempts.filter((attempt) => attempt.error === "shutdown")).toHaveLength(
+    report.left["webhook attempts cut off"] ?? 0,
+  );
+  expect(attempts).toEqual([]);
+});
