@@ -63,7 +63,8 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   },
   auth_required: {
     profiles: ["strict", "interface"],
-    interface: "§5: without the customer's bearer token a request is refused (a 4xx; status and body not shown)",
+    interface:
+      "§5: without the customer's bearer token a request is refused: with the profile's http.unauthorized and errorCodes.unauthorized where it states them, else any 4xx",
   },
   customer_isolation: {
     profiles: ["strict", "interface"],
@@ -72,7 +73,7 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   negative_input_rejected: {
     profiles: ["strict", "interface"],
     interface:
-      "§4.4, §8: an idempotency key of up to 255 characters is accepted, a longer one refused (a 4xx; status and code not shown); other invalid input is our spec's to define",
+      "§2.1, §4.4, §8: an order missing a field §2.1 requires (service aside) is refused as the profile states (http and errorCodes invalidInput; else a 4xx or a failed order) and leaves no order; a key of up to 255 characters is accepted, a longer one refused; other invalid input is our spec's to define",
   },
   never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
 };

@@ -8,6 +8,7 @@ import type { CallResult } from "../api.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import { refusalMismatch, statedRefusal } from "../stated-refusal.ts";
 
 type Credential =
   | { readonly kind: "none" }
@@ -55,15 +56,17 @@ export function createAuthProperty(harness: HarnessContext): ContractProperty {
                 ? ["invalid_token"]
                 : ["missing_token", "invalid_token"];
           if (harness.profile === "interface") {
-            // §5 asks for the bearer token; the status and body of a refusal are not shown (§7).
-            // A status the profile states is judged; left out, any refusal (4xx) will do.
-            // The default profile's statuses are our spec's, not the interface's: only the file's count.
-            const stated = harness.provider.given.http ? harness.provider.resolved.http.unauthorized : undefined;
+            // §5 asks for the bearer token; the status and body of a refusal are not shown (§7). What the
+            // profile states is judged; left out, any refusal (4xx) will do.
+            const mismatch = refusalMismatch(statedRefusal(harness.provider, "unauthorized"), {
+              status: response.status,
+              code,
+              hasId: false,
+            });
             env.checker.that(
               "auth_required",
-              stated === undefined ? response.status >= 400 && response.status < 500 : response.status === stated,
-              () =>
-                `${endpoint} ${describe(credential)}: expected ${stated ?? "a refusal (4xx)"}, got HTTP ${response.status}`,
+              mismatch === undefined,
+              () => `${endpoint} ${describe(credential)}: ${mismatch}`,
             );
             return;
           }

@@ -34,7 +34,15 @@ export interface NegativeCase {
   readonly expectCodes: readonly string[];
   /** True when the body still carries a valid fresh reference: no order may exist under it afterwards. */
   readonly referenceIntact: boolean;
+  /** The field §2.1's table requires that this body leaves out: invalid by the interface itself, not only by our spec. */
+  readonly missingRequired?: string;
 }
+
+/**
+ * The fields §2.1 marks required, but `service`: the interface allows it to
+ * be detected from the account when omitted.
+ */
+const INTERFACE_REQUIRED: ReadonlySet<string> = new Set(["account", "amount", "currency", "reference"]);
 
 interface JsonSchemaNode {
   readonly type?: string;
@@ -153,6 +161,9 @@ function fieldCase(base: BaseOrder, violation: FieldViolation): NegativeCase {
     expectStatus: [400],
     expectCodes: codesFor(violation.field),
     referenceIntact: violation.field !== "reference",
+    ...(violation.value === undefined && INTERFACE_REQUIRED.has(violation.field)
+      ? { missingRequired: violation.field }
+      : {}),
   };
 }
 

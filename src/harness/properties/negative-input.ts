@@ -7,9 +7,19 @@
 import fc from "fast-check";
 import type { HarnessContext } from "../harness-context.ts";
 import { UnreachableError } from "../checker.ts";
+import { refusalMismatch, statedRefusal } from "../stated-refusal.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
-import { fixedNegativeCases, negativeCaseArbitrary, REFERENCE_SLOT, requestedCents } from "./negative-cases.ts";
+import type { CallResult, PublicApi } from "../api.ts";
+import type { Checker } from "../checker.ts";
+import type { Transcript } from "../transcript.ts";
+import {
+  fixedNegativeCases,
+  type NegativeCase,
+  negativeCaseArbitrary,
+  REFERENCE_SLOT,
+  requestedCents,
+} from "./negative-cases.ts";
 
 /** Bodies above this size may be refused by a provider's own limit (a connection reset included). */
 const BODY_LIMIT_SEEN = 64 * 1024;
@@ -56,8 +66,14 @@ export function createNegativeInputProperty(harness: HarnessContext): ContractPr
           if (result?.kind !== "response") return;
           const { response } = result;
           const code = harness.provider.readErrorCode(response.json);
-          // Which inputs are invalid, and how they are refused, is our spec's: under `interface` only no 5xx.
-          if (harness.profile !== "strict") return;
+          // Which inputs are invalid, and how they are refused, is our spec's: `interface` judges less.
+          if (harness.profile !== "strict") {
+            await judgeUnderInterface(
+              { harness, checker: env.checker, api, transcript, negative, reference, token },
+              result,
+            );
+            return;
+          }
           env.checker.that(
             "negative_input_rejected",
             negative.expectStatus.includes(response.status) && negative.expectCodes.includes(String(code)),
@@ -78,4 +94,50 @@ export function createNegativeInputProperty(harness: HarnessContext): ContractPr
       });
     },
   };
+}
+
+interface Sent {
+  readonly harness: HarnessContext;
+  readonly checker: Checker;
+  readonly api: PublicApi;
+  readonly transcript: Transcript;
+  readonly negative: NegativeCase;
+  readonly reference: string;
+  readonly token: string;
+}
+
+/**
+ * Under `interface` only an order missing a field §2.1 requires is invalid:
+ * it must be refused as the profile states (any 4xx, or a failed order,
+ * where it states nothing), and leave no order behind.
+ */
+async function judgeUnderInterface(sent: Sent, result: CallResult & { kind: "response" }): Promise<void> {
+  const { harness, checker, negative } = sent;
+  if (negative.missingRequired === undefined) return;
+  const { provider } = harness;
+  const { response } = result;
+  const refused = refusalMismatch(
+    statedRefusal(provider, "invalidInput"),
+    {
+      status: response.status,
+      code: provider.readErrorCode(response.json),
+      hasId: provider.readOrder("order", response.json).id !== undefined,
+    },
+    true,
+  );
+  checker.that("negative_input_rejected", refused === undefined, () => `${negative.label} (§2.1): ${refused}`);
+  if (!negative.referenceIntact) return;
+  sent.transcript.step(`look up ${sent.reference}: the refused order must not exist`);
+  const lookup = await sent.api.lookup(sent.reference, { token: sent.token });
+  if (lookup.kind !== "response") return;
+  const absent = refusalMismatch(statedRefusal(provider, "notFound"), {
+    status: lookup.response.status,
+    code: provider.readErrorCode(lookup.response.json),
+    hasId: provider.readOrder("lookup", lookup.response.json).id !== undefined,
+  });
+  checker.that(
+    "negative_input_rejected",
+    absent === undefined,
+    () => `${negative.label}: refused, yet the lookup of ${sent.reference}: ${absent}`,
+  );
 }

@@ -114,6 +114,12 @@ export const DEFECT_DEMOS = {
       return (await order(kit, { ...body, amount: 20 })).status !== 409;
     },
   },
+  missing_currency_accepted: {
+    misbehaves: async (kit) => {
+      const { currency: _left, ...withoutCurrency } = anOrder();
+      return (await order(kit, withoutCurrency)).status === 200;
+    },
+  },
   key_255_rejected: {
     misbehaves: async (kit) => (await order(kit, anOrder({ idempotencyKey: "k".repeat(255) }))).status !== 200,
   },

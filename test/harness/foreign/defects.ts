@@ -7,7 +7,8 @@
 import type { CheckName } from "../../../src/harness/checks.ts";
 
 /** The stated rule a defect breaks, by its place in the interface document. */
-export type InterfaceRule = "§3 rule 2" | "§3 rule 3" | "§4.3" | "§4.4" | "§5" | "§7" | "§8" | "isolation" | "no 5xx";
+export type InterfaceRule =
+  "§2.1" | "§3 rule 2" | "§3 rule 3" | "§4.3" | "§4.4" | "§5" | "§7" | "§8" | "isolation" | "no 5xx";
 
 export interface DefectEntry {
   readonly name: string;
@@ -39,6 +40,8 @@ const DEFECTS = {
   mismatch_wrong_code: { rule: "§7", expectedCheck: "payload_mismatch_rejected" },
   /** A changed payload gets 422 with the right code. */
   mismatch_wrong_status: { rule: "§7", expectedCheck: "payload_mismatch_rejected" },
+  /** An order without a currency, a field §2.1 requires, is placed as KES. */
+  missing_currency_accepted: { rule: "§2.1", expectedCheck: "negative_input_rejected" },
   /** An idempotency key of exactly 255 characters is refused. */
   key_255_rejected: { rule: "§8", expectedCheck: "negative_input_rejected" },
   /** The insufficient-balance answer carries an id. */

@@ -30,6 +30,8 @@ export type ParsedOrder =
 export interface ParseSettings {
   readonly keyMaxLength: number;
   readonly crashOnBadAmount: boolean;
+  /** Only with the `missing_currency_accepted` defect: an order without a currency is taken as KES. */
+  readonly currencyDefaultsToKes: boolean;
   /** The customer's one wallet: the only shortcode accepted, and the one used when none is given. */
   readonly shortcode: string;
 }
@@ -47,7 +49,7 @@ function orderSchema(settings: ParseSettings) {
       .min(10)
       .max(5000)
       .transform((amount) => amount * 100),
-    currency: z.literal("KES"),
+    currency: settings.currencyDefaultsToKes ? z.literal("KES").default("KES") : z.literal("KES"),
     reference: z.string().regex(/^[A-Za-z0-9-]{6,24}$/),
     shortcode: z.literal(settings.shortcode, "is not one of yours").default(settings.shortcode),
     name: z.string().optional(),

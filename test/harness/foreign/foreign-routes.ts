@@ -70,6 +70,7 @@ export function createForeignRoutes(settings: RouteSettings) {
   const parseOrder = createOrderParser({
     keyMaxLength: defect === "key_255_rejected" ? 254 : 255,
     crashOnBadAmount: defect === "server_error_on_bad_amount",
+    currencyDefaultsToKes: defect === "missing_currency_accepted",
     shortcode: settings.shortcode,
   });
   const cachedBalances = new Map<string, { readonly body: unknown; readonly at: number }>();
