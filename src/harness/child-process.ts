@@ -16,17 +16,34 @@ import { createServer } from "node:net";
  */
 const QUIET_PORTS = { min: 20_000, max: 32_000 } as const;
 const PROBES = 20;
+/**
+ * Ports this process handed out and may not have bound yet: a port is free
+ * from its probe until its caller binds it, and two callers at once (runs
+ * started side by side) must not both be given it.
+ */
+const handedOut = new Set<number>();
+const HANDED_OUT_KEPT = 2_000;
 
-/** A port nothing listens on right now (probed, then released). */
+/** A port nothing listens on right now (probed, then released), and not handed out lately by this process. */
 export async function freePort(host = "127.0.0.1"): Promise<number> {
   for (let probe = 0; probe < PROBES; probe += 1) {
     const port = QUIET_PORTS.min + Math.floor(Math.random() * (QUIET_PORTS.max - QUIET_PORTS.min));
+    if (handedOut.has(port)) continue;
+    // Claimed before the probe: a call running alongside must not probe it too.
+    handOut(port);
     if ((await tryListen(host, port)) !== undefined) return port;
+    handedOut.delete(port);
   }
   // Every probe taken: let the OS choose, from its ephemeral range.
   const port = await tryListen(host, 0);
   if (port === undefined) throw new Error(`no free port on ${host}`);
   return port;
+}
+
+function handOut(port: number): void {
+  handedOut.add(port);
+  // Oldest first: a Set iterates in insertion order.
+  if (handedOut.size > HANDED_OUT_KEPT) handedOut.delete(handedOut.values().next().value as number);
 }
 
 /** The port listened on and released, or undefined when it is taken. */
