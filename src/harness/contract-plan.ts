@@ -6,6 +6,7 @@
 import { randomInt } from "node:crypto";
 import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
+import { createPacer, type Pacer } from "./paced-client.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
 import { HarnessError } from "./checker.ts";
 import { type CheckName, selectChecks } from "./checks.ts";
@@ -21,6 +22,8 @@ export interface ContractPlan {
   readonly tokens: TokenSource | undefined;
   readonly profile: Profile;
   readonly provider: CompiledProfile;
+  /** Paces every request of the run to the profile's stated rate limit; absent when it states none. */
+  readonly pacer: Pacer | undefined;
   readonly inProfile: ReadonlySet<CheckName>;
   readonly selected: ReadonlySet<CheckName>;
   readonly replay: ReturnType<typeof parseReplayPath>;
@@ -52,11 +55,14 @@ export async function planContractRun(given: ContractOptions): Promise<ContractP
   const recipients = resolveRecipients(options.accounts);
   if (options.target === undefined) refuseMagicAccounts(recipients);
   const seed = options.seed ?? randomInt(2 ** 31);
+  const provider = compileProfile(options.provider);
+  const rateLimit = provider.resolved.rateLimit;
   return {
     options,
     tokens,
     profile,
-    provider: compileProfile(options.provider),
+    provider,
+    pacer: rateLimit === undefined ? undefined : createPacer(rateLimit.requestsPerSecond),
     inProfile: checksOf(profile),
     selected: selection.checks,
     replay,

@@ -14,6 +14,7 @@ import type { ContractPlan } from "./contract-plan.ts";
 import { startFaultProxy } from "./fault-proxy.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
+import { pacedClient } from "./paced-client.ts";
 import { type PrismProxy, startPrism } from "./prism.ts";
 import { loadTargetSpec } from "./target-spec.ts";
 import { type ResolvedTarget, resolveTarget } from "./target.ts";
@@ -73,13 +74,14 @@ async function openParts(
   const proxy = await startFaultProxy({ target: prism?.url ?? target.url });
   closers.push(proxy.close);
   const timeout = options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs };
-  const directClient = createHttpClient(target.url, timeout);
+  const { pacer } = plan;
+  const directClient = pacedClient(createHttpClient(target.url, timeout), pacer);
   const budget = await budgetFor(plan, target, directClient);
   const nonce = randomBytes(3).toString("hex");
   let prefixes = 0;
   return {
     target,
-    faultClient: createHttpClient(proxy.url, timeout),
+    faultClient: pacedClient(createHttpClient(proxy.url, timeout), pacer),
     directClient,
     observe: (id) => proxy.observation(id),
     prism: prism !== undefined,

@@ -67,13 +67,19 @@ export function createTokenIssuer(
 export interface RateLimiter {
   /** Counts a request: undefined when it may pass, else the seconds to wait (`Retry-After`). */
   admit(): number | undefined;
+  /** How many requests it has answered 429. */
+  readonly refused: number;
 }
 
 /** At most `perSecond` requests in each wall-clock second; the rest wait for the next one. */
 export function createRateLimiter(perSecond: number): RateLimiter {
   let window = 0;
   let count = 0;
+  let refused = 0;
   return {
+    get refused() {
+      return refused;
+    },
     admit() {
       const now = Date.now();
       const current = Math.floor(now / 1000);
@@ -82,7 +88,9 @@ export function createRateLimiter(perSecond: number): RateLimiter {
         count = 0;
       }
       count += 1;
-      return count <= perSecond ? undefined : 1;
+      if (count <= perSecond) return undefined;
+      refused += 1;
+      return 1;
     },
   };
 }

@@ -56,6 +56,8 @@ export interface ForeignTarget {
   readonly tokenCommand: string;
   /** Recipients the provider accepts, one per service, in both written forms. */
   readonly accounts: readonly string[];
+  /** How many requests its rate limit has refused (429) so far. */
+  rateLimited(): number;
   close(): Promise<void>;
 }
 
@@ -132,13 +134,14 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
       if (webhook !== undefined) sender.send(webhook.event, webhook.data);
     },
   });
+  const limiter = createRateLimiter(options.requestsPerSecond ?? 100);
   const routes = createForeignRoutes({
     defect,
     shortcode: SHORTCODE,
     primary: PRIMARY,
     issuer,
     ledger,
-    limiter: createRateLimiter(options.requestsPerSecond ?? 100),
+    limiter,
   });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => void routes.handle(req, res));
   server.listen(0, "127.0.0.1");
@@ -150,6 +153,7 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
     credentials,
     tokenCommand: `npx tsx ${PRINT_TOKEN} ${url} ${credentials.primary.clientId} ${credentials.primary.clientSecret}`,
     accounts: FOREIGN_ACCOUNTS,
+    rateLimited: () => limiter.refused,
     async close() {
       sender?.close();
       ledger.close();
