@@ -220,7 +220,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         name: "spec",
         value: "FILE",
         path: ["specFile"],
-        help: "judge response bodies against the target's own OpenAPI document",
+        help: "judge response bodies against the target's own OpenAPI document (and, when the\nprofile has no domain, draw orders inside the one its request schema states)",
       },
       { name: "list-checks", path: ["report", "listChecks"], help: "print every check with its profiles and exit" },
     ],

@@ -7,6 +7,8 @@ import { randomInt } from "node:crypto";
 import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import { createPacer, type Pacer } from "./paced-client.ts";
+import { domainFromSpecFile } from "./spec-domain.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
 import { HarnessError } from "./checker.ts";
 import { type CheckName, selectChecks } from "./checks.ts";
@@ -55,7 +57,7 @@ export async function planContractRun(given: ContractOptions): Promise<ContractP
   const recipients = resolveRecipients(options.accounts);
   if (options.target === undefined) refuseMagicAccounts(recipients);
   const seed = options.seed ?? randomInt(2 ** 31);
-  const provider = compileProfile(options.provider);
+  const provider = compileProfile(await withSpecDomain(options.provider, options.specFile));
   const rateLimit = provider.resolved.rateLimit;
   return {
     options,
@@ -134,4 +136,19 @@ function refuseMagicAccounts(recipients: readonly Recipient[]): void {
       `${used.map((r) => r.account).join(", ")}: magic test number(s) with a scripted outcome; the in-process run predicts every order's status, so use ordinary numbers`,
     );
   }
+}
+
+/**
+ * The profile, its `domain` filled from the target's OpenAPI document when
+ * the profile gives none and `--spec` names one (docs/real-providers.md).
+ */
+async function withSpecDomain(
+  profile: ProviderProfile | undefined,
+  specFile: string | undefined,
+): Promise<ProviderProfile | undefined> {
+  if (specFile === undefined || profile?.domain !== undefined) return profile;
+  const domain = await domainFromSpecFile(specFile).catch((error: unknown) => {
+    throw new HarnessError(`--spec ${specFile}: ${(error as Error).message}`);
+  });
+  return domain === undefined ? profile : { ...(profile ?? { profile: 1 }), domain };
 }

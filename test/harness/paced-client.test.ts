@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { parseProviderProfile } from "../../src/contract/provider-profile/load.ts";
 import { createPacer } from "../../src/harness/paced-client.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
-import { startForeignTarget } from "./foreign/foreign-target.ts";
+import { interfaceRunAgainst, startForeignTarget } from "./foreign/foreign-target.ts";
 
 describe("createPacer", () => {
   test("spaces starts by the interval, in the order asked, and lets a late request through at once", async () => {
@@ -49,11 +49,7 @@ async function refusedDuringRun(statedCap: number | undefined): Promise<number> 
   const target = await startForeignTarget({ requestsPerSecond: 6, finalDelayMs: { min: 20, max: 60 } });
   try {
     const report = await runContract({
-      target: target.url,
-      token: target.tokens.primary,
-      otherToken: target.tokens.other,
-      accounts: [...target.accounts],
-      profile: "interface",
+      ...interfaceRunAgainst(target),
       provider: await foreignProfile(statedCap),
       properties: ["auth", "isolation"],
       seed: 3,

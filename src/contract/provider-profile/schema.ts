@@ -230,7 +230,8 @@ export const ProviderProfileSchema = z
 
 export type ProviderProfile = z.output<typeof ProviderProfileSchema>;
 
-function isRegExp(text: string): boolean {
+/** Whether `text` compiles as a Unicode regular expression. */
+export function isRegExp(text: string): boolean {
   try {
     new RegExp(text, "u");
     return true;

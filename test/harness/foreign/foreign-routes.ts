@@ -67,6 +67,8 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createForeignRoutes(settings: RouteSettings) {
   const { defect, ledger } = settings;
+  /** Well-formed JSON orders refused by the order schema: what a client drawing outside the domain costs. */
+  let refusedOrders = 0;
   const parseOrder = createOrderParser({
     keyMaxLength: defect === "key_255_rejected" ? 254 : 255,
     crashOnBadAmount: defect === "server_error_on_bad_amount",
@@ -130,6 +132,7 @@ export function createForeignRoutes(settings: RouteSettings) {
       res.writeHead(500, { "content-type": "text/plain" });
       return void res.end("TypeError: amount.toFixed is not a function");
     }
+    if (!parsed.ok) refusedOrders += 1;
     if (!parsed.ok) return fail(res, 422, "INVALID_REQUEST", parsed.problems.join("; "), { details: parsed.problems });
     const outcome = await place(customer, parsed.order, parsed.key);
     switch (outcome.kind) {
@@ -215,6 +218,7 @@ export function createForeignRoutes(settings: RouteSettings) {
   }
 
   return {
+    refusedOrders: () => refusedOrders,
     async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
       try {
         await handle(req, res);

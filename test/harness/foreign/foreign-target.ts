@@ -58,6 +58,8 @@ export interface ForeignTarget {
   readonly accounts: readonly string[];
   /** How many requests its rate limit has refused (429) so far. */
   rateLimited(): number;
+  /** How many well-formed orders its order schema has refused (422) so far. */
+  refusedOrders(): number;
   close(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
     tokenCommand: `npx tsx ${PRINT_TOKEN} ${url} ${credentials.primary.clientId} ${credentials.primary.clientSecret}`,
     accounts: FOREIGN_ACCOUNTS,
     rateLimited: () => limiter.refused,
+    refusedOrders: () => routes.refusedOrders(),
     async close() {
       sender?.close();
       ledger.close();
@@ -161,4 +164,15 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What a contract run against the provider needs, as `--profile interface` with fixed tokens. */
+export function interfaceRunAgainst(target: ForeignTarget) {
+  return {
+    target: target.url,
+    token: target.tokens.primary,
+    otherToken: target.tokens.other,
+    accounts: [...target.accounts],
+    profile: "interface",
+  } as const;
 }
