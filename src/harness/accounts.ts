@@ -5,9 +5,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { detectService, parseKenyanMobile, type Service } from "../contract/operators.ts";
+import type { CompiledDomain } from "../contract/provider-profile/compile.ts";
+import { ACCOUNT_FORMS } from "../contract/provider-profile/domain-rules.ts";
+import type { AccountFormat } from "../contract/provider-profile/schema.ts";
+import { HarnessError } from "./checker.ts";
 
 export interface Recipient {
-  /** As written in the file (sent as is). */
+  /** As sent: written as in the file, or in a form the provider's domain accepts. */
   readonly account: string;
   /** E.164, for comparison with lookups. */
   readonly e164: string;
@@ -67,4 +71,36 @@ export function toRecipient(account: string): Recipient | undefined {
 
 export function defaultRecipients(): readonly Recipient[] {
   return DEFAULT_ACCOUNTS.map((account) => toRecipient(account) as Recipient);
+}
+
+/** How each account form writes a national number (9 digits). */
+const WRITE_FORM: Readonly<Record<AccountFormat, (nsn: string) => string>> = {
+  local: (nsn) => `0${nsn}`,
+  international: (nsn) => `254${nsn}`,
+  e164: (nsn) => `+254${nsn}`,
+  short: (nsn) => nsn,
+};
+
+/**
+ * The recipients as a provider with this domain accepts them: each account
+ * written in an accepted form (the first the domain lists, when its own is
+ * not accepted), and those whose operator the provider does not serve left
+ * out. A HarnessError when none is left.
+ *
+ * @example
+ * inDomain(recipients, domain); // "0712000101" → "254712000101" for `accounts: [international]`
+ */
+export function inDomain(recipients: readonly Recipient[], domain: CompiledDomain): readonly Recipient[] {
+  const [firstForm] = domain.accounts;
+  const served = recipients.filter((recipient) => domain.services.includes(recipient.service));
+  if (served.length === 0) {
+    throw new HarnessError(
+      `none of the accounts belongs to an operator the provider serves (${domain.services.join(", ")}): give --accounts for those`,
+    );
+  }
+  return served.map((recipient) => {
+    const accepted = domain.accounts.some((form) => ACCOUNT_FORMS[form].test(recipient.account));
+    if (accepted || firstForm === undefined) return recipient;
+    return { ...recipient, account: WRITE_FORM[firstForm](recipient.e164.slice(-9)) };
+  });
 }

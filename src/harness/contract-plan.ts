@@ -9,7 +9,7 @@ import { type CompiledProfile, compileProfile } from "../contract/provider-profi
 import { createPacer, type Pacer } from "./paced-client.ts";
 import { domainFromSpecFile } from "./spec-domain.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
-import { defaultRecipients, type Recipient, toRecipient } from "./accounts.ts";
+import { defaultRecipients, inDomain, type Recipient, toRecipient } from "./accounts.ts";
 import { HarnessError } from "./checker.ts";
 import { type CheckName, selectChecks } from "./checks.ts";
 import { type ContractOptions, DEFAULT_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
@@ -68,7 +68,8 @@ export async function planContractRun(given: ContractOptions): Promise<ContractP
     inProfile: checksOf(profile),
     selected: selection.checks,
     replay,
-    recipients,
+    // Written as the provider accepts them, where its profile states a domain.
+    recipients: provider.given.domain ? inDomain(recipients, provider.domain) : recipients,
     seed,
     runs: replay === undefined ? (options.runs ?? DEFAULT_RUNS) : 1,
     spec: targetSpecOf(options, seed),

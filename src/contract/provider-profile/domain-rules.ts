@@ -27,7 +27,7 @@ export interface DomainIssue {
 export type DomainRules = (order: OrderToCheck) => readonly DomainIssue[];
 
 /** How each account form is written (the national number's 9 digits start with 1 or 7). */
-const ACCOUNT_FORMS: Readonly<Record<AccountFormat, RegExp>> = {
+export const ACCOUNT_FORMS: Readonly<Record<AccountFormat, RegExp>> = {
   local: /^0[17]\d{8}$/,
   international: /^254[17]\d{8}$/,
   e164: /^\+254[17]\d{8}$/,
