@@ -10,6 +10,7 @@ import type { Profile } from "./profiles.ts";
 import type { PropertyName } from "./property.ts";
 import type { CheckFailureReport, CheckVerdict } from "./report.ts";
 import { unexercisedReason } from "./unexercised-reason.ts";
+import type { PlacementCounts } from "./placement-tally.ts";
 import type { WebhookArrivals } from "./webhook-receiver.ts";
 
 const WEBHOOK_SKIP_REASON =
@@ -70,6 +71,8 @@ export interface VerdictInput {
   readonly provider: CompiledProfile;
   /** What reached the webhook receiver, when the run had one: names the real cause of an unjudged webhook check. */
   readonly webhooks: WebhookArrivals | undefined;
+  /** How the target answered the model's valid orders: a run that placed none says so. */
+  readonly placements?: PlacementCounts | undefined;
 }
 
 /** One verdict per check, in CHECK_NAMES order. */
@@ -96,6 +99,7 @@ function decideOne(name: CheckName, input: VerdictInput): CheckVerdict {
       propertiesSelected: input.propertiesChosen,
       budgetRefusals: input.budgetRefusals,
       webhooks: input.webhooks,
+      placements: input.placements,
     });
     return status === "skipped"
       ? { name, description, status, reason }

@@ -5,6 +5,7 @@
  */
 import type { Recipient } from "./accounts.ts";
 import { createPublicApi, type PublicApi } from "./api.ts";
+import type { PlacementTally } from "./placement-tally.ts";
 import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
@@ -46,6 +47,8 @@ export interface HarnessContext {
   readonly maxCommands: number;
   readonly maxAmountCents: number;
   /** Every order any property placed. */
+  /** How the target answered the model's first attempts at valid orders: names why a run exercised little. */
+  readonly placements: PlacementTally;
   readonly ledger: Ledger;
   /** The account is shared with others: the balance is judged by a lower bound, not exactly. */
   readonly sharedAccount: boolean;

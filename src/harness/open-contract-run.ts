@@ -15,6 +15,7 @@ import { startFaultProxy } from "./fault-proxy.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
 import { pacedClient } from "./paced-client.ts";
+import { createPlacementTally } from "./placement-tally.ts";
 import { type PrismProxy, startPrism } from "./prism.ts";
 import { loadTargetSpec } from "./target-spec.ts";
 import { type ResolvedTarget, resolveTarget } from "./target.ts";
@@ -100,6 +101,7 @@ async function openParts(
     maxCommands: options.maxCommands ?? DEFAULT_MAX_COMMANDS,
     maxAmountCents: budget.limitCents === undefined ? 500_000 : Math.min(50_000, budget.limitCents),
     ledger: createLedger(),
+    placements: createPlacementTally(),
     sharedAccount: options.sharedAccount === true,
     timings,
     profile,

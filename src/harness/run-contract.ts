@@ -99,6 +99,7 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     budgetRefusals: budget.refusals(),
     provider: plan.provider,
     webhooks: harness?.receiver?.arrivals(),
+    placements: harness?.placements.counts(),
   });
   const requireCoverage = options.requireCoverage === true;
   return {

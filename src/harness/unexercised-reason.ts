@@ -5,6 +5,7 @@
  * the budget.
  */
 import type { CheckName } from "./checks.ts";
+import type { PlacementCounts } from "./placement-tally.ts";
 import type { WebhookArrivals } from "./webhook-receiver.ts";
 
 /** Checks that can only be judged on a webhook the harness tied to one of its orders. */
@@ -24,6 +25,8 @@ export interface UnexercisedFacts {
   readonly budgetRefusals: number;
   /** What reached the webhook receiver, when the run had one. */
   readonly webhooks: WebhookArrivals | undefined;
+  /** How the target answered the model's valid orders, when the model ran. */
+  readonly placements?: PlacementCounts | undefined;
 }
 
 /**
@@ -46,6 +49,8 @@ export function unexercisedReason(
       reason: `not reached: the run stopped after ${facts.stoppedAfterFailures} failed check(s) (--max-failures)`,
     };
   if (facts.propertiesSelected) return { status: "skipped", reason: "not exercised by the selected properties" };
+  const refusedAll = facts.placements !== undefined && facts.placements.sent > 0 && facts.placements.placed === 0;
+  if (refusedAll) return { status: "not_exercised", reason: everyOrderRefused(facts.placements) };
   const webhookReason = WEBHOOK_CHECKS.has(check) ? webhookGap(facts.webhooks) : undefined;
   if (webhookReason !== undefined) return { status: "not_exercised", reason: webhookReason };
   if (facts.budgetRefusals > 0)
@@ -67,4 +72,8 @@ function webhookGap(arrivals: WebhookArrivals | undefined): string | undefined {
   if (arrivals.correlated === 0)
     return `no webhook correlated: ${arrivals.statusEvents} order-status event(s) arrived, none carried a reference at the profile's pointer`;
   return undefined;
+}
+
+function everyOrderRefused(counts: PlacementCounts): string {
+  return `no order was placed: the target refused all ${counts.sent} valid order(s) the harness sent (the last with ${counts.lastRefusal}); if they fall outside the provider's domain, state it in the profile's \`domain\` or give --spec`;
 }

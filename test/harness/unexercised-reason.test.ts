@@ -95,3 +95,31 @@ describe("a webhook check never exercised names what reached the receiver", () =
     );
   });
 });
+
+describe("a run whose every valid order was refused says so", () => {
+  const refusedAll = { sent: 12, placed: 0, lastRefusal: "HTTP 422 INVALID_REQUEST" };
+
+  test("before the webhook gap and the budget, naming the last refusal and what to do", () => {
+    const verdict = unexercisedReason("webhook_delivered", {
+      ...QUIET,
+      budgetRefusals: 3,
+      webhooks: { requests: 0, rejected: 0, statusEvents: 0, correlated: 0 },
+      placements: refusedAll,
+    });
+    expect(verdict.status).toBe("not_exercised");
+    expect(verdict.reason).toMatch(
+      /refused all 12 valid order\(s\).*HTTP 422 INVALID_REQUEST.*`domain` or give --spec/,
+    );
+  });
+
+  test("not when one order was placed, nor when none was sent", () => {
+    const someTaken = { ...refusedAll, placed: 1 };
+    expect(unexercisedReason("no_double_charge", { ...QUIET, placements: someTaken }).reason).toBe(
+      "no case of it came up in this run",
+    );
+    expect(
+      unexercisedReason("no_double_charge", { ...QUIET, placements: { sent: 0, placed: 0, lastRefusal: undefined } })
+        .reason,
+    ).toBe("no case of it came up in this run");
+  });
+});

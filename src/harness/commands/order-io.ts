@@ -130,6 +130,7 @@ export function absorbOrderResult(
   }
   const { response } = result;
   const answer = real.provider.readOrder("order", response.json);
+  if (!wasCommitted && !options.concurrent) tallyFirstAnswer(real, response, answer.id !== undefined);
   if (response.status === 200 && answer.id !== undefined) {
     acceptOrderAnswer(model, real, order, answer.id, answer.status, "the response");
     judgeReplayedHeader(real, order, response.headers, wasCommitted, options);
@@ -382,4 +383,10 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A first answer to a valid order: taken (an id) or refused, for the run's placement tally. */
+function tallyFirstAnswer(real: RunContext, response: { status: number; json: unknown }, placed: boolean): void {
+  if (placed && response.status === 200) real.placements.placed();
+  else real.placements.refused(response.status, real.provider.readErrorCode(response.json));
 }
