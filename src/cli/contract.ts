@@ -5,7 +5,8 @@
  * not exercised, with --require-coverage), 2 for a usage error or a harness
  * error (unreachable target, bad options).
  */
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { loadAccounts } from "../harness/accounts.ts";
@@ -20,7 +21,7 @@ import {
   DEFAULT_TIMING_MS,
 } from "../harness/contract-options.ts";
 import { PROPERTY_NAMES } from "../harness/property.ts";
-import { isRunOk } from "../harness/report.ts";
+import { type ContractReport, isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
 import { coloursFor } from "./colours.ts";
 
@@ -236,6 +237,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         path: ["report", "html"],
         help: "write one self-contained HTML page: verdicts, failures with steps, diff and curl",
       },
+      {
+        name: "emit-test",
+        value: "DIR",
+        path: ["report", "emitTest"],
+        help: "write each failure as a vitest file that replays it (or run one: replay FILE)",
+      },
       { name: "quiet", path: ["report", "quiet"], help: "no progress line" },
       {
         name: "verbose",
@@ -273,6 +280,7 @@ interface ReportOptions {
   readonly junit?: string;
   readonly json?: string;
   readonly html?: string;
+  readonly emitTest?: string;
   readonly quiet?: boolean;
   readonly verbose?: boolean;
   readonly listChecks?: boolean;
@@ -336,6 +344,19 @@ async function loadReporters() {
   return { formatConsoleReport, formatJsonReport, formatJUnitReport, formatHtmlReport };
 }
 
+/** `--emit-test DIR`: one vitest file per failed check, named after it. */
+async function emitTests(dir: string, report: ContractReport, options: ContractOptions): Promise<void> {
+  const { emittedFailureOf, emittedFileName, formatEmittedTest } = await import("../harness/emit-test.ts");
+  const failures = report.checks.flatMap((check) => (check.status === "failed" ? [check.failure] : []));
+  if (failures.length === 0) return;
+  await mkdir(dir, { recursive: true });
+  for (const failure of failures) {
+    const file = join(dir, emittedFileName(failure.check));
+    await writeFile(file, formatEmittedTest(emittedFailureOf(failure, options)));
+    console.error(`airtime-harness contract: wrote ${file} (replay: airtime-harness replay ${file})`);
+  }
+}
+
 /**
  * @example
  * // airtime-harness contract --runs 50
@@ -384,6 +405,7 @@ export async function contract(args: string[]): Promise<number> {
   if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
   if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
   if (files.html !== undefined) await writeFile(files.html, reporters.formatHtmlReport(report));
+  if (files.emitTest !== undefined) await emitTests(files.emitTest, report, parsed.options);
   if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;
 }

@@ -38,6 +38,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  replay: {
+    summary: "replay a failure written by contract --emit-test, without vitest",
+    load: async () => (await import("./replay.ts")).replay,
+  },
   init: {
     summary: "write a commented config and an example scenario here",
     load: async () => (await import("./init.ts")).init,

@@ -8,12 +8,12 @@ import { type CompiledProfile, compileProfile } from "../contract/provider-profi
 import { createLedger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
 import { type Budget, createBudget } from "./budget.ts";
-import { HarnessError } from "./checker.ts";
 import { DEFAULT_FINAL_TIMEOUT_MS, DEFAULT_MAX_COMMANDS, DEFAULT_WEBHOOK_TIMEOUT_MS } from "./contract-options.ts";
 import type { ContractPlan } from "./contract-plan.ts";
 import { startFaultProxy } from "./fault-proxy.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
+import { parseListen } from "./listen-address.ts";
 import { pacedClient } from "./paced-client.ts";
 import { createPlacementTally } from "./placement-tally.ts";
 import { type PrismProxy, startPrism } from "./prism.ts";
@@ -139,14 +139,6 @@ async function startReceiver(plan: ContractPlan, target: ResolvedTarget): Promis
     return startWebhookReceiver({ ...common, secret, host: "127.0.0.1", port: 0 });
   }
   return undefined;
-}
-
-function parseListen(text: string): { host: string; port: number } {
-  const match = /^(.*):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[2]);
-  if (match?.[1] === undefined || !(port >= 0 && port < 65536))
-    throw new HarnessError(`--webhook-listen '${text}' is not HOST:PORT`);
-  return { host: match[1] === "" ? "127.0.0.1" : match[1].replace(/^\[|\]$/g, ""), port };
 }
 
 /** The default wallet's balance in cents, read once before a run; undefined when it cannot be read. */

@@ -15,6 +15,7 @@ import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient } from "./http-client.ts";
+import { assertListenAddressFree } from "./listen-address.ts";
 import { openContractRun } from "./open-contract-run.ts";
 import { preflight } from "./preflight.ts";
 import { createAuthProperty } from "./properties/auth.ts";
@@ -42,7 +43,9 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
   const started = Date.now();
   const plan = await planContractRun(given);
   const { options } = plan;
-  // Before any property: an unreachable target or a refused token stops the run with the cause, not a table.
+  // Before any property: a webhook address in use, an unreachable target or a refused token stops the run
+  // with the cause, not a table.
+  if (options.webhookListen !== undefined) await assertListenAddressFree(options.webhookListen);
   if (plan.spec.kind === "remote") {
     const tokenFlag = given.token === undefined ? "--token-command" : "--token";
     await preflight({

@@ -9,3 +9,6 @@
 export { startTestSimulator } from "./test-simulator.ts";
 export type { ExpectWebhookOptions, TestSimulator, TestSimulatorOptions } from "./test-simulator.ts";
 export type { ClientResponse, SendAirtimeCallOptions, TestClient } from "./test-client.ts";
+// What a file written by `contract --emit-test` calls: a shrunk counterexample replayed as a test.
+export { replayFailure } from "../harness/replay-failure.ts";
+export type { ReplayOutcome } from "../harness/replay-failure.ts";

@@ -11,7 +11,7 @@ import { describe, expect, test } from "vitest";
 import { runCli } from "../support/processes.ts";
 
 const BIN = resolve("bin/airtime-harness.js");
-const COMMANDS = ["serve", "listen", "trigger", "scenarios", "contract", "secret", "init"] as const;
+const COMMANDS = ["serve", "listen", "trigger", "scenarios", "contract", "secret", "init", "replay"] as const;
 
 async function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {
   const cli = runCli(args);

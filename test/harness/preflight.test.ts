@@ -70,3 +70,22 @@ test("a refused --other-token exits 2 naming --other-token, not --token", async 
   expect(code).toBe(2);
   expect(stderr.split("\n")[0]).toMatch(/^airtime-harness contract: --other-token was refused by /);
 });
+
+test("a webhook listen address in use exits 2 naming the address and --webhook-listen", async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  try {
+    const address = taken.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const listen = `127.0.0.1:${address.port}`;
+    const secret = `whsec_${Buffer.from("preflight webhook secret 32 byte").toString("base64")}`;
+    const { code, stderr, stdout } = await runCli(["--webhook-listen", listen, "--webhook-secret", secret]);
+    expect(code).toBe(2);
+    const first = stderr.split("\n")[0];
+    expect(first).toContain(`the webhook listen address ${listen} is in use`);
+    expect(first).toContain("--webhook-listen");
+    expect(stdout).toBe("");
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});

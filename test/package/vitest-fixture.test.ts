@@ -3,9 +3,13 @@
  * tarball and vitest: a test there uses the fixture as the docs show (places
  * an order, advances the clock, awaits its verified webhook; the next test
  * finds the simulator reset), tsc accepts that test under strict settings,
- * and `airtime-harness/testing` does the same from plain Node.
+ * and `airtime-harness/testing` does the same from plain Node. A file written
+ * by `contract --emit-test` runs there too, from the public entries only.
  */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { formatEmittedTest } from "../../src/harness/emit-test.ts";
 import { type Consumer, createConsumer, exec, nodeRuntimes, runConsumerTsc, runConsumerVitest } from "./consumer.ts";
 
 const RUNTIMES = await nodeRuntimes();
@@ -46,6 +50,16 @@ try {
 }
 `;
 
+/** A failure as `contract --emit-test` writes it, found on the in-process simulator (which holds). */
+const EMITTED_TEST = formatEmittedTest({
+  check: "never_server_error",
+  property: "negative-input",
+  message: "POST /v1/airtime answered HTTP 500",
+  seed: 42,
+  path: "3",
+  run: {},
+});
+
 const TSCONFIG = {
   compilerOptions: {
     target: "ES2022",
@@ -59,7 +73,7 @@ const TSCONFIG = {
     module: "NodeNext",
     moduleResolution: "NodeNext",
   },
-  files: ["order.test.ts"],
+  files: ["order.test.ts", "failures/never_server_error.test.ts"],
 };
 
 beforeAll(async () => {
@@ -67,6 +81,8 @@ beforeAll(async () => {
   await consumer.write("order.test.ts", FIXTURE_TEST);
   await consumer.write("tsconfig.json", JSON.stringify(TSCONFIG, null, 2));
   await consumer.write("plain.mjs", PLAIN_NODE_SCRIPT);
+  await mkdir(join(consumer.dir, "failures"));
+  await consumer.write("failures/never_server_error.test.ts", EMITTED_TEST);
 });
 
 afterAll(() => consumer?.remove());
@@ -78,10 +94,11 @@ test("tsc accepts a test written against the fixture", async () => {
 });
 
 describe.each(RUNTIMES)("on $name", (runtime) => {
-  test("vitest runs the fixture's tests: order, clock, verified webhook, then a reset", async () => {
+  test("vitest runs the fixture's tests (order, clock, verified webhook, a reset) and an emitted failure", async () => {
     const outcome = await runConsumerVitest(consumer.dir, runtime);
     expect(outcome.code, outcome.stdout + outcome.stderr).toBe(0);
-    expect(outcome.stdout).toMatch(/Tests\s+2 passed \(2\)/);
+    expect(outcome.stdout).toContain("never_server_error holds (negative-input, seed 42)");
+    expect(outcome.stdout).toMatch(/Tests\s+3 passed \(3\)/);
   });
 
   test("airtime-harness/testing runs from plain Node, no test runner", async () => {
