@@ -15,6 +15,7 @@ import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient } from "./http-client.ts";
+import { pacedClient } from "./paced-client.ts";
 import { assertListenAddressFree } from "./listen-address.ts";
 import { openContractRun } from "./open-contract-run.ts";
 import { preflight } from "./preflight.ts";
@@ -43,24 +44,7 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
   const started = Date.now();
   const plan = await planContractRun(given);
   const { options } = plan;
-  // Before any property: a webhook address in use, an unreachable target or a refused token stops the run
-  // with the cause, not a table.
-  if (options.webhookListen !== undefined) await assertListenAddressFree(options.webhookListen);
-  if (plan.spec.kind === "remote") {
-    const tokenFlag = given.token === undefined ? "--token-command" : "--token";
-    await preflight({
-      client: createHttpClient(
-        plan.spec.url,
-        options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
-      ),
-      url: plan.spec.url,
-      unauthorized: plan.provider.resolved.http.unauthorized ?? 401,
-      tokens: [
-        { flag: tokenFlag, token: plan.spec.token },
-        ...(plan.spec.otherToken === undefined ? [] : [{ flag: "--other-token", token: plan.spec.otherToken }]),
-      ],
-    });
-  }
+  await preflightRun(plan, given);
   const timings = createTimings();
   const seen = emptyAggregate();
   const errors: string[] = [];
@@ -225,4 +209,31 @@ function describeTarget(options: ContractOptions, harness: HarnessContext | unde
   const target = harness?.target;
   const powers = target?.admin === undefined ? "no admin powers" : `admin powers, ${target.clockMode} clock`;
   return `${options.target} (${powers})`;
+}
+
+/**
+ * Before any property: a webhook address in use, an unreachable target or a
+ * refused token stops the run with the cause, not a table.
+ */
+async function preflightRun(plan: ContractPlan, given: ContractOptions): Promise<void> {
+  const { options } = plan;
+  if (options.webhookListen !== undefined) await assertListenAddressFree(options.webhookListen);
+  if (plan.spec.kind !== "remote") return;
+  const tokenFlag = given.token === undefined ? "--token-command" : "--token";
+  await preflight({
+    // Paced too: a provider's stated rate limit counts these requests like any other.
+    client: pacedClient(
+      createHttpClient(
+        plan.spec.url,
+        options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
+      ),
+      plan.pacer,
+    ),
+    url: plan.spec.url,
+    unauthorized: plan.provider.resolved.http.unauthorized ?? 401,
+    tokens: [
+      { flag: tokenFlag, token: plan.spec.token },
+      ...(plan.spec.otherToken === undefined ? [] : [{ flag: "--other-token", token: plan.spec.otherToken }]),
+    ],
+  });
 }
