@@ -38,6 +38,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  compare: {
+    summary: "measure how faithfully the simulator imitates a target, rule by rule",
+    load: async () => (await import("./compare.ts")).compare,
+  },
   init: {
     summary: "write a commented config and an example scenario here",
     load: async () => (await import("./init.ts")).init,
