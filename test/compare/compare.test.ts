@@ -7,28 +7,22 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { runCompare } from "../../src/compare/run-compare.ts";
 import { formatCompareReport } from "../../src/compare/console-report.ts";
-import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
-import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
+import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
-const TOKEN = "compare-target-token";
-/** Short, long-tailed delays, so a run settles in well under a second. */
-const SETTINGS: SimulatorOptions = { timing: "lognormal:120ms,0.3", failureRate: 0.1 };
-
-const started: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((sim) => sim.close()));
-});
-
-async function startTarget(options: SimulatorOptions = {}): Promise<string> {
-  const sim = await createSimulator({ ...SETTINGS, demo: { token: TOKEN, balance: 10_000_000 }, ...options });
-  started.push(sim);
-  return sim.listen(0);
-}
+const targets = new CompareTargets();
+afterEach(() => targets.close());
 
 describe("the simulator compared with itself", () => {
   test.each([1, 2, 3])("seed %i: no divergence, fidelity 100 percent on every operation", async (seed) => {
-    const target = await startTarget({ seed: seed + 1000 });
-    const report = await runCompare({ target, token: TOKEN, seed, runs: 8, settleMs: 10_000, reference: SETTINGS });
+    const target = await targets.simulator({ seed: seed + 1000 });
+    const report = await runCompare({
+      target,
+      token: TARGET_TOKEN,
+      seed,
+      runs: 8,
+      settleMs: 10_000,
+      reference: REFERENCE_SETTINGS,
+    });
     const divergences = report.results.filter((result) => !result.agrees);
     expect(divergences, formatCompareReport(report)).toEqual([]);
     expect(report.scores.overall).toBe(1);
