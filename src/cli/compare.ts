@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { parseDuration } from "../domain/timing.ts";
+import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
@@ -28,6 +29,7 @@ options:
   --runs N              sequences to send (default 20)
   --settle DURATION     how long an order may stay pending, e.g. 30s (default 60s)
   --sim-config FILE     settings of the simulator compared with (a serve --config file)
+  --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
   -h, --help            this text
 
@@ -80,6 +82,7 @@ export async function compare(args: string[]): Promise<number> {
         settle: { type: "string" },
         "sim-config": { type: "string" },
         "fail-under": { type: "string" },
+        calibrate: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -119,5 +122,14 @@ export async function compare(args: string[]): Promise<number> {
     return 2;
   }
   console.log(formatCompareReport(report));
+  if (values.calibrate !== undefined) {
+    const config = await writeCalibration(values.calibrate, {
+      target: report.targetSide,
+      providerFile: values.provider,
+    });
+    console.log(
+      `\nwrote ${values.calibrate}: ${JSON.stringify(config)}; run airtime-harness serve --config ${values.calibrate}`,
+    );
+  }
   return compareExitCode(report, failUnder);
 }

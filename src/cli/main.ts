@@ -39,7 +39,7 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     load: async () => (await import("./contract.ts")).contract,
   },
   compare: {
-    summary: "measure how faithfully the simulator imitates a target, rule by rule",
+    summary: "measure how faithfully the simulator imitates a target; --calibrate fits it",
     load: async () => (await import("./compare.ts")).compare,
   },
   init: {

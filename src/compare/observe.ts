@@ -214,11 +214,15 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
   const { profile } = options;
   if (order.status !== undefined && profile.statuses.isFinal(order.status)) return { status: order.status, ms: 0 };
   const deadline = order.placedAt + options.settleMs;
+  const pollMs = options.pollMs ?? 20;
   while (Date.now() < deadline) {
-    await sleep(options.pollMs ?? 20);
+    await sleep(pollMs);
     const answer = await call(options, { method: "GET", path: `/v1/airtime/${order.reference}`, token: true });
     const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
-    if (status !== undefined && profile.statuses.isFinal(status)) return { status, ms: Date.now() - order.placedAt };
+    // The final came somewhere within the last poll interval: its middle is the unbiased estimate.
+    if (status !== undefined && profile.statuses.isFinal(status)) {
+      return { status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
+    }
   }
   return undefined;
 }
