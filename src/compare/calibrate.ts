@@ -25,7 +25,7 @@ export interface CalibrationInput {
  * @example
  * calibrationConfig({ target }); // { timing: "lognormal:400ms,0.4", failureRate: 0.25 }
  */
-export function calibrationConfig(input: CalibrationInput, configFile?: string): Record<string, unknown> {
+function calibrationConfig(input: CalibrationInput, configFile?: string): Record<string, unknown> {
   const { target } = input;
   const finals = Object.values(target.finalClasses).reduce((sum, count) => sum + count, 0);
   const timing = fitTiming(target.finalTimesMs);

@@ -11,7 +11,7 @@ function percent(share: number | undefined): string {
 }
 
 /** One side's evidence in a line: a rate with its interval, a timing summary, or the answers seen. */
-export function describeEvidence(evidence: Evidence): string {
+function describeEvidence(evidence: Evidence): string {
   if ("interval" in evidence) {
     const { count, n, rate, interval } = evidence;
     return `${count}/${n} = ${percent(rate)} (99 % Wilson ${percent(interval.low)}–${percent(interval.high)})`;

@@ -24,8 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(folder, { recursive: true, force: true }));
 
-/** The target's true timing: median 400 ms, p95 = 400 · e^(1.645 · 0.4) ≈ 772 ms. */
-const MEDIAN_MS = 400;
+/** The target's true timing: median 1 s, p95 = 1000 · e^(1.645 · 0.4) ≈ 1.93 s (long enough that request latency is a small share). */
+const MEDIAN_MS = 1000;
 const SIGMA = 0.4;
 const FAILURE_RATE = 0.25;
 
