@@ -38,6 +38,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "run the property-based contract checks against the simulator or a deployment",
     load: async () => (await import("./contract.ts")).contract,
   },
+  compare: {
+    summary: "measure how faithfully the simulator imitates a target; --calibrate fits it",
+    load: async () => (await import("./compare.ts")).compare,
+  },
   replay: {
     summary: "replay a failure written by contract --emit-test, without vitest",
     load: async () => (await import("./replay.ts")).replay,

@@ -33,6 +33,14 @@ export interface RateEvidence {
   readonly interval: Interval;
 }
 
+/** How often each answer class was seen, and one request that drew the most common one. */
+export interface AnswerEvidence {
+  readonly answers: Readonly<Record<string, number>>;
+  readonly example?: string | undefined;
+}
+
+export type Evidence = RateEvidence | Summary | AnswerEvidence;
+
 export interface RuleResult {
   readonly rule: string;
   readonly operation: Operation;
@@ -42,8 +50,8 @@ export interface RuleResult {
   readonly observations: number;
   readonly test: string;
   readonly pValue: number;
-  readonly simulator: RateEvidence | Summary;
-  readonly target: RateEvidence | Summary;
+  readonly simulator: Evidence;
+  readonly target: Evidence;
 }
 
 function rateEvidence(count: number, n: number): RateEvidence {
@@ -101,6 +109,71 @@ export function compareTimings(
     pValue,
     simulator: sim,
     target: tgt,
+  };
+}
+
+function mostCommon(answers: Readonly<Record<string, number>>): string | undefined {
+  const sorted = Object.entries(answers).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  return sorted[0]?.[0];
+}
+
+function total(answers: Readonly<Record<string, number>>): number {
+  return Object.values(answers).reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Compares what one condition is answered with (`refused 422 INVALID_REQUEST`,
+ * `replayed same id` …): a deterministic answer, so the two sides agree when
+ * their most common answers are the same. A different answer to the same
+ * request is a broken integration, hence high severity.
+ */
+export function compareAnswers(
+  rule: string,
+  operation: Operation,
+  simulator: AnswerEvidence,
+  target: AnswerEvidence,
+): RuleResult {
+  const observed = Math.min(total(simulator.answers), total(target.answers));
+  const agrees = observed === 0 || mostCommon(simulator.answers) === mostCommon(target.answers);
+  return {
+    rule,
+    operation,
+    agrees,
+    severity: "high",
+    observations: observed,
+    test: "the most common answer is the same",
+    pValue: agrees ? 1 : 0,
+    simulator,
+    target,
+  };
+}
+
+/** A value seen this few times on one side only may be chance; it is not judged. */
+const MIN_SEEN = 3;
+
+/**
+ * Compares which values were seen at all (e.g. the final statuses reached):
+ * a value seen at least {@link MIN_SEEN} times on one side and never on the other diverges.
+ */
+export function compareSeen(
+  rule: string,
+  operation: Operation,
+  simulator: AnswerEvidence,
+  target: AnswerEvidence,
+): RuleResult {
+  const onlyOn = (one: AnswerEvidence, other: AnswerEvidence) =>
+    Object.entries(one.answers).some(([value, count]) => count >= MIN_SEEN && (other.answers[value] ?? 0) === 0);
+  const agrees = !onlyOn(simulator, target) && !onlyOn(target, simulator);
+  return {
+    rule,
+    operation,
+    agrees,
+    severity: "medium",
+    observations: Math.min(total(simulator.answers), total(target.answers)),
+    test: "the same values are seen",
+    pValue: agrees ? 1 : 0,
+    simulator,
+    target,
   };
 }
 

@@ -1,0 +1,135 @@
+/**
+ * `airtime-harness compare`: how faithfully the simulator imitates a target.
+ * The same seeded sequences go to the target and to an in-process simulator
+ * speaking the same provider profile; the report lists each divergence under
+ * its rule, with both sides' evidence, and a fidelity score per operation.
+ * Exit code 0, or 1 when the overall score is below --fail-under; 2 for a
+ * usage error or a target that cannot be reached.
+ */
+import { parseArgs } from "node:util";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
+import { parseDuration } from "../domain/timing.ts";
+import { writeCalibration } from "../compare/calibrate.ts";
+import { formatCompareReport } from "../compare/console-report.ts";
+import { type CompareReport, runCompare } from "../compare/run-compare.ts";
+import { loadSimulatorConfig } from "../simulator/config.ts";
+import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+
+export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
+
+Sends the same seeded sequences to the target and to an in-process simulator
+speaking the same provider profile, and reports every difference by rule.
+
+options:
+  --target URL          base URL of the deployment to compare (required)
+  --token TOKEN         its bearer token (or AIRTIME_TOKEN) (required)
+  --provider FILE       the provider profile both sides are read with (default: our spec)
+  --seed N              seed of the generated sequences (default: random, printed)
+  --runs N              sequences to send (default 20)
+  --settle DURATION     how long an order may stay pending, e.g. 30s (default 60s)
+  --sim-config FILE     settings of the simulator compared with (a serve --config file)
+  --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
+  --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
+  -h, --help            this text
+
+exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
+
+const DEFAULT_RUNS = 20;
+const DEFAULT_SETTLE = "60s";
+
+function usageError(message: string): number {
+  console.error(`airtime-harness compare: ${message}\n\n${COMPARE_USAGE}`);
+  return 2;
+}
+
+function parseCount(text: string | undefined, fallback: number): number | undefined {
+  if (text === undefined) return fallback;
+  return /^\d+$/.test(text) ? Number(text) : undefined;
+}
+
+function parseScore(text: string | undefined): number | undefined | "bad" {
+  if (text === undefined) return undefined;
+  const score = Number(text.replace(/%$/, ""));
+  return text.trim() !== "" && Number.isFinite(score) && score >= 0 && score <= 100 ? score / 100 : "bad";
+}
+
+async function loadProvider(file: string | undefined): Promise<ProviderProfile | undefined | "bad"> {
+  if (file === undefined) return undefined;
+  const loaded = await loadProviderProfile(file);
+  if (loaded.ok) return loaded.profile;
+  console.error(formatProfileIssues(file, loaded.issues));
+  return "bad";
+}
+
+/** The exit code a finished comparison earns. */
+export function compareExitCode(report: CompareReport, failUnder: number | undefined): number {
+  if (failUnder === undefined) return 0;
+  return (report.scores.overall ?? 0) < failUnder ? 1 : 0;
+}
+
+export async function compare(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: {
+        target: { type: "string" },
+        token: { type: "string" },
+        provider: { type: "string" },
+        seed: { type: "string" },
+        runs: { type: "string" },
+        settle: { type: "string" },
+        "sim-config": { type: "string" },
+        "fail-under": { type: "string" },
+        calibrate: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help === true) {
+    console.log(COMPARE_USAGE);
+    return 0;
+  }
+  const token = values.token ?? process.env.AIRTIME_TOKEN;
+  if (values.target === undefined || token === undefined) return usageError("needs --target and --token");
+  if (!URL.canParse(values.target)) return usageError(`--target '${values.target}' is not a URL`);
+  const seed = parseCount(values.seed, Math.floor(Math.random() * 2 ** 31));
+  const runs = parseCount(values.runs, DEFAULT_RUNS);
+  const settle = parseDuration(values.settle ?? DEFAULT_SETTLE);
+  const failUnder = parseScore(values["fail-under"]);
+  if (seed === undefined) return usageError(`--seed '${values.seed}' is not a whole number`);
+  if (runs === undefined || runs < 1) return usageError(`--runs '${values.runs}' is not a whole number above 0`);
+  if (!settle.ok) return usageError(`--settle: ${settle.error}`);
+  if (failUnder === "bad") return usageError(`--fail-under '${values["fail-under"]}' is not a percentage 0–100`);
+  const provider = await loadProvider(values.provider);
+  if (provider === "bad") return 2;
+  let reference: SimulatorOptions | undefined;
+  try {
+    reference = values["sim-config"] === undefined ? undefined : await loadSimulatorConfig(values["sim-config"]);
+  } catch (error) {
+    console.error(`airtime-harness compare: --sim-config: ${(error as Error).message}`);
+    return 2;
+  }
+  let report: CompareReport;
+  try {
+    report = await runCompare({ target: values.target, token, provider, seed, runs, settleMs: settle.ms, reference });
+  } catch (error) {
+    console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
+    return 2;
+  }
+  console.log(formatCompareReport(report));
+  if (values.calibrate !== undefined) {
+    const config = await writeCalibration(values.calibrate, {
+      target: report.targetSide,
+      providerFile: values.provider,
+    });
+    console.log(
+      `\nwrote ${values.calibrate}: ${JSON.stringify(config)}; run airtime-harness serve --config ${values.calibrate}`,
+    );
+  }
+  return compareExitCode(report, failUnder);
+}

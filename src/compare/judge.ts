@@ -1,0 +1,70 @@
+/**
+ * Turns what both sides answered into rule results: one rule per request
+ * condition (what a replay, an unknown reference, invalid input … is answered
+ * with), and rules on the orders' lives (which finals, how many fail, how
+ * long pending lasts). Every rule is judged by one of the tests in rules.ts.
+ */
+import type { SideObservations } from "./observe.ts";
+import type { StepKind } from "./plan.ts";
+import {
+  type AnswerEvidence,
+  compareAnswers,
+  compareRates,
+  compareSeen,
+  compareTimings,
+  type Operation,
+  type RuleResult,
+} from "./rules.ts";
+
+/** The rule each step kind is judged under, and the operation it scores. */
+const CONDITION_RULES: Readonly<Record<StepKind, { readonly rule: string; readonly operation: Operation }>> = {
+  send: { rule: "a valid order is placed", operation: "send" },
+  "invalid-amount": { rule: "invalid input: HTTP status and error code", operation: "send" },
+  replay: { rule: "a replay returns the same order", operation: "replay" },
+  "replay-changed": { rule: "a replay with a changed payload: 409 and its code", operation: "replay" },
+  lookup: { rule: "a placed order is found", operation: "lookup" },
+  "lookup-unknown": { rule: "an unknown reference: HTTP status and error code", operation: "lookup" },
+  balance: { rule: "the balance is read", operation: "balance" },
+  "no-token": { rule: "no token: HTTP status and error code", operation: "balance" },
+};
+
+function answersOf(side: SideObservations, kind: StepKind): AnswerEvidence {
+  const answers: Record<string, number> = {};
+  let example: string | undefined;
+  for (const step of side.steps) {
+    if (step.kind !== kind || step.outcome.startsWith("skipped")) continue;
+    answers[step.outcome] = (answers[step.outcome] ?? 0) + 1;
+    example ??= step.curl;
+  }
+  return { answers, example };
+}
+
+function finalCount(side: SideObservations): number {
+  return Object.values(side.finals).reduce((sum, count) => sum + count, 0);
+}
+
+function orderLifeRules(simulator: SideObservations, target: SideObservations): RuleResult[] {
+  const failed = (side: SideObservations) => ({
+    count: side.finalClasses.failed ?? 0,
+    n: finalCount(side),
+  });
+  const unsettled = (side: SideObservations) => ({ count: side.unsettled, n: side.unsettled + finalCount(side) });
+  return [
+    compareSeen("final statuses reached", "send", { answers: simulator.finals }, { answers: target.finals }),
+    compareRates("failed share of finals", "send", failed(simulator), failed(target)),
+    compareRates("orders still pending at the deadline", "send", unsettled(simulator), unsettled(target)),
+    compareTimings("pending → final time", "send", simulator.finalTimesMs, target.finalTimesMs),
+  ];
+}
+
+/**
+ * @example
+ * judge(simulatorSide, targetSide).filter((result) => !result.agrees); // the divergences
+ */
+export function judge(simulator: SideObservations, target: SideObservations): RuleResult[] {
+  const conditions = (Object.keys(CONDITION_RULES) as StepKind[]).map((kind) => {
+    const { rule, operation } = CONDITION_RULES[kind];
+    return compareAnswers(rule, operation, answersOf(simulator, kind), answersOf(target, kind));
+  });
+  return [...conditions, ...orderLifeRules(simulator, target)];
+}

@@ -1,0 +1,255 @@
+/**
+ * Sends the planned steps to one side (the target, or the reference
+ * simulator) and records what it answered, in classes that mean the same on
+ * both sides: ids, references, times and request ids are never recorded as
+ * such, so they can never show up as a difference. Each placed order is then
+ * polled until it is final, which gives the finals reached and the
+ * pending → final times.
+ */
+import { randomUUID } from "node:crypto";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import type { Step, StepKind } from "./plan.ts";
+
+export interface StepRecord {
+  readonly kind: StepKind;
+  /** The answer's class: `placed`, `replayed same id`, `refused 422 INVALID_REQUEST` … */
+  readonly outcome: string;
+  /** The request, as a curl line with the token left as `$TOKEN`. */
+  readonly curl: string;
+}
+
+export interface SideObservations {
+  readonly steps: readonly StepRecord[];
+  /** Final status name → orders that reached it. */
+  readonly finals: Readonly<Record<string, number>>;
+  /** Status class (success, failed, reversed) → orders that reached a final of it. */
+  readonly finalClasses: Readonly<Record<string, number>>;
+  /** Pending → final, ms, measured from the send answer to the first lookup that shows the final. */
+  readonly finalTimesMs: readonly number[];
+  /** Orders still pending when the settle time ran out. */
+  readonly unsettled: number;
+}
+
+export interface ObserveOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly profile: CompiledProfile;
+  readonly runs: readonly (readonly Step[])[];
+  /** How long to wait for placed orders to become final. */
+  readonly settleMs: number;
+  /** The lookup interval while settling: the resolution of the measured times. */
+  readonly pollMs?: number;
+}
+
+interface Placed {
+  readonly reference: string;
+  readonly key: string;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly id: string | undefined;
+  readonly placedAt: number;
+  readonly status: number | undefined;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+interface Request {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly token: boolean;
+  readonly key?: string;
+  readonly body?: unknown;
+}
+
+const ACCOUNT = "0712345678";
+
+function curlLine(baseUrl: string, request: Request): string {
+  const parts = [`curl -sS -X ${request.method} '${baseUrl}${request.path}'`];
+  if (request.token) parts.push(`-H 'Authorization: Bearer $TOKEN'`);
+  if (request.key !== undefined) parts.push(`-H 'Idempotency-Key: ${request.key}'`);
+  if (request.body !== undefined)
+    parts.push(`-H 'Content-Type: application/json' -d '${JSON.stringify(request.body)}'`);
+  return parts.join(" ");
+}
+
+async function call(options: ObserveOptions, request: Request): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (request.token) headers.authorization = `Bearer ${options.token}`;
+  if (request.key !== undefined) headers["idempotency-key"] = request.key;
+  if (request.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${options.baseUrl}${request.path}`, {
+    method: request.method,
+    headers,
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, body };
+}
+
+/** The class of a refusal: its HTTP status and the error code the profile reads. */
+function refusal(profile: CompiledProfile, answer: Answer): string {
+  const code = profile.readErrorCode(answer.body);
+  return `refused ${answer.status}${code === undefined ? "" : ` ${code}`}`;
+}
+
+function sendOutcome(profile: CompiledProfile, answer: Answer, original?: Placed): string {
+  if (answer.status !== 200) return refusal(profile, answer);
+  const order = profile.readOrder("order", answer.body);
+  if (order.id === undefined) return "failed order without id";
+  if (original === undefined) return "placed";
+  return order.id === original.id ? "replayed same id" : "replayed new id";
+}
+
+function lookupOutcome(profile: CompiledProfile, answer: Answer): string {
+  if (answer.status === 200)
+    return profile.readOrder("lookup", answer.body).id === undefined ? "found without id" : "found";
+  return answer.status === 404
+    ? `not found ${profile.readErrorCode(answer.body) ?? ""}`.trim()
+    : refusal(profile, answer);
+}
+
+class RunState {
+  readonly placed: Placed[] = [];
+  constructor(
+    readonly tag: string,
+    private readonly onPlaced: (order: Placed) => void,
+  ) {}
+  place(order: Placed): void {
+    this.placed.push(order);
+    this.onPlaced(order);
+  }
+  pick(index: number): Placed | undefined {
+    return this.placed.length === 0 ? undefined : this.placed[index % this.placed.length];
+  }
+}
+
+function orderRequest(reference: string, key: string, body: Record<string, unknown>): Request {
+  return { method: "POST", path: "/v1/airtime", token: true, key, body: { ...body, reference } };
+}
+
+/** One step: the request it makes and how its answer is classed. */
+async function runStep(options: ObserveOptions, state: RunState, step: Step, index: number): Promise<StepRecord> {
+  const { profile } = options;
+  const fresh = `${state.tag}-${index}`;
+  const record = async (request: Request, classify: (answer: Answer) => string): Promise<StepRecord> => {
+    const answer = await call(options, request);
+    return { kind: step.kind, outcome: classify(answer), curl: curlLine(options.baseUrl, request) };
+  };
+  switch (step.kind) {
+    case "send":
+      return record(
+        orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: step.amount, currency: "KES" }),
+        (answer) => {
+          const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
+          const body = { account: ACCOUNT, amount: step.amount, currency: "KES", reference: fresh };
+          if (order?.id !== undefined) {
+            state.place({
+              reference: fresh,
+              key: `k-${fresh}`,
+              body,
+              id: order.id,
+              placedAt: Date.now(),
+              status: order.status,
+            });
+          }
+          return sendOutcome(profile, answer);
+        },
+      );
+    case "replay":
+    case "replay-changed": {
+      const original = state.pick(step.order);
+      if (original === undefined) return { kind: step.kind, outcome: "skipped: nothing placed yet", curl: "" };
+      const changed = step.kind === "replay-changed";
+      const body = changed ? { ...original.body, amount: (original.body.amount as number) + 1 } : original.body;
+      return record({ ...orderRequest(original.reference, original.key, body) }, (answer) =>
+        changed && answer.status !== 200 ? refusal(profile, answer) : sendOutcome(profile, answer, original),
+      );
+    }
+    case "lookup": {
+      const original = state.pick(step.order);
+      if (original === undefined) return { kind: step.kind, outcome: "skipped: nothing placed yet", curl: "" };
+      return record({ method: "GET", path: `/v1/airtime/${original.reference}`, token: true }, (answer) =>
+        lookupOutcome(profile, answer),
+      );
+    }
+    case "lookup-unknown":
+      return record({ method: "GET", path: `/v1/airtime/unknown-${fresh}`, token: true }, (answer) =>
+        lookupOutcome(profile, answer),
+      );
+    case "balance":
+      return record({ method: "GET", path: "/v1/balance", token: true }, (answer) =>
+        answer.status === 200 && profile.readBalanceCents(answer.body) !== undefined
+          ? "balance read"
+          : refusal(profile, answer),
+      );
+    case "invalid-amount":
+      return record(orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: -5, currency: "KES" }), (answer) =>
+        sendOutcome(profile, answer),
+      );
+    case "no-token":
+      return record({ method: "GET", path: "/v1/balance", token: false }, (answer) => refusal(profile, answer));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A final seen by polling, or undefined when the order was still pending at the deadline. */
+type FinalSeen = { readonly status: number; readonly ms: number } | undefined;
+
+/**
+ * Polls one order from the moment it is placed until it is final, so the
+ * measured time never includes the steps that came after it.
+ */
+async function watchOrder(options: ObserveOptions, order: Placed): Promise<FinalSeen> {
+  const { profile } = options;
+  if (order.status !== undefined && profile.statuses.isFinal(order.status)) return { status: order.status, ms: 0 };
+  const deadline = order.placedAt + options.settleMs;
+  const pollMs = options.pollMs ?? 20;
+  while (Date.now() < deadline) {
+    await sleep(pollMs);
+    const answer = await call(options, { method: "GET", path: `/v1/airtime/${order.reference}`, token: true });
+    const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
+    // The final came somewhere within the last poll interval: its middle is the unbiased estimate.
+    if (status !== undefined && profile.statuses.isFinal(status)) {
+      return { status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * @example
+ * await observeSide({ baseUrl, token, profile, runs: planRuns(...), settleMs: 10_000 });
+ */
+export async function observeSide(options: ObserveOptions): Promise<SideObservations> {
+  const steps: StepRecord[] = [];
+  const watches: Promise<FinalSeen>[] = [];
+  const side = randomUUID().slice(0, 8);
+  for (const [runIndex, run] of options.runs.entries()) {
+    const state = new RunState(`cmp-${side}-${runIndex}`, (order) => watches.push(watchOrder(options, order)));
+    for (const [index, step] of run.entries()) steps.push(await runStep(options, state, step, index));
+  }
+  const seen = await Promise.all(watches);
+  const finals: Record<string, number> = {};
+  const finalClasses: Record<string, number> = {};
+  const finalTimesMs: number[] = [];
+  for (const final of seen) {
+    if (final === undefined) continue;
+    const name = options.profile.statuses.nameOf(final.status);
+    finals[name] = (finals[name] ?? 0) + 1;
+    const statusClass = options.profile.statuses.classOf(final.status) ?? "unknown";
+    finalClasses[statusClass] = (finalClasses[statusClass] ?? 0) + 1;
+    finalTimesMs.push(final.ms);
+  }
+  return { steps, finals, finalClasses, finalTimesMs, unsettled: seen.filter((final) => final === undefined).length };
+}

@@ -1,0 +1,82 @@
+/**
+ * One comparison: the seeded plan sent to the target and to an in-process
+ * simulator speaking the same provider profile, both sides observed the
+ * same way, then judged rule by rule and scored per operation.
+ */
+import { compileProfile } from "../contract/provider-profile/compile.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
+import { createSimulator } from "../simulator/create-simulator.ts";
+import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { observeSide, type SideObservations } from "./observe.ts";
+import { planRuns } from "./plan.ts";
+import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
+import { judge } from "./judge.ts";
+
+export interface CompareInput {
+  readonly target: string;
+  readonly token: string;
+  readonly provider?: ProviderProfile | undefined;
+  readonly seed: number;
+  readonly runs: number;
+  /** How long a placed order may stay pending before it counts as unsettled. */
+  readonly settleMs: number;
+  /** Settings of the reference simulator (a config's timing, failure rate …); default our simulator's. */
+  readonly reference?: SimulatorOptions | undefined;
+}
+
+export interface CompareReport {
+  readonly target: string;
+  readonly provider: string;
+  readonly seed: number;
+  readonly runs: number;
+  readonly results: readonly RuleResult[];
+  readonly scores: FidelityScores;
+  readonly simulator: SideObservations;
+  readonly targetSide: SideObservations;
+}
+
+/** The reference simulator's customer: rich enough that no planned order runs out of money. */
+const REFERENCE_TOKEN = "compare-reference-token";
+const REFERENCE_BALANCE = 100_000_000;
+
+/**
+ * @example
+ * const report = await runCompare({ target: "https://sandbox.example", token, seed: 1, runs: 20, settleMs: 30_000 });
+ * report.scores.overall; // 0.97
+ */
+export async function runCompare(input: CompareInput): Promise<CompareReport> {
+  const profile = compileProfile(input.provider);
+  const reference = await createSimulator({
+    seed: input.seed,
+    ...input.reference,
+    ...(input.provider === undefined ? {} : { provider: input.provider }),
+    demo: { token: REFERENCE_TOKEN, balance: REFERENCE_BALANCE },
+  });
+  try {
+    const referenceUrl = await reference.listen(0);
+    const runs = planRuns({
+      seed: input.seed,
+      runs: input.runs,
+      minAmount: profile.domain.minAmount,
+      maxAmount: profile.domain.maxAmount,
+    });
+    const common = { profile, runs, settleMs: input.settleMs };
+    const [simulator, targetSide] = await Promise.all([
+      observeSide({ ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN }),
+      observeSide({ ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token }),
+    ]);
+    const results = judge(simulator, targetSide);
+    return {
+      target: input.target,
+      provider: profile.name,
+      seed: input.seed,
+      runs: input.runs,
+      results,
+      scores: fidelityScores(results),
+      simulator,
+      targetSide,
+    };
+  } finally {
+    await reference.close();
+  }
+}

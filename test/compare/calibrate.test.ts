@@ -1,0 +1,65 @@
+/**
+ * `compare --calibrate`: the config written from a target's observed
+ * behaviour recovers its timing quantiles within 15 % and its failure rate
+ * within the observed rate's interval, is accepted by `serve --config`'s
+ * loader, and a simulator started from it compares with the target without
+ * a divergence.
+ */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { writeCalibration } from "../../src/compare/calibrate.ts";
+import { runCompare } from "../../src/compare/run-compare.ts";
+import { wilsonInterval } from "../../src/compare/statistics.ts";
+import { parseTiming } from "../../src/domain/timing.ts";
+import { loadSimulatorConfig } from "../../src/simulator/config.ts";
+import { CompareTargets, TARGET_TOKEN } from "../support/compare-targets.ts";
+
+const targets = new CompareTargets();
+afterEach(() => targets.close());
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "calibrate-"));
+});
+afterAll(() => rm(folder, { recursive: true, force: true }));
+
+/** The target's true timing: median 1 s, p95 = 1000 · e^(1.645 · 0.4) ≈ 1.93 s (long enough that request latency is a small share). */
+const MEDIAN_MS = 1000;
+const SIGMA = 0.4;
+const FAILURE_RATE = 0.25;
+
+test("the fitted config recovers the target's quantiles and failure rate, and then agrees with it", async () => {
+  const target = await targets.simulator({
+    seed: 3,
+    timing: `lognormal:${MEDIAN_MS}ms,${SIGMA}`,
+    failureRate: FAILURE_RATE,
+  });
+  const first = await runCompare({ target, token: TARGET_TOKEN, seed: 5, runs: 20, settleMs: 10_000 });
+  const file = join(folder, "calibrated.json");
+  await writeCalibration(file, { target: first.targetSide });
+
+  const written = JSON.parse(await readFile(file, "utf8")) as { timing: string; failureRate: number };
+  const timing = parseTiming(written.timing);
+  if (!timing.ok || timing.timing.kind !== "lognormal") throw new Error(`not a lognormal: ${written.timing}`);
+  const p95 = (median: number, sigma: number) => median * Math.exp(1.6448536 * sigma);
+  expect(Math.abs(timing.timing.medianMs - MEDIAN_MS) / MEDIAN_MS).toBeLessThan(0.15);
+  expect(
+    Math.abs(p95(timing.timing.medianMs, timing.timing.sigma) - p95(MEDIAN_MS, SIGMA)) / p95(MEDIAN_MS, SIGMA),
+  ).toBeLessThan(0.15);
+  const finals = first.targetSide.finalTimesMs.length;
+  const interval = wilsonInterval(Math.round(written.failureRate * finals), finals);
+  expect(FAILURE_RATE).toBeGreaterThanOrEqual(interval.low);
+  expect(FAILURE_RATE).toBeLessThanOrEqual(interval.high);
+
+  const calibrated = await loadSimulatorConfig(file);
+  const second = await runCompare({
+    target,
+    token: TARGET_TOKEN,
+    seed: 6,
+    runs: 20,
+    settleMs: 10_000,
+    reference: calibrated,
+  });
+  expect(second.results.filter((result) => !result.agrees).map((result) => result.rule)).toEqual([]);
+});
