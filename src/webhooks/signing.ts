@@ -82,7 +82,7 @@ export function verifyWebhook(
 }
 
 /** A body whose signature checked out, parsed: verified, or rejected when it is not JSON. */
-export function verifiedPayload(body: string): VerifyOutcome {
+function verifiedPayload(body: string): VerifyOutcome {
   try {
     return { kind: "verified", payload: JSON.parse(body) as unknown };
   } catch {
