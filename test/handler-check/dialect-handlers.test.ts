@@ -12,6 +12,7 @@ import { compileRenderer } from "../../src/contract/provider-profile/render.ts";
 import type { ProviderProfile } from "../../src/contract/provider-profile/schema.ts";
 import { type HandlerCheckReport, runHandlerCheck } from "../../src/handler-check/check-handler.ts";
 import { formatHandlerCheckConsole } from "../../src/handler-check/report-formats.ts";
+import { formatHandlerCheckHtml } from "../../src/handler-check/report-html.ts";
 import { createProviderDialect } from "../../src/handler-check/provider-dialect.ts";
 import type { RuleName } from "../../src/handler-check/judge.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
@@ -96,5 +97,8 @@ test("an unsigned dialect says authenticity is not applicable, and forges nothin
   expect(Object.keys(report.notApplicable).sort()).toEqual(["altered_body", "bad_signature", "stale_timestamp"]);
   expect(formatHandlerCheckConsole(report, { replay: "" })).toContain(
     "not applicable: a bad signature, as the profile signs nothing (signing: none)",
+  );
+  expect(formatHandlerCheckHtml(report, { replay: "" })).toContain(
+    "authenticity not applicable to a bad signature (the profile signs nothing (signing: none)",
   );
 });
