@@ -4,12 +4,15 @@
  * broke (the shrunk timeline is printed), 2 for a usage error or a setup
  * problem (the app's state cannot be read).
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { DEFAULT_HANDLER_CHECK_RUNS, DEFAULT_MAX_ORDERS } from "../handler-check/check-handler.ts";
-import { HandlerCheckOptionsSchema, type HandlerCheckSettings } from "../handler-check/options.ts";
+import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
+import type { DeliveryDialect } from "../handler-check/delivery-dialect.ts";
+import { HandlerCheckOptionsSchema, type HandlerCheckSettings, WHSEC_RULE } from "../handler-check/options.ts";
+import { isWebhookSecret } from "../webhooks/signing.ts";
 import { blameFlag, type Flag, readFlags } from "./flag-table.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no check option. */
@@ -23,7 +26,13 @@ export const HANDLER_CHECK_FLAGS: readonly { readonly section: string; readonly 
         env: "AIRTIME_WEBHOOK_SECRET",
         value: "whsec_…",
         path: ["secret"],
-        help: "the secret it verifies with",
+        help: "the secret it verifies with (whsec_… unless --provider signs with HMAC)",
+      },
+      {
+        name: "provider",
+        value: "FILE",
+        path: ["provider"],
+        help: "a provider profile: deliveries shaped and signed in its dialect, its status words understood",
       },
       {
         name: "state",
@@ -191,6 +200,24 @@ function replayCommand(args: readonly string[], seed: number, path: string): str
   ].join(" ");
 }
 
+/** The dialect `--provider` names (loaded and compiled once), or undefined for our spec's. */
+async function dialectOf(
+  settings: HandlerCheckSettings,
+): Promise<{ ok: true; dialect: DeliveryDialect | undefined } | { ok: false; error: string }> {
+  if (settings.provider === undefined) return { ok: true, dialect: undefined };
+  const loaded = await loadProviderProfile(settings.provider);
+  if (!loaded.ok) return { ok: false, error: `--provider: ${formatProfileIssues(settings.provider, loaded.issues)}` };
+  const scheme = loaded.profile.webhooks?.signing?.scheme ?? "standard-webhooks";
+  if (scheme === "standard-webhooks" && !isWebhookSecret(settings.secret)) {
+    return { ok: false, error: `--secret ${WHSEC_RULE} (the profile signs with Standard Webhooks)` };
+  }
+  const [{ compileRenderer }, { createProviderDialect }] = await Promise.all([
+    import("../contract/provider-profile/render.ts"),
+    import("../handler-check/provider-dialect.ts"),
+  ]);
+  return { ok: true, dialect: createProviderDialect(compileRenderer(loaded.profile, { newUuid: randomUUID })) };
+}
+
 /**
  * @example
  * // airtime-harness handler-check --handler localhost:3000/webhooks/airtime --secret whsec_… \
@@ -217,7 +244,13 @@ export async function handlerCheck(args: string[]): Promise<number> {
     import("../handler-check/report-html.ts"),
   ]);
   const { settings } = parsed;
+  const dialect = await dialectOf(settings);
+  if (!dialect.ok) {
+    console.error(`airtime-harness handler-check: ${dialect.error}`);
+    return 2;
+  }
   const report = await runHandlerCheck({
+    dialect: dialect.dialect,
     handlerUrl: settings.handler,
     secret: settings.secret,
     state: stateSourceOf(settings),

@@ -38,9 +38,10 @@ options:
                   pass every attempt on, byte for byte, retries and duplicates
                   too, to the handler under test, and answer with its status
                   (502 when it cannot be reached)                          AIRTIME_LISTEN_FORWARD_TO
-  --provider FILE with --forward-to: the sender speaks this provider profile's
-                  dialect; its signature scheme is checked and its headers
-                  passed on (an HMAC profile takes any secret text)
+  --provider FILE the sender speaks this provider profile's dialect: its
+                  signature scheme is checked, its delivery id dedupes, its
+                  body is read for the line (with --forward-to its headers
+                  are passed on); an HMAC profile takes any secret text
   --json          print each delivery as one JSON line (headers, payload)
   -h, --help      this text
 
@@ -56,7 +57,7 @@ export interface ListenConfig {
   readonly json: boolean;
   /** The handler under test; absent: answer with `status` and dedupe. */
   readonly forwardTo?: string;
-  /** With forwardTo: the provider profile the sender speaks. */
+  /** The provider profile the sender speaks. */
   readonly provider?: CompiledProfile;
 }
 
@@ -103,8 +104,7 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
   const given = values.secret?.flatMap((secret) => (secret === "-" ? splitSecrets(readStdinSync()) : [secret]));
   const secrets = given ?? splitSecrets(env.AIRTIME_WEBHOOK_SECRET ?? "");
   if (secrets.length === 0) return fail("give the secret to verify with: --secret whsec_...");
-  const forwarding = values["forward-to"] !== undefined || env.AIRTIME_LISTEN_FORWARD_TO !== undefined;
-  const provider = providerFor(values.provider, forwarding, secrets);
+  const provider = providerFor(values.provider, secrets);
   if (typeof provider === "string") return fail(provider);
   const forwardText = values["forward-to"] ?? env.AIRTIME_LISTEN_FORWARD_TO;
   const forward = forwardText === undefined || forwardText === "" ? undefined : parseForwardTarget(forwardText);
@@ -131,12 +131,7 @@ function parseListenArgs(args: string[], env: NodeJS.ProcessEnv): ParseResult {
  * these secrets. Standard Webhooks keys are whsec_ secrets; an HMAC key is
  * whatever text the provider gave.
  */
-function providerFor(
-  file: string | undefined,
-  forwarding: boolean,
-  secrets: readonly string[],
-): CompiledProfile | undefined | string {
-  if (file !== undefined && !forwarding) return "--provider goes with --forward-to";
+function providerFor(file: string | undefined, secrets: readonly string[]): CompiledProfile | undefined | string {
   const provider = file === undefined ? undefined : readProvider(file);
   if (typeof provider === "string") return provider;
   const standard = (provider?.resolved.signing.scheme ?? "standard-webhooks") === "standard-webhooks";
@@ -173,9 +168,13 @@ function parse(args: string[]) {
 }
 
 /** One line per delivery: time, webhook-id, reference, status, message. */
-export function formatDelivery(delivery: InboxDelivery): string {
+export function formatDelivery(delivery: InboxDelivery, provider?: CompiledProfile): string {
   const time = new Date(delivery.receivedAt).toISOString();
-  const webhook = delivery.webhook;
+  const { webhook, order } = delivery;
+  if (provider !== undefined && order?.reference !== undefined) {
+    const name = order.status === undefined ? "unknown status" : provider.statuses.nameOf(order.status);
+    return `${time}  ${delivery.webhookId}  ${order.reference}  ${String(order.statusValue)}  ${name}`;
+  }
   if (webhook === undefined)
     return `${time}  ${delivery.webhookId}  (not an airtime webhook) ${delivery.body.slice(0, 200)}`;
   return `${time}  ${delivery.webhookId}  ${webhook.reference}  ${webhook.status}  ${webhook.message}${webhook.final ? "" : " (not final)"}`;
@@ -202,9 +201,10 @@ export async function listen(args: string[]): Promise<number> {
     port: config.port,
     host: config.host,
     respond: config.status,
+    provider: config.provider,
     onDelivery: (delivery) => {
       seen++;
-      console.log(config.json ? JSON.stringify(delivery) : formatDelivery(delivery));
+      console.log(config.json ? JSON.stringify(delivery) : formatDelivery(delivery, config.provider));
     },
     onRejected: (rejection) => console.error(formatRejection(rejection)),
   });

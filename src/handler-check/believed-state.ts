@@ -23,6 +23,8 @@ export interface StateReaderOptions {
   readonly statusPointer: string;
   readonly effectsPointer?: string | undefined;
   readonly timeoutMs: number;
+  /** The stored status as a code; default a number or numeric string (a dialect's words need its table). */
+  readonly readStatus?: ((stored: unknown) => number | undefined) | undefined;
 }
 
 export interface StateReader {
@@ -43,9 +45,11 @@ function asNumber(value: unknown): number | undefined {
 function believedIn(document: unknown, options: StateReaderOptions, where: string): Believed {
   if (document === null) return UNKNOWN;
   const rawStatus = compilePointer(options.statusPointer)(document);
-  const status = rawStatus === undefined || rawStatus === null ? null : asNumber(rawStatus);
+  const status = rawStatus === undefined || rawStatus === null ? null : (options.readStatus ?? asNumber)(rawStatus);
   if (status === undefined) {
-    throw new StateReadError(`${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code`);
+    throw new StateReadError(
+      `${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code${options.readStatus === undefined ? "" : " or word of the dialect"}`,
+    );
   }
   if (options.effectsPointer === undefined) return { status, effects: null };
   const rawEffects = compilePointer(options.effectsPointer)(document);

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { createStateReader, type StateSource, StateReadError } from "./believed-state.ts";
-import type { DeliveryDialect } from "./delivery-dialect.ts";
+import type { DeliveryDialect, Forgery } from "./delivery-dialect.ts";
 import { createHandlerClient } from "./handler-client.ts";
 import type { RuleName } from "./judge.ts";
 import { type RunOutcome, runSequence, type SequenceContext, type TimelineEntry } from "./run-sequence.ts";
@@ -55,6 +55,8 @@ export interface HandlerCheckFailure {
 export interface HandlerCheckReport {
   readonly handlerUrl: string;
   readonly dialect: string;
+  /** Forgeries the dialect's signing cannot be caught out by, with why: authenticity is not judged for them. */
+  readonly notApplicable: Readonly<Partial<Record<Forgery, string>>>;
   readonly simulatorUrl: string;
   readonly seed: number;
   /** Runs executed, shrinking included. */
@@ -149,6 +151,7 @@ export async function runHandlerCheck(options: HandlerCheckOptions): Promise<Han
       statusPointer: options.statusPointer,
       effectsPointer: options.effectsPointer,
       timeoutMs: options.timeoutMs,
+      readStatus: dialect.readStatus,
     }),
     reconcileUrl: options.reconcileUrl,
     nowSeconds: () => Math.floor(Date.now() / 1000),
@@ -157,7 +160,11 @@ export async function runHandlerCheck(options: HandlerCheckOptions): Promise<Han
   try {
     const details = await fc.check(
       fc.asyncProperty(
-        sequencePlanArbitrary({ withhold: options.reconcileUrl !== undefined, maxOrders: options.maxOrders }),
+        sequencePlanArbitrary({
+          withhold: options.reconcileUrl !== undefined,
+          maxOrders: options.maxOrders,
+          forgeries: dialect.forgeries,
+        }),
         runs.predicate,
       ),
       {
@@ -169,6 +176,7 @@ export async function runHandlerCheck(options: HandlerCheckOptions): Promise<Han
     const common = {
       handlerUrl: options.handlerUrl,
       dialect: dialect.name,
+      notApplicable: dialect.notApplicable,
       simulatorUrl: truth.url,
       seed: details.seed,
       runs: runs.executed(),

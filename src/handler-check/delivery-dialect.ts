@@ -3,6 +3,7 @@
  * sequence model and the judge only see messages and headers, so a provider
  * profile's dialect can replace ours without touching them.
  */
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import type { StatusChange } from "../domain/service-types.ts";
 
 /** One message the simulator's truth announces: its id, what it says, and the exact body bytes. */
@@ -10,6 +11,7 @@ export interface WebhookMessage {
   /** The message id (`webhook-id`), the same on every copy and retry. */
   readonly id: string;
   readonly reference: string;
+  /** The status it announces, as a code of the dialect's table (what the handler is judged against). */
   readonly status: number;
   readonly final: boolean;
   readonly body: string;
@@ -28,6 +30,16 @@ export interface SignedRequest {
 export interface DeliveryDialect {
   /** Shown in reports. */
   readonly name: string;
+  /** The provider profile the simulator's lookup speaks too; undefined for our spec. */
+  readonly profile?: ProviderProfile | undefined;
+  /** The forgeries this dialect's signing can be caught out by; the authenticity rule judges only these. */
+  readonly forgeries: readonly Forgery[];
+  /** Why each other forgery is not tried (an unsigned dialect has no signature to forge), for reports. */
+  readonly notApplicable: Readonly<Partial<Record<Forgery, string>>>;
+  /** Our status code as a code of the dialect's table: what a handler that applies its webhooks believes. */
+  statusCode(ours: number): number;
+  /** What the handler's app stores (a code, a numeric string, or the dialect's status word) as a code of its table. */
+  readStatus(stored: unknown): number | undefined;
   /** The message a stored status change announces. */
   messageOf(change: StatusChange): WebhookMessage;
   /** A genuine attempt, signed at `timestampSeconds` (wall clock) with the handler's secret. */

@@ -12,6 +12,8 @@ import type { StateSource } from "./believed-state.ts";
 
 const MAX_ORDERS_LIMIT = 10;
 
+export const WHSEC_RULE = "must be whsec_ + base64 of 24–64 bytes";
+
 const fromText = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value);
 
 function integer(rule: string, min: number, max: number) {
@@ -41,7 +43,9 @@ const Pointer = z.string().regex(/^(\/.*)?$/, "must be a JSON pointer such as /s
 export const HandlerCheckOptionsSchema = z
   .object({
     handler: HttpUrl,
-    secret: z.string().refine(isWebhookSecret, "must be whsec_ + base64 of 24–64 bytes"),
+    // Standard Webhooks keys are whsec_ secrets; an HMAC key of a provider profile is whatever text it gave.
+    secret: z.string().min(1, "must not be empty"),
+    provider: z.string().min(1).optional(),
     state: z.string().includes("{reference}", { error: "must contain {reference}" }).optional(),
     stateCommand: z.string().min(1).optional(),
     stateStatus: Pointer.default("/status"),
@@ -62,7 +66,10 @@ export const HandlerCheckOptionsSchema = z
     maxOrders: integer(`must be an integer 1–${MAX_ORDERS_LIMIT}`, 1, MAX_ORDERS_LIMIT).default(DEFAULT_MAX_ORDERS),
   })
   .check((ctx) => {
-    const { state, stateCommand } = ctx.value;
+    const { state, stateCommand, secret, provider } = ctx.value;
+    if (provider === undefined && !isWebhookSecret(secret)) {
+      ctx.issues.push({ code: "custom", path: ["secret"], message: WHSEC_RULE, input: secret });
+    }
     if ((state === undefined) === (stateCommand === undefined)) {
       ctx.issues.push({
         code: "custom",

@@ -4,7 +4,8 @@
  */
 import { escapeHtml } from "../harness/reporters/html-template.ts";
 import type { HandlerCheckReport } from "./check-handler.ts";
-import { RULE_TEXT, RULES } from "./judge.ts";
+import type { Forgery } from "./delivery-dialect.ts";
+import { forgeryText, RULE_TEXT, RULES } from "./judge.ts";
 import { timelineLines } from "./timeline-text.ts";
 
 const JSON_REPORT_VERSION = 1;
@@ -28,6 +29,7 @@ export function formatHandlerCheckConsole(report: HandlerCheckReport, context: R
   for (const rule of RULES) {
     const mark = failure === undefined ? "✓" : failure.rule === rule ? "✗" : "-";
     lines.push(`  ${mark} ${rule.padEnd(15)}  ${RULE_TEXT[rule]}`);
+    if (rule === "authenticity") lines.push(...notApplicableLines(report));
   }
   if (failure === undefined) {
     lines.push("", `ok: the handler kept every rule over ${report.runs} generated sequences`);
@@ -45,6 +47,13 @@ export function formatHandlerCheckConsole(report: HandlerCheckReport, context: R
   return lines.join("\n");
 }
 
+/** Forgeries the dialect cannot be caught out by: said, so an unsigned dialect never passes silently. */
+function notApplicableLines(report: HandlerCheckReport): string[] {
+  return Object.entries(report.notApplicable).map(
+    ([forgery, why]) => `      not applicable: ${forgeryText(forgery as Forgery)}, as ${why}`,
+  );
+}
+
 export function formatHandlerCheckJson(report: HandlerCheckReport, context: ReportContext): string {
   const replay = report.failure === undefined ? {} : { replay: context.replay };
   return `${JSON.stringify({ version: JSON_REPORT_VERSION, ok: report.failure === undefined && report.error === undefined, ...report, ...replay }, null, 2)}\n`;
@@ -59,6 +68,11 @@ export function formatHandlerCheckJUnit(report: HandlerCheckReport, context: Rep
   const cases = RULES.map((rule) => {
     const open = `    <testcase classname="airtime-harness.handler-check" name="${rule}" time="0">`;
     if (report.error !== undefined) return `${open}\n      <error message="${xml(report.error)}"/>\n    </testcase>`;
+    const unsigned = rule === "authenticity" ? report.notApplicable.bad_signature : undefined;
+    if (unsigned !== undefined && failure?.rule !== rule) {
+      // Nothing was forged, so nothing was judged: skipped, never a silent pass.
+      return `${open}\n      <skipped message="${xml(`not applicable: ${unsigned}`)}"/>\n    </testcase>`;
+    }
     if (failure === undefined) return `${open}</testcase>`;
     if (failure.rule !== rule) {
       return `${open}\n      <skipped message="not judged to the end: the run stopped at the first failure"/>\n    </testcase>`;
@@ -74,7 +88,8 @@ export function formatHandlerCheckJUnit(report: HandlerCheckReport, context: Rep
   });
   const failed = failure === undefined ? 0 : 1;
   const errors = report.error === undefined ? 0 : RULES.length;
-  const skipped = failure === undefined ? 0 : RULES.length - 1;
+  const unjudged = failure === undefined ? 0 : RULES.length - 1;
+  const skipped = Math.max(unjudged, report.notApplicable.bad_signature === undefined ? 0 : 1);
   const counts = `tests="${RULES.length}" failures="${failed}" errors="${errors}" skipped="${skipped}" time="${seconds}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -6,7 +6,8 @@
 import { renderPage } from "../harness/reporters/html-page.ts";
 import { type Html, markup } from "../harness/reporters/html-template.ts";
 import type { HandlerCheckFailure, HandlerCheckReport } from "./check-handler.ts";
-import { RULE_TEXT, RULES } from "./judge.ts";
+import type { Forgery } from "./delivery-dialect.ts";
+import { forgeryText, RULE_TEXT, RULES } from "./judge.ts";
 import type { ReportContext } from "./report-formats.ts";
 import { curlLines, describeAnswers, describeBeliefs, describeStep, describeTruth } from "./timeline-text.ts";
 
@@ -51,6 +52,14 @@ ${copyable(context.replay, "the replay command")}
 </section>`;
 }
 
+/** The forgeries an unsigned or timestamp-less dialect cannot be tried with, said rather than passed silently. */
+function notApplicableNote(report: HandlerCheckReport): string {
+  const cases = Object.entries(report.notApplicable).map(
+    ([forgery, why]) => `${forgeryText(forgery as Forgery)} (${why})`,
+  );
+  return cases.length === 0 ? "" : `; authenticity not applicable to ${cases.join(", ")}`;
+}
+
 export function formatHandlerCheckHtml(report: HandlerCheckReport, context: ReportContext): string {
   const { failure } = report;
   const verdict = failure === undefined && report.error === undefined ? "passed" : "failed";
@@ -60,7 +69,7 @@ export function formatHandlerCheckHtml(report: HandlerCheckReport, context: Repo
 <h1>Webhook handler report</h1>
 <dl class="facts">
 <dt>Handler</dt><dd>${report.handlerUrl}</dd>
-<dt>Dialect</dt><dd>${report.dialect}</dd>
+<dt>Dialect</dt><dd>${report.dialect}${notApplicableNote(report)}</dd>
 <dt>Seed</dt><dd>${report.seed}</dd>
 <dt>Runs</dt><dd>${report.runs}</dd>
 <dt>Duration</dt><dd>${(report.durationMs / 1000).toFixed(1)} s</dd>

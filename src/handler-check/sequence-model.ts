@@ -52,6 +52,8 @@ export interface SequenceOptions {
   /** Withhold final messages (only for handlers that reconcile by looking orders up). */
   readonly withhold: boolean;
   readonly maxOrders: number;
+  /** The forgeries the dialect can make (default all); none for an unsigned dialect. */
+  readonly forgeries?: readonly Forgery[];
 }
 
 /** The finals a handler most often gets wrong, Reversed (through Success) among them. */
@@ -64,22 +66,27 @@ const orderPlanArbitrary: fc.Arbitrary<OrderPlan> = fc.record({
   amount: fc.integer({ min: 10, max: 5_000 }),
 });
 
-const extraArbitrary: fc.Arbitrary<PlannedExtra> = fc.oneof(
-  fc.record({ kind: fc.constant("again" as const), message: fc.nat(), at: fc.nat() }),
-  fc.record({
-    kind: fc.constant("concurrent" as const),
-    message: fc.nat(),
-    copies: fc.integer({ min: 2, max: 4 }),
-    at: fc.nat(),
-  }),
-  fc.record({ kind: fc.constant("answer_lost" as const), message: fc.nat(), after: fc.nat(), at: fc.nat() }),
-  fc.record({
+function extraArbitrary(forgeries: readonly Forgery[]): fc.Arbitrary<PlannedExtra> {
+  const copies: fc.Arbitrary<PlannedExtra>[] = [
+    fc.record({ kind: fc.constant("again" as const), message: fc.nat(), at: fc.nat() }),
+    fc.record({
+      kind: fc.constant("concurrent" as const),
+      message: fc.nat(),
+      copies: fc.integer({ min: 2, max: 4 }),
+      at: fc.nat(),
+    }),
+    fc.record({ kind: fc.constant("answer_lost" as const), message: fc.nat(), after: fc.nat(), at: fc.nat() }),
+  ];
+  // An unsigned dialect has nothing to forge: no forged deliveries are generated at all.
+  if (forgeries.length === 0) return fc.oneof(...copies);
+  const forged = fc.record({
     kind: fc.constant("forged" as const),
     message: fc.nat(),
-    forgery: fc.constantFrom(...FORGERIES),
+    forgery: fc.constantFrom(...forgeries),
     at: fc.nat(),
-  }),
-);
+  });
+  return fc.oneof(...copies, forged);
+}
 
 /**
  * @example
@@ -92,7 +99,7 @@ export function sequencePlanArbitrary(options: SequenceOptions): fc.Arbitrary<Se
       minLength: 1,
       maxLength: options.maxOrders,
     }),
-    extras: fc.array(extraArbitrary, { maxLength: 4 }),
+    extras: fc.array(extraArbitrary(options.forgeries ?? FORGERIES), { maxLength: 4 }),
     downtime: fc.option(fc.record({ from: fc.nat(), length: fc.integer({ min: 2, max: 6 }) }), { nil: null }),
     withheld: options.withhold ? fc.subarray(orderPositions) : fc.constant([]),
   });

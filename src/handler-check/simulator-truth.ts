@@ -80,6 +80,8 @@ export async function startSimulatorTruth(options: SimulatorTruthOptions): Promi
     timing: HOLD_PENDING,
     webhooks: false,
     scenarios: false,
+    // The lookup a reconciling handler polls speaks the same dialect as the webhooks.
+    ...(options.dialect.profile === undefined ? {} : { provider: options.dialect.profile }),
     demo: { balance: BALANCE_KES, ...(options.token === undefined ? {} : { token: options.token }) },
     plugins: [
       recorder((change) => {
@@ -110,7 +112,7 @@ export async function startSimulatorTruth(options: SimulatorTruthOptions): Promi
     const messages = announced.get(outcome.order.id) ?? [];
     announced.delete(outcome.order.id);
     const order = await sim.service.getOrderByReference(customerId, reference);
-    return { reference, messages, finalStatus: order?.status ?? plan.final };
+    return { reference, messages, finalStatus: options.dialect.statusCode(order?.status ?? plan.final) };
   }
 
   return {

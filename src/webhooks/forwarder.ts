@@ -13,7 +13,7 @@ import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-s
 import { flattenHeaders } from "./incoming-request.ts";
 import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
-import { verifiedPayload, type VerifyOutcome, verifyWebhook } from "./signing.ts";
+import { verifyDialect, type VerifyOutcome, verifyWebhook } from "./signing.ts";
 
 /** What the sender gets when the handler cannot be reached, or does not answer in time. */
 const HANDLER_UNREACHABLE_STATUS = 502;
@@ -82,25 +82,6 @@ function headersOf(provider: CompiledProfile | undefined): ReadonlySet<string> {
   if (signing.scheme === "hmac")
     names.push(signing.header, ...(signing.timestampHeader === undefined ? [] : [signing.timestampHeader]));
   return new Set(names.map((name) => name.toLowerCase()));
-}
-
-/** The profile's verifier with each secret in turn (rotation), as a Standard Webhooks check reports. */
-function verifyDialect(
-  provider: CompiledProfile,
-  secrets: readonly string[],
-  body: string,
-  headers: Readonly<Record<string, string>>,
-): VerifyOutcome {
-  let reason = "no secret configured";
-  for (const secret of secrets) {
-    const outcome = provider.verifier(secret).verify(body, headers);
-    if (outcome.kind === "rejected") {
-      reason = outcome.reason;
-      continue;
-    }
-    return verifiedPayload(body);
-  }
-  return { kind: "rejected", reason };
 }
 
 function payloadOf(verification: VerifyOutcome, body: Buffer): WebhookPayload | undefined {

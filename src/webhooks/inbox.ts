@@ -6,10 +6,11 @@
  * sender's retries).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CompiledProfile, OrderFields } from "../contract/provider-profile/compile.ts";
 import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
 import { flattenHeaders } from "./incoming-request.ts";
 import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
-import { verifyWebhook } from "./signing.ts";
+import { verifyDialect, verifyWebhook } from "./signing.ts";
 
 /** What the inbox answers: a status, a full reply, or `"hang"` (never answer; the sender times out). */
 export type InboxReply =
@@ -39,6 +40,8 @@ export interface InboxDelivery {
   readonly payload: unknown;
   /** The payload when it conforms to the airtime webhook schema. */
   readonly webhook?: WebhookPayload;
+  /** With a provider profile: the order as its webhook body shows it (status translated to a code of its table). */
+  readonly order?: OrderFields;
   readonly verified: true;
   /** Which request for this `webhook-id` was accepted (1 = the first). */
   readonly attempt: number;
@@ -71,6 +74,8 @@ export interface WebhookInboxOptions extends LocalServerOptions {
   readonly secrets?: readonly string[];
   /** Initial reply for verified requests; default 200. */
   readonly respond?: InboxResponder;
+  /** The provider's dialect the sender speaks: its scheme verifies, its delivery id dedupes, its body is read. */
+  readonly provider?: CompiledProfile | undefined;
   readonly onDelivery?: (delivery: InboxDelivery) => void;
   readonly onRejected?: (rejection: InboxRejection) => void;
 }
@@ -106,6 +111,7 @@ export interface WebhookInbox {
 }
 
 const DEFAULT_WAIT_MS = 5000;
+
 const WEBHOOK_PATH = "/webhooks";
 
 interface Waiter {
@@ -175,14 +181,20 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
   function handle(req: IncomingMessage, res: ServerResponse, body: string, receivedAt: number): void {
     const headers = flattenHeaders(req);
     const path = req.url ?? "/";
-    const webhookId = headers["webhook-id"];
-    const outcome = verifyWebhook(body, headers, secrets);
-    if (outcome.kind === "rejected") {
-      reject(res, { receivedAt, path, headers, body, reason: outcome.reason, ...(webhookId ? { webhookId } : {}) });
+    const { provider } = options;
+    const outcome =
+      provider === undefined ? verifyWebhook(body, headers, secrets) : verifyDialect(provider, secrets, body, headers);
+    const webhookId =
+      provider === undefined
+        ? headers["webhook-id"]
+        : provider.deliveryId(headers, outcome.kind === "verified" ? outcome.payload : undefined);
+    if (outcome.kind === "rejected" || webhookId === undefined) {
+      const reason = outcome.kind === "rejected" ? outcome.reason : "no delivery id where the profile puts it";
+      reject(res, { receivedAt, path, headers, body, reason, ...(webhookId ? { webhookId } : {}) });
       return;
     }
     // verifyWebhook only verifies with the three headers present.
-    const id = webhookId as string;
+    const id = webhookId;
     const attempt = (attemptsById.get(id) ?? 0) + 1;
     attemptsById.set(id, attempt);
     const answer =
@@ -213,6 +225,7 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
       body,
       payload: outcome.payload,
       ...(parsed.success ? { webhook: parsed.data } : {}),
+      ...(provider === undefined ? {} : { order: provider.readOrder("webhook", outcome.payload) }),
       verified: true,
       attempt,
     };

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 
 /** The secret prefix Standard Webhooks uses; the rest is base64 of the key bytes. */
 const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -81,7 +82,7 @@ export function verifyWebhook(
 }
 
 /** A body whose signature checked out, parsed: verified, or rejected when it is not JSON. */
-export function verifiedPayload(body: string): VerifyOutcome {
+function verifiedPayload(body: string): VerifyOutcome {
   try {
     return { kind: "verified", payload: JSON.parse(body) as unknown };
   } catch {
@@ -112,4 +113,23 @@ export function isWebhookSecret(value: string): boolean {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return false;
   const length = Buffer.from(encoded, "base64").length;
   return length >= 24 && length <= 64;
+}
+
+/** The profile's verifier with each secret in turn (rotation), as a Standard Webhooks check reports. */
+export function verifyDialect(
+  provider: CompiledProfile,
+  secrets: readonly string[],
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): VerifyOutcome {
+  let reason = "no secret configured";
+  for (const secret of secrets) {
+    const outcome = provider.verifier(secret).verify(body, headers);
+    if (outcome.kind === "rejected") {
+      reason = outcome.reason;
+      continue;
+    }
+    return verifiedPayload(body);
+  }
+  return { kind: "rejected", reason };
 }

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { parseHandlerCheckArgs } from "../../src/cli/handler-check.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import { runCli } from "../support/processes.ts";
+import { startDialectHandler } from "./dialect-handlers.ts";
 import { type Defect, type ExampleHandler, startExampleHandler } from "./example-handlers.ts";
 
 const secret = generateWebhookSecret();
@@ -146,4 +147,23 @@ test("bad input is told against its flag", () => {
     ok: true,
     settings: { handler: "http://localhost:3000/w", secret, stateStatus: "/status", runs: 50 },
   });
+});
+
+test("--provider drives deliveries in the profile's dialect, with its HMAC key", async () => {
+  const key = "word-statuses-hmac-key-42";
+  handler = await startDialectHandler(key);
+  const args = ["handler-check", "--handler", handler.webhookUrl, "--secret", key, "--state", handler.stateTemplate];
+  const provider = ["--provider", "examples/providers/word-statuses-hmac.yaml", "--runs", "15"];
+  const passed = runCli([...args, ...provider]);
+  expect(await passed.exited, passed.output()).toBe(0);
+  expect(passed.output()).toMatch(/dialect/);
+  expect(passed.output()).toMatch(/hmac sha256 hex in X-Signature/);
+  // Without the profile the key is not a Standard Webhooks secret: told against its flag.
+  expect(parseHandlerCheckArgs(args.slice(1), {})).toMatchObject({
+    ok: false,
+    error: expect.stringMatching(/^--secret must be whsec_/),
+  });
+  const standard = runCli([...args, "--provider", "examples/providers/enveloped-string-money.yaml"]);
+  expect(await standard.exited).toBe(2);
+  expect(standard.output()).toMatch(/--secret must be whsec_.*the profile signs with Standard Webhooks/);
 });

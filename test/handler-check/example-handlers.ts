@@ -56,7 +56,7 @@ interface Event {
 const SUCCESS = 20;
 const REVERSED = 8;
 
-function readRaw(req: IncomingMessage): Promise<string> {
+export function readRaw(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -143,17 +143,6 @@ export async function startExampleHandler(secret: string, defect?: Defect, looku
 
   async function onRequest(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://handler");
-    const state = /^\/orders\/([^/]+)$/.exec(url.pathname);
-    if (req.method === "GET" && state !== null) {
-      const believed = orders.get(decodeURIComponent(state[1] as string));
-      res.writeHead(believed === undefined ? 404 : 200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify(
-          believed === undefined ? { error: "unknown order" } : { status: believed.status, credits: believed.credits },
-        ),
-      );
-      return;
-    }
     if (req.method === "POST" && url.pathname === "/reconcile" && lookup !== undefined) {
       const { references } = JSON.parse(await readRaw(req)) as { references: string[] };
       await reconcile(references, lookup);
@@ -174,8 +163,31 @@ export async function startExampleHandler(secret: string, defect?: Defect, looku
     res.writeHead(apply(headers["webhook-id"] ?? "", event)).end();
   }
 
+  const stateOf = (reference: string) => {
+    const believed = orders.get(reference);
+    return believed === undefined ? undefined : { status: believed.status, credits: believed.credits };
+  };
+  return serveHandler(onRequest, stateOf, 500);
+}
+
+/**
+ * A handler app on a free port: `stateOf` answers GET /orders/{reference}
+ * (404 when undefined), `onRequest` the rest; a thrown error answers `errorStatus`.
+ */
+export async function serveHandler(
+  onRequest: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  stateOf: (reference: string) => object | undefined,
+  errorStatus: number,
+): Promise<ExampleHandler> {
   const server = createServer((req, res) => {
-    onRequest(req, res).catch(() => res.writeHead(500).end());
+    const state = /^\/orders\/([^/?]+)/.exec(req.url ?? "");
+    if (req.method === "GET" && state !== null) {
+      const believed = stateOf(decodeURIComponent(state[1] as string));
+      res.writeHead(believed === undefined ? 404 : 200, { "content-type": "application/json" });
+      res.end(JSON.stringify(believed ?? { error: "unknown order" }));
+      return;
+    }
+    onRequest(req, res).catch(() => res.writeHead(errorStatus).end());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -62,6 +62,8 @@ export interface CompiledStatuses {
   nameOf(code: number): string;
   /** How a status is written in the lookup and webhook: 20 or "SUCCESS". */
   written(code: number): number | string;
+  /** A status as written → its code: a number, a numeric string, or (mode "any") a word of the table. */
+  fromValue(value: unknown, mode: "number" | "any"): number | undefined;
 }
 
 export interface CompiledDomain {
