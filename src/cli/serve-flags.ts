@@ -182,6 +182,15 @@ export const SERVE_FLAGS: readonly Flag[] = [
       "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster)",
   },
   {
+    name: "redis-durability",
+    env: "AIRTIME_SIM_REDIS_DURABILITY",
+    value: "memory|aof|replicated",
+    path: ["redisDurability"],
+    help:
+      "on Redis, what an acknowledged order survives: memory (default), aof (needs appendonly yes), " +
+      "replicated (a replica holds it, else 503 store_not_replicated)",
+  },
+  {
     name: "workers",
     env: "AIRTIME_SIM_WORKERS",
     value: "N",

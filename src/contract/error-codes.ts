@@ -35,6 +35,7 @@ export const ERROR_CATALOGUE = {
   upstream_error: { status: 502, title: "Upstream operator error" },
   service_unavailable: { status: 503, title: "Service unavailable" },
   store_unavailable: { status: 503, title: "Store unavailable" },
+  store_not_replicated: { status: 503, title: "Store not replicated" },
   internal_error: { status: 500, title: "Internal error" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

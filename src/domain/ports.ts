@@ -203,6 +203,16 @@ export class StoreUnavailableError extends Error {
   override readonly name = "StoreUnavailableError";
 }
 
+/**
+ * With `--redis-durability replicated`, no replica acknowledged a write in
+ * time. The write stays on the master, so a retry with the same idempotency
+ * key finds it rather than placing it again; it answers 503
+ * `store_not_replicated` until a replica holds it.
+ */
+export class StoreNotReplicatedError extends Error {
+  override readonly name = "StoreNotReplicatedError";
+}
+
 /** Filters of `Store.listOrderPage`; each one given must match. */
 export interface OrderPageQuery {
   readonly customerId?: string;

@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import type { DialectRenderer } from "../contract/provider-profile/render.ts";
-import { StoreUnavailableError } from "../domain/ports.ts";
+import { StoreNotReplicatedError, StoreUnavailableError } from "../domain/ports.ts";
 import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
 import { sendText } from "./json-response.ts";
 import { problemInstance } from "./request-context.ts";
@@ -24,6 +24,9 @@ interface ExpressError {
 function fromFrameworkError(error: unknown): HttpProblem | undefined {
   if (error instanceof StoreUnavailableError) {
     return new HttpProblem("store_unavailable", "The simulator's store (Redis) cannot be reached; retry shortly.");
+  }
+  if (error instanceof StoreNotReplicatedError) {
+    return new HttpProblem("store_not_replicated", "No Redis replica acknowledged the write in time; retry shortly.");
   }
   if (error instanceof URIError) return new HttpProblem("not_found", "The path is not valid percent-encoded UTF-8.");
   if (typeof error !== "object" || error === null) return undefined;

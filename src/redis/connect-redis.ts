@@ -12,7 +12,7 @@
  * instead of hanging, and the client reconnects by itself in the background.
  */
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
-import { StoreUnavailableError, type Store } from "../domain/ports.ts";
+import { StoreNotReplicatedError, StoreUnavailableError, type Store } from "../domain/ports.ts";
 import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
 import { createRedisStore } from "./redis-store.ts";
@@ -118,7 +118,8 @@ export async function connectRedisStore(
 /**
  * An adapter on Redis (the store, the delivery log, the scheduler) with
  * every failure to reach Redis turned into `StoreUnavailableError`;
- * programming errors (a RangeError) pass as they are, and so do the results
+ * programming errors (a RangeError) and a missing replica's acknowledgement
+ * pass as they are, and so do the results
  * of methods that do not return a promise.
  */
 export function guardUnavailable<T extends object>(adapter: T): T {
@@ -128,7 +129,7 @@ export function guardUnavailable<T extends object>(adapter: T): T {
       const result = method.apply(adapter, args);
       if (!(result instanceof Promise)) return result;
       return result.catch((error: unknown) => {
-        if (error instanceof RangeError) throw error;
+        if (error instanceof RangeError || error instanceof StoreNotReplicatedError) throw error;
         throw new StoreUnavailableError((error as Error).message ?? String(error), { cause: error });
       });
     };

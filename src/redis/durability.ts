@@ -10,11 +10,14 @@
  *   answers; with `everysec` up to about a second of them may be lost in a
  *   crash of the machine, with `no` up to the kernel's flush (about 30 s),
  *   and the check says so.
+ * - `replicated`: an order is acknowledged once a replica holds it
+ *   (`WAIT 1 <ms>` after each write, `replica-ack.ts`); a master without a
+ *   replica is warned about, since every write then answers 503.
  */
 import type { Redis } from "ioredis";
 import { type RedisClient, mastersOf } from "./redis-client.ts";
 
-export const DURABILITY_LEVELS = ["memory", "aof"] as const;
+export const DURABILITY_LEVELS = ["memory", "aof", "replicated"] as const;
 export type RedisDurability = (typeof DURABILITY_LEVELS)[number];
 
 export interface DurabilityCheck {
@@ -53,6 +56,7 @@ export async function checkDurability(client: RedisClient, level: RedisDurabilit
       warnings: [],
     };
   }
+  if (level === "replicated") return checkReplicas(client);
   const windows = new Set<string>();
   const warnings: string[] = [];
   for (const node of mastersOf(client)) {
@@ -66,4 +70,19 @@ export async function checkDurability(client: RedisClient, level: RedisDurabilit
     }
   }
   return { level, lossWindow: [...windows].join("; "), warnings };
+}
+
+async function checkReplicas(client: RedisClient): Promise<DurabilityCheck> {
+  const warnings: string[] = [];
+  for (const node of mastersOf(client)) {
+    const replicas = /^connected_slaves:(\d+)/m.exec(await node.info("replication"))?.[1] ?? "0";
+    if (replicas === "0") {
+      warnings.push(`Redis ${nameOf(node)} has no replica: every write will answer 503 store_not_replicated`);
+    }
+  }
+  return {
+    level: "replicated",
+    lossWindow: "writes no replica acknowledged, answered 503 and never acknowledged; a failover keeps the rest",
+    warnings,
+  };
 }

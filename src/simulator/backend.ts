@@ -28,10 +28,13 @@ import type { Job, JobPlacement, Scheduler, Store } from "../domain/ports.ts";
 import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
 import type { Journal } from "../http/journal.ts";
 import { connectRedisStore, guardUnavailable, isRedisUrl } from "../redis/connect-redis.ts";
+import { checkDurability, type RedisDurability } from "../redis/durability.ts";
 import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
 import { createRedisScheduler } from "../redis/redis-scheduler.ts";
+import type { RedisClient } from "../redis/redis-client.ts";
 import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
+import { REPLICA_ACK_TIMEOUT_MS, replicaAck, withReplicaAck } from "../redis/replica-ack.ts";
 import { type JournalSides, openSharedJournal } from "../redis/shared-journal.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
 import { createRoutedScheduler } from "../time/routed-scheduler.ts";
@@ -41,6 +44,8 @@ import type { DeliveryStore } from "../webhooks/ports.ts";
 export interface BackendSettings {
   /** `memory` (the default), a `redis://` URL, or a `redis+cluster://` list of seed nodes. */
   readonly store: string | undefined;
+  /** What an acknowledged write survives on Redis (`docs/redis.md`); only `memory` without Redis. */
+  readonly durability: RedisDurability;
   readonly clock: "real" | "virtual";
   /** Where a virtual clock starts, ms since the epoch; a clock already shared on Redis keeps its time. */
   readonly startAt: number | undefined;
@@ -51,6 +56,8 @@ export interface BackendSettings {
   readonly journal: Journal;
   readonly journalLimit: number;
   readonly onError: (error: unknown) => void;
+  /** Told of settings that weaken the durability asked for (e.g. `appendfsync everysec`). */
+  readonly onWarning: (message: string) => void;
 }
 
 /** What a state file keeps: the memory store and the clock with its jobs. */
@@ -84,15 +91,46 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/**
+ * The store's writes that an HTTP answer acknowledges (an order, a token, a
+ * balance or a customer changed by the admin API): each waits for a replica
+ * under `replicated`. Seeding at start and the lifecycle's steps do not: they
+ * are not acknowledged to anyone, and a step is run again after its lease.
+ */
+const ACKNOWLEDGED_WRITES = [
+  "placeOrder",
+  "patchCustomer",
+  "setWalletBalance",
+  "putIssuedToken",
+] as const satisfies readonly (keyof Store)[];
+
+/** Refuses to start on a Redis that cannot give the durability asked for; warns of what weakens it. */
+async function checkDurabilityOrClose(
+  connection: { readonly client: RedisClient; close(): Promise<void> },
+  settings: BackendSettings,
+): Promise<void> {
+  try {
+    const check = await checkDurability(connection.client, settings.durability);
+    for (const warning of check.warnings) settings.onWarning(`${warning} (loss window: ${check.lossWindow})`);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
+
 const LOCAL_JOBS: JobPlacement = { kind: "local", share: () => undefined };
 
 /**
  * @example
- * const backend = await openBackend({ store: "memory", clock: "virtual", startAt: 0, statusTable,
- *   stateFile: undefined, journal: createJournal(1000), journalLimit: 1000, onError: console.error });
+ * const backend = await openBackend({ store: "memory", durability: "memory", clock: "virtual", startAt: 0, statusTable,
+ *   stateFile: undefined, journal: createJournal(1000), journalLimit: 1000, onError: console.error,
+ *   onWarning: console.warn });
  */
 export async function openBackend(settings: BackendSettings): Promise<Backend> {
   const store = settings.store ?? "memory";
+  if (store === "memory" && settings.durability !== "memory") {
+    throw new RangeError(`redisDurability ${settings.durability} needs a Redis store (--store redis://…)`);
+  }
   if (store === "memory") return openMemoryBackend(settings);
   if (!isRedisUrl(store)) {
     throw new RangeError(`store must be "memory", a redis:// or a redis+cluster:// URL, got ${JSON.stringify(store)}`);
@@ -147,8 +185,10 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
     onError: (error) => onError(new Error(`Redis: ${error.message}`)),
   });
   const redis = connection.client;
+  await checkDurabilityOrClose(connection, settings);
   // Guarded like the store: a job scheduled with an order while Redis is away answers 503, not 500.
   const shared = guardUnavailable(createRedisScheduler(redis, { onError: (error) => onError(error) }));
+  const ack = settings.durability === "replicated" ? replicaAck(redis, REPLICA_ACK_TIMEOUT_MS) : undefined;
   const startAt = settings.startAt;
   const clock =
     settings.clock === "virtual"
@@ -163,9 +203,13 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
   const sharedTypes = new Set([ORDER_STEP_JOB]);
   clock?.attach(time, shared);
   return {
-    store: connection.store,
+    store: ack === undefined ? connection.store : withReplicaAck(connection.store, ACKNOWLEDGED_WRITES, ack),
     time,
-    scheduler: createRoutedScheduler(time.scheduler, shared, sharedTypes),
+    scheduler: createRoutedScheduler(
+      time.scheduler,
+      ack === undefined ? shared : withReplicaAck(shared, ["schedule"], ack),
+      sharedTypes,
+    ),
     jobs: clock === undefined ? { kind: "shared", share: (type) => sharedTypes.add(type) } : LOCAL_JOBS,
     deliveryStore: guardUnavailable(createRedisDeliveryStore(redis)),
     attemptCounters: createRedisAttemptCounters(redis),

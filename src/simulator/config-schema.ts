@@ -140,6 +140,15 @@ export const SimulatorSettingsSchema = z.object({
         "Where state lives: memory (default, this process) or redis://HOST:PORT/DB, shared by every simulator on it " +
         "(redis+cluster://HOST:PORT,HOST:PORT on Redis Cluster).",
     }),
+  // The levels of src/redis/durability.ts, which this folder may not import; the backend's types hold them equal.
+  redisDurability: z
+    .enum(["memory", "aof", "replicated"], { error: "must be one of memory, aof, replicated" })
+    .optional()
+    .meta({
+      description:
+        "On Redis, what an acknowledged write survives: memory (default; applied in memory), aof (the server's " +
+        "append-only file, which it must have), replicated (a replica holds it, WAIT after each write; else 503).",
+    }),
   stateFile: z.string().min(1).optional().meta({
     description:
       "A JSON file keeping the whole state across restarts: loaded at start when it exists, written on shutdown. Relative to the working directory.",

@@ -165,6 +165,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const journal = createJournal(settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
   const backend = await openBackend({
     store: settings.store,
+    durability: settings.redisDurability ?? "memory",
     clock: mode,
     startAt: options.startAt,
     statusTable,
@@ -172,6 +173,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     journal,
     journalLimit: settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
     onError,
+    onWarning: (message) => console.warn(`airtime simulator: ${message}`),
   });
   const domain = createEmbeddedDomain({
     store: backend.store,

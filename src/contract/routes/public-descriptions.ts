@@ -31,6 +31,7 @@ export const PUBLIC_ERROR_CODES = [
   "upstream_error",
   "service_unavailable",
   "store_unavailable",
+  "store_not_replicated",
 ] as const satisfies readonly ErrorCode[];
 
 /** Body size above which a request is refused with 413. */

@@ -197,6 +197,13 @@ export function sendAirtimeRoute(limits: OrderLimits) {
       when: "The simulator's Redis store cannot be reached; nothing was placed or debited.",
       detail: "The simulator's store (Redis) cannot be reached; retry shortly.",
     },
+    {
+      code: "store_not_replicated",
+      when:
+        "With `--redis-durability replicated`, no Redis replica acknowledged the order in time; " +
+        "a retry with the same idempotency key answers the same order once one does.",
+      detail: "No Redis replica acknowledged the write in time; retry shortly.",
+    },
   ];
   const retryAfter = z.object({ "Retry-After": RETRY_AFTER });
   return {
