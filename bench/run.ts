@@ -42,6 +42,7 @@ import { startMockoon, startWiremock } from "./peers.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
+import { startServe } from "./serve-targets.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -215,7 +216,9 @@ async function runHttp(): Promise<void> {
   const wiremock = await startWiremock(ROOT);
   const mockoon = await startMockoon(ROOT, WARMUP_S);
   const peers = [prism, wiremock, mockoon].filter((t): t is Target => t !== undefined);
-  const targets = [sim, bareExpress, bareNode, ...peers];
+  // `serve` with its default request log against `serve --quiet`: what the log costs.
+  const [serveQuiet, serveLogged] = [await startServe(ROOT, "quiet"), await startServe(ROOT, "default")];
+  const targets = [sim, bareExpress, bareNode, serveQuiet, serveLogged, ...peers];
   try {
     for (const target of targets) {
       const durationS = target.warmupS ?? WARMUP_S;
@@ -260,6 +263,8 @@ async function runHttp(): Promise<void> {
         addRatio(`${endpoint}/express`, s / (round_.get(bareExpress) as Measurement).rps);
         addRatio(`${endpoint}/node`, s / (round_.get(bareNode) as Measurement).rps);
         for (const peer of peers) addRatio(`${endpoint}/${peer.name}`, s / (round_.get(peer) as Measurement).rps);
+        const quietRps = (round_.get(serveQuiet) as Measurement).rps;
+        addRatio(`${endpoint}/log`, (round_.get(serveLogged) as Measurement).rps / quietRps);
       }
     }
 
@@ -275,6 +280,8 @@ async function runHttp(): Promise<void> {
         const goal = peer === prism ? 8 : undefined;
         console.log(ratioLine(`${label} vs ${peer.name}`, ratios.get(`${endpoint}/${peer.name}`) ?? [], goal));
       }
+      const logLabel = `${label}: serve (log) ÷ serve --quiet`;
+      console.log(ratioLine(logLabel, ratios.get(`${endpoint}/log`) ?? [], post ? 0.9 : undefined));
     }
     for (const rate of FIXED_RATES) {
       const p99s = fixedP99.get(rate) as { sim: number[]; node: number[] };
