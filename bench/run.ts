@@ -10,7 +10,8 @@
  *   - throughput of six servers — the simulator, bare express 5, bare
  *     node:http (the limit), `prism mock spec/openapi.yaml`, WireMock and
  *     Mockoon (`bench/peers.ts`; `npm run bench:peers` installs the last
- *     two, which are skipped when missing) — on
+ *     two, which are skipped when missing), and `serve` itself with its
+ *     default request log and with `--quiet` (`bench/serve-targets.ts`) — on
  *     `POST /v1/airtime` (a fresh idempotency key and reference per request),
  *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds.
  *
