@@ -10,7 +10,8 @@
  *   - throughput of six servers — the simulator, bare express 5, bare
  *     node:http (the limit), `prism mock spec/openapi.yaml`, WireMock and
  *     Mockoon (`bench/peers.ts`; `npm run bench:peers` installs the last
- *     two, which are skipped when missing) — on
+ *     two, which are skipped when missing), and `serve` itself with its
+ *     default request log and with `--quiet` (`bench/serve-targets.ts`) — on
  *     `POST /v1/airtime` (a fresh idempotency key and reference per request),
  *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds.
  *
@@ -42,6 +43,7 @@ import { startMockoon, startWiremock } from "./peers.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
+import { startServe } from "./serve-targets.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -215,7 +217,9 @@ async function runHttp(): Promise<void> {
   const wiremock = await startWiremock(ROOT);
   const mockoon = await startMockoon(ROOT, WARMUP_S);
   const peers = [prism, wiremock, mockoon].filter((t): t is Target => t !== undefined);
-  const targets = [sim, bareExpress, bareNode, ...peers];
+  // `serve` with its default request log against `serve --quiet`: what the log costs.
+  const [serveQuiet, serveLogged] = [await startServe(ROOT, "quiet"), await startServe(ROOT, "default")];
+  const targets = [sim, bareExpress, bareNode, serveQuiet, serveLogged, ...peers];
   try {
     for (const target of targets) {
       const durationS = target.warmupS ?? WARMUP_S;
@@ -260,6 +264,8 @@ async function runHttp(): Promise<void> {
         addRatio(`${endpoint}/express`, s / (round_.get(bareExpress) as Measurement).rps);
         addRatio(`${endpoint}/node`, s / (round_.get(bareNode) as Measurement).rps);
         for (const peer of peers) addRatio(`${endpoint}/${peer.name}`, s / (round_.get(peer) as Measurement).rps);
+        const quietRps = (round_.get(serveQuiet) as Measurement).rps;
+        addRatio(`${endpoint}/log`, (round_.get(serveLogged) as Measurement).rps / quietRps);
       }
     }
 
@@ -275,6 +281,8 @@ async function runHttp(): Promise<void> {
         const goal = peer === prism ? 8 : undefined;
         console.log(ratioLine(`${label} vs ${peer.name}`, ratios.get(`${endpoint}/${peer.name}`) ?? [], goal));
       }
+      const logLabel = `${label}: serve (log) ÷ serve --quiet`;
+      console.log(ratioLine(logLabel, ratios.get(`${endpoint}/log`) ?? [], post ? 0.9 : undefined));
     }
     for (const rate of FIXED_RATES) {
       const p99s = fixedP99.get(rate) as { sim: number[]; node: number[] };

@@ -9,6 +9,13 @@
  * pino-pretty would re-parse every JSON line and bring a dozen packages to
  * print what a template string prints. With level `silent` there is no
  * listener at all, so a quiet simulator does no logging work.
+ *
+ * The lines go to stdout through an asynchronous sonic-boom destination
+ * (pino's own): on a pipe or a file, a synchronous write per request cost a
+ * system call on the request path, while sonic-boom gathers the lines
+ * written during one write in flight into the next. Nothing waits for a
+ * buffer to fill, so a line still appears as soon as its request ends; what
+ * is pending is written out at shutdown and on any exit.
  */
 import { pino } from "pino";
 import type { JournalRecord } from "../http/journal.ts";
@@ -49,21 +56,62 @@ function fieldsOf(request: JournalRecord) {
   };
 }
 
-/** `12:04:05.120  POST /v1/airtime  200  3.1ms  demo  replayed  flaky-gateway/first-attempt-503` */
-function formatRequestLine(request: JournalRecord, colours: Colours): string {
-  const time = new Date(request.wallMs).toISOString().slice(11, 23);
-  const status = request.status === 0 ? "dropped" : String(request.status);
-  const paint = { info: colours.green, warn: colours.yellow, error: colours.red }[levelOf(request.status)];
-  const parts = [
-    colours.dim(time),
-    `${request.method} ${request.path}`,
-    paint(status),
-    `${request.durationMs.toFixed(1)}ms`,
-    request.customerId ?? "-",
-  ];
-  if (request.idempotency !== undefined) parts.push(request.idempotency);
-  if (request.fired.length > 0) parts.push(`scenario ${request.fired.join(",")}`);
-  return parts.join("  ");
+/**
+ * `HH:MM:SS.mmm` of a wall-clock time, UTC. The `HH:MM:SS` part is formatted
+ * once a second, not per line: under load, a Date and its ISO string per
+ * request showed in the profile.
+ */
+function createClock(): (wallMs: number) => string {
+  let second = Number.NaN;
+  let prefix = "";
+  return (wallMs) => {
+    const ms = Math.floor(wallMs);
+    const thisSecond = Math.floor(ms / 1000);
+    if (thisSecond !== second) {
+      second = thisSecond;
+      prefix = new Date(thisSecond * 1000).toISOString().slice(11, 19);
+    }
+    return `${prefix}.${String(ms - thisSecond * 1000).padStart(3, "0")}`;
+  };
+}
+
+/** `12:04:05.120  POST /v1/airtime  200  3.1ms  demo  replayed  scenario flaky-gateway/first-attempt-503` */
+function createLineFormatter(colours: Colours): (request: JournalRecord) => string {
+  const clock = createClock();
+  const paintOf = { info: colours.green, warn: colours.yellow, error: colours.red };
+  return (request) => {
+    const status = request.status === 0 ? "dropped" : String(request.status);
+    let line =
+      `${colours.dim(clock(request.wallMs))}  ${request.method} ${request.path}  ` +
+      `${paintOf[levelOf(request.status)](status)}  ${request.durationMs.toFixed(1)}ms  ${request.customerId ?? "-"}`;
+    if (request.idempotency !== undefined) line += `  ${request.idempotency}`;
+    if (request.fired.length > 0) line += `  scenario ${request.fired.join(",")}`;
+    return `${line}\n`;
+  };
+}
+
+export interface LogDestination extends Writable {
+  /** Writes out every line still pending, synchronously. */
+  flushSync(): void;
+}
+
+/**
+ * Standard output as the request log's asynchronous destination, written out
+ * on any exit too (a second stop signal exits at once, past the shutdown).
+ */
+export function openLogDestination(): LogDestination {
+  const destination = pino.destination({ dest: 1, sync: false });
+  process.once("exit", () => flushQuietly(destination));
+  return destination;
+}
+
+/** Flushes, and gives up quietly when stdout is gone (a closed pipe): nothing is left to tell. */
+export function flushQuietly(destination: LogDestination): void {
+  try {
+    destination.flushSync();
+  } catch {
+    // The reader has gone away; the lines have nowhere to go.
+  }
 }
 
 /** The listener for `createSimulator({ onRequest })`; undefined when nothing is to be logged. */
@@ -80,7 +128,8 @@ export function createRequestLog(
     };
   }
   const threshold = rank(settings.level);
+  const formatLine = createLineFormatter(colours);
   return (request) => {
-    if (rank(levelOf(request.status)) >= threshold) out.write(`${formatRequestLine(request, colours)}\n`);
+    if (rank(levelOf(request.status)) >= threshold) out.write(formatLine(request));
   };
 }

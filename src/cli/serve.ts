@@ -26,7 +26,7 @@ import { chooseConfigFile } from "./config-discovery.ts";
 import { cannotListen } from "./listen-failure.ts";
 import { isLoopback } from "./loopback.ts";
 import { type BannerFacts, startBanner } from "./serve-banner.ts";
-import { createRequestLog, type RequestLogSettings } from "./request-log.ts";
+import { createRequestLog, flushQuietly, openLogDestination, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 import { runWorkers, workerIndex } from "./serve-workers.ts";
 import { watchStopSignals } from "./stop-signal.ts";
@@ -208,7 +208,8 @@ async function bannerFacts(sim: Simulator, settings: ServeSettings, stateLoaded:
 
 /** One simulator in this process, until the stop signal; `worker` is its number under `--workers`. */
 async function serveHere(settings: ServeSettings, worker: number | undefined): Promise<number> {
-  const onRequest = createRequestLog(settings.log, process.stdout, coloursFor(process.stdout));
+  const logOut = openLogDestination();
+  const onRequest = createRequestLog(settings.log, logOut, coloursFor(process.stdout));
   // With JSON lines on stdout, the human banner goes to stderr, so stdout stays machine-readable.
   const say = settings.log.format === "json" ? console.error : console.log;
   // Looked at before the simulator reads it: afterwards the banner could not tell a loaded file from a new one.
@@ -237,10 +238,13 @@ async function serveHere(settings: ServeSettings, worker: number | undefined): P
       say(`  workers: ${settings.workers} processes on this port, sharing ${settings.options.store}`);
   }
   const signal = await stopping.first;
+  // The request lines before the words that follow them on the same stdout.
+  flushQuietly(logOut);
   const seconds = settings.shutdownTimeoutMs / 1000;
   say(`\n${signal}: closing (finishing work in flight for up to ${seconds}s; ${signal} again exits at once)…`);
   try {
     const report = await sim.shutdown({ timeoutMs: settings.shutdownTimeoutMs });
+    flushQuietly(logOut);
     say(shutdownSummary(report));
     return 0;
   } catch (error) {
