@@ -7,11 +7,11 @@
  * webhook attempts it held, each message accepted exactly once. All of it on
  * one redis-server, and again on a six-node Redis Cluster.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { startCountingReceiver } from "../support/counting-receiver.ts";
 import { balanceOf, bearer, send } from "../support/http.ts";
 import { startServe } from "../support/processes.ts";
-import { type SharedRedis, sharedRedisKinds } from "../support/shared-redis.ts";
+import { describeOnEachRedis } from "../support/shared-redis.ts";
 
 const TOKEN = "kill-instance-token-01";
 const ADMIN = "kill-instance-admin-0001";
@@ -24,144 +24,133 @@ const order = (url: string, i: number) =>
     body: { account: "0712345678", amount: 10, currency: "KES", reference: `kill-${i}` },
   });
 
-for (const kind of sharedRedisKinds()) {
-  const suite = `kill -9 of an instance on ${kind.name}${kind.skip === undefined ? "" : ` (skipped: ${kind.skip})`}`;
-  describe.skipIf(kind.skip !== undefined)(suite, () => {
-    let redis: SharedRedis;
-    beforeAll(async () => {
-      redis = await kind.start();
-    });
-    afterAll(async () => {
-      await redis?.stop();
-    });
-
-    it("loses no acknowledged order, and no key replays to a new id", { timeout: 90_000 }, async () => {
-      const args = [
-        "--store",
-        await redis.storeUrl(0),
-        "--demo-token",
-        TOKEN,
-        "--admin-token",
-        ADMIN,
-        "--timing",
-        "1h",
-        "--quiet",
-      ];
-      const doomed = await startServe(args);
-      const survivor = await startServe(args);
-      try {
-        const acknowledged = new Map<number, string>();
-        let sent = 0;
-        const worker = async () => {
-          for (;;) {
-            const i = sent++;
-            if (i >= 2_000) return;
-            const reply = await order(doomed.url, i).catch(() => undefined);
-            if (reply === undefined) return; // the instance is gone
-            if (reply.status === 200) acknowledged.set(i, reply.body.id as string);
-          }
-        };
-        const load = Promise.all(Array.from({ length: 16 }, () => worker()));
-        await expect.poll(() => acknowledged.size, { timeout: 30_000 }).toBeGreaterThan(100);
-        doomed.server.child.kill("SIGKILL");
-        await load;
-        expect(await doomed.server.exited).toBeNull();
-
-        for (const [i, id] of acknowledged) {
-          const replay = await order(survivor.url, i);
-          expect(replay.status).toBe(200);
-          expect(replay.headers.get("idempotent-replayed")).toBe("true");
-          expect(replay.body.id).toBe(id);
+describeOnEachRedis("kill -9 of an instance", (redis) => {
+  it("loses no acknowledged order, and no key replays to a new id", { timeout: 90_000 }, async () => {
+    const args = [
+      "--store",
+      await redis.storeUrl(0),
+      "--demo-token",
+      TOKEN,
+      "--admin-token",
+      ADMIN,
+      "--timing",
+      "1h",
+      "--quiet",
+    ];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    try {
+      const acknowledged = new Map<number, string>();
+      let sent = 0;
+      const worker = async () => {
+        for (;;) {
+          const i = sent++;
+          if (i >= 2_000) return;
+          const reply = await order(doomed.url, i).catch(() => undefined);
+          if (reply === undefined) return; // the instance is gone
+          if (reply.status === 200) acknowledged.set(i, reply.body.id as string);
         }
-        const stored = await send(survivor.url, "/_sim/orders?limit=1000&customer=demo", { headers: bearer(ADMIN) });
-        let orders = (stored.body.orders as unknown[]).length;
-        for (let cursor = stored.body.next_cursor as string | null; cursor !== null;) {
-          const page = await send(survivor.url, `/_sim/orders?limit=1000&customer=demo&cursor=${cursor}`, {
-            headers: bearer(ADMIN),
-          });
-          orders += (page.body.orders as unknown[]).length;
-          cursor = page.body.next_cursor as string | null;
-        }
-        expect(orders).toBeGreaterThanOrEqual(acknowledged.size);
-        expect(await balanceOf(survivor.url, TOKEN)).toBe(BALANCE - orders * 10);
-      } finally {
-        await doomed.server.stop(1_000);
-        await survivor.server.stop(5_000);
-      }
-    });
-
-    it("lets the survivor finish the orders of the killed instance", { timeout: 120_000 }, async () => {
-      const args = ["--store", await redis.storeUrl(1), "--demo-token", TOKEN, "--timing", "2s", "--quiet"];
-      const doomed = await startServe(args);
-      const survivor = await startServe(args);
-      try {
-        const placed: number[] = [];
-        for (let batch = 0; batch < 5; batch++) {
-          const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => order(doomed.url, batch * 40 + i)));
-          replies.forEach((reply, i) => {
-            if (reply.status === 200) placed.push(batch * 40 + i);
-          });
-        }
-        doomed.server.child.kill("SIGKILL");
-        expect(placed).toHaveLength(200);
-        // Every step the dead instance held (scheduled, or claimed and cut off) is run by the survivor.
-        const pending = async () => {
-          let left = 0;
-          for (const i of placed) {
-            const reply = await send(survivor.url, `/v1/airtime/kill-${i}`, { headers: bearer(TOKEN) });
-            if (reply.body.status !== 20) left++;
-          }
-          return left;
-        };
-        await expect.poll(pending, { timeout: 60_000, interval: 1_000 }).toBe(0);
-      } finally {
-        await doomed.server.stop(1_000);
-        await survivor.server.stop(5_000);
-      }
-    });
-
-    it("lets the survivor make the webhook attempts the killed instance held", { timeout: 150_000 }, async () => {
-      // Down (and slow to say so) until after the kill: every message waits for a retry, many in flight.
-      const receiver = await startCountingReceiver({ down: true, downLatencyMs: 300 });
-      const schedule = ["0", ...Array.from({ length: 200 }, () => "500ms")].join(",");
-      const args = [
-        ...["--store", await redis.storeUrl(2), "--demo-token", TOKEN, "--admin-token", ADMIN],
-        ...["--timing", "100ms", "--webhook-url", receiver.url, "--webhook-schedule", schedule, "--quiet"],
-      ];
-      const doomed = await startServe(args);
-      const survivor = await startServe(args);
-      const listed = async (state?: string) => {
-        let count = 0;
-        let cursor: string | null = "";
-        while (cursor !== null) {
-          const query = `limit=1000${state === undefined ? "" : `&state=${state}`}${cursor === "" ? "" : `&cursor=${cursor}`}`;
-          const page = await send(survivor.url, `/_sim/deliveries?${query}`, { headers: bearer(ADMIN) });
-          count += (page.body.deliveries as { attemptCount: number }[]).filter((d) => d.attemptCount > 0).length;
-          cursor = page.body.next_cursor as string | null;
-        }
-        return count;
       };
-      try {
-        const replies = await Promise.all(
-          Array.from({ length: 200 }, (_, i) => order(i % 2 === 0 ? doomed.url : survivor.url, 10_000 + i)),
-        );
-        expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
-        // Every order is final and its webhook refused at least once: each now waits for a retry.
-        await expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
-        doomed.server.child.kill("SIGKILL");
-        expect(await doomed.server.exited).toBeNull();
-        receiver.down = false;
+      const load = Promise.all(Array.from({ length: 16 }, () => worker()));
+      await expect.poll(() => acknowledged.size, { timeout: 30_000 }).toBeGreaterThan(100);
+      doomed.server.child.kill("SIGKILL");
+      await load;
+      expect(await doomed.server.exited).toBeNull();
 
-        const accepted = () => [...receiver.messages.values()].filter((message) => message.accepted > 0).length;
-        await expect.poll(accepted, { timeout: 60_000, interval: 500 }).toBe(200);
-        expect(new Set([...receiver.messages.values()].map((message) => message.body.reference)).size).toBe(200);
-        expect([...receiver.messages.values()].filter((message) => message.accepted !== 1)).toEqual([]);
-        await expect.poll(() => listed("delivered"), { timeout: 10_000, interval: 250 }).toBe(200);
-      } finally {
-        await doomed.server.stop(1_000);
-        await survivor.server.stop(5_000);
-        await receiver.close();
+      for (const [i, id] of acknowledged) {
+        const replay = await order(survivor.url, i);
+        expect(replay.status).toBe(200);
+        expect(replay.headers.get("idempotent-replayed")).toBe("true");
+        expect(replay.body.id).toBe(id);
       }
-    });
+      const stored = await send(survivor.url, "/_sim/orders?limit=1000&customer=demo", { headers: bearer(ADMIN) });
+      let orders = (stored.body.orders as unknown[]).length;
+      for (let cursor = stored.body.next_cursor as string | null; cursor !== null;) {
+        const page = await send(survivor.url, `/_sim/orders?limit=1000&customer=demo&cursor=${cursor}`, {
+          headers: bearer(ADMIN),
+        });
+        orders += (page.body.orders as unknown[]).length;
+        cursor = page.body.next_cursor as string | null;
+      }
+      expect(orders).toBeGreaterThanOrEqual(acknowledged.size);
+      expect(await balanceOf(survivor.url, TOKEN)).toBe(BALANCE - orders * 10);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+    }
   });
-}
+
+  it("lets the survivor finish the orders of the killed instance", { timeout: 120_000 }, async () => {
+    const args = ["--store", await redis.storeUrl(1), "--demo-token", TOKEN, "--timing", "2s", "--quiet"];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    try {
+      const placed: number[] = [];
+      for (let batch = 0; batch < 5; batch++) {
+        const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => order(doomed.url, batch * 40 + i)));
+        replies.forEach((reply, i) => {
+          if (reply.status === 200) placed.push(batch * 40 + i);
+        });
+      }
+      doomed.server.child.kill("SIGKILL");
+      expect(placed).toHaveLength(200);
+      // Every step the dead instance held (scheduled, or claimed and cut off) is run by the survivor.
+      const pending = async () => {
+        let left = 0;
+        for (const i of placed) {
+          const reply = await send(survivor.url, `/v1/airtime/kill-${i}`, { headers: bearer(TOKEN) });
+          if (reply.body.status !== 20) left++;
+        }
+        return left;
+      };
+      await expect.poll(pending, { timeout: 60_000, interval: 1_000 }).toBe(0);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+    }
+  });
+
+  it("lets the survivor make the webhook attempts the killed instance held", { timeout: 150_000 }, async () => {
+    // Down (and slow to say so) until after the kill: every message waits for a retry, many in flight.
+    const receiver = await startCountingReceiver({ down: true, downLatencyMs: 300 });
+    const schedule = ["0", ...Array.from({ length: 200 }, () => "500ms")].join(",");
+    const args = [
+      ...["--store", await redis.storeUrl(2), "--demo-token", TOKEN, "--admin-token", ADMIN],
+      ...["--timing", "100ms", "--webhook-url", receiver.url, "--webhook-schedule", schedule, "--quiet"],
+    ];
+    const doomed = await startServe(args);
+    const survivor = await startServe(args);
+    const listed = async (state?: string) => {
+      let count = 0;
+      let cursor: string | null = "";
+      while (cursor !== null) {
+        const query = `limit=1000${state === undefined ? "" : `&state=${state}`}${cursor === "" ? "" : `&cursor=${cursor}`}`;
+        const page = await send(survivor.url, `/_sim/deliveries?${query}`, { headers: bearer(ADMIN) });
+        count += (page.body.deliveries as { attemptCount: number }[]).filter((d) => d.attemptCount > 0).length;
+        cursor = page.body.next_cursor as string | null;
+      }
+      return count;
+    };
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => order(i % 2 === 0 ? doomed.url : survivor.url, 10_000 + i)),
+      );
+      expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
+      // Every order is final and its webhook refused at least once: each now waits for a retry.
+      await expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
+      doomed.server.child.kill("SIGKILL");
+      expect(await doomed.server.exited).toBeNull();
+      receiver.down = false;
+
+      const accepted = () => [...receiver.messages.values()].filter((message) => message.accepted > 0).length;
+      await expect.poll(accepted, { timeout: 60_000, interval: 500 }).toBe(200);
+      expect(new Set([...receiver.messages.values()].map((message) => message.body.reference)).size).toBe(200);
+      expect([...receiver.messages.values()].filter((message) => message.accepted !== 1)).toEqual([]);
+      await expect.poll(() => listed("delivered"), { timeout: 10_000, interval: 250 }).toBe(200);
+    } finally {
+      await doomed.server.stop(1_000);
+      await survivor.server.stop(5_000);
+      await receiver.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@
  * asking for another number empties every master first.
  */
 import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe } from "vitest";
 import { redisSkipReason, startRedis } from "./redis.ts";
 import { redisClusterSkipReason, startRedisCluster, type TestRedisCluster } from "./redis-cluster.ts";
 
@@ -37,7 +38,7 @@ async function flushMasters(cluster: TestRedisCluster): Promise<void> {
  * @example
  * for (const kind of sharedRedisKinds()) describe.skipIf(kind.skip !== undefined)(`… on ${kind.name}`, () => { … });
  */
-export function sharedRedisKinds(): SharedRedisKind[] {
+function sharedRedisKinds(): SharedRedisKind[] {
   return [
     {
       name: "one redis-server",
@@ -64,4 +65,33 @@ export function sharedRedisKinds(): SharedRedisKind[] {
       },
     },
   ];
+}
+
+/**
+ * Describes `body` once per kind of shared Redis, each suite skipped (saying
+ * why) where that kind cannot run here, the Redis started before its tests
+ * and stopped after them.
+ *
+ * @example
+ * describeOnEachRedis("kill -9 of an instance", (redis) => { it("…", async () => { await redis.storeUrl(1); }); });
+ */
+export function describeOnEachRedis(title: string, body: (redis: Pick<SharedRedis, "storeUrl">) => void): void {
+  for (const kind of sharedRedisKinds()) {
+    const suite = `${title} on ${kind.name}${kind.skip === undefined ? "" : ` (skipped: ${kind.skip})`}`;
+    describe.skipIf(kind.skip !== undefined)(suite, () => {
+      let started: SharedRedis | undefined;
+      beforeAll(async () => {
+        started = await kind.start();
+      });
+      afterAll(async () => {
+        await started?.stop();
+      });
+      body({
+        storeUrl(database) {
+          if (started === undefined) throw new Error("the shared Redis is not started yet");
+          return started.storeUrl(database);
+        },
+      });
+    });
+  }
 }
