@@ -23,11 +23,10 @@ export interface Attempts {
 }
 
 export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts {
-  const { store, clock, deliveries, limiter, flights, placement } = kit;
+  const { store, deliveries, limiter, flights, placement } = kit;
 
   // The follow-up of a final message runs as an attempt of its own, here.
   const { record } = createAttemptRecorder(kit, announcer, (delivery, context) => attemptScheduled(delivery, context));
-  const sentAtFor = (context: AttemptContext): number => (clock.virtual === true ? context.scheduledAt : clock.now());
 
   async function attemptScheduled(delivery: Delivery, context: AttemptContext): Promise<void> {
     const endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
@@ -68,7 +67,7 @@ export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts
         await stopDelivery(delivery, context, unusableReason(current));
         return undefined;
       }
-      return record(await send(delivery, current, context));
+      return record(await send(kit, delivery, current, context));
     });
     if (slot.kind === "ran") {
       const { jobId, scheduleIndex } = context;
@@ -82,7 +81,7 @@ export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts
       return undefined;
     }
     const overflow: PostResult = { kind: "error", error: "queue_overflow", latencyMs: 0 };
-    const sentAt = sentAtFor(context);
+    const sentAt = sentAtFor(kit, context);
     return record({
       delivery,
       endpoint,
@@ -94,35 +93,50 @@ export function createAttempts(kit: DispatchKit, announcer: Announcer): Attempts
     });
   }
 
-  async function send(delivery: Delivery, endpoint: WebhookEndpoint, context: AttemptContext): Promise<Attempt> {
-    const sentAt = sentAtFor(context);
-    const sentAtWall = kit.wallNow();
-    // A wrong secret nobody holds: the receiver must reject it.
-    const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
-    const timestampSeconds = Math.floor(sentAtWall / 1000);
-    const requestHeaders = {
-      "content-type": "application/json",
-      "user-agent": USER_AGENT,
-      ...kit.dialect.signWebhook({ id: delivery.messageId, timestampSeconds, body: delivery.body, secrets }),
-    };
-    const posted = await flights.post(() =>
-      postWebhook({
-        url: endpoint.url,
-        headers: requestHeaders,
-        body: delivery.body,
-        timeoutMs: kit.timeoutMs,
-        signal: flights.signal,
-        wallNow: kit.wallNow,
-      }),
-    );
-    const cutOff = posted.kind === "error" && posted.error === "aborted" && flights.signal.aborted;
-    const result: PostResult = cutOff ? { ...posted, error: "shutdown" } : posted;
-    return { delivery, endpoint, context, sentAt, sentAtWall, requestHeaders, result };
-  }
-
   return { attemptScheduled, attempt };
 }
 
 function unusableReason(endpoint: WebhookEndpoint | undefined): string {
   return endpoint === undefined ? "the customer has no webhook endpoint" : "the endpoint is disabled";
+}
+
+/**
+ * Signs and posts one attempt, outside the factory's closure: it needs only
+ * the kit, and an abort at the closing deadline is told apart from the
+ * receiver's own failure, as `shutdown`.
+ */
+async function send(
+  kit: DispatchKit,
+  delivery: Delivery,
+  endpoint: WebhookEndpoint,
+  context: AttemptContext,
+): Promise<Attempt> {
+  const sentAt = sentAtFor(kit, context);
+  const sentAtWall = kit.wallNow();
+  // A wrong secret nobody holds: the receiver must reject it.
+  const secrets = delivery.badSignature ? [generateWebhookSecret()] : endpoint.secrets;
+  const timestampSeconds = Math.floor(sentAtWall / 1000);
+  const requestHeaders = {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    ...kit.dialect.signWebhook({ id: delivery.messageId, timestampSeconds, body: delivery.body, secrets }),
+  };
+  const posted = await kit.flights.post(() =>
+    postWebhook({
+      url: endpoint.url,
+      headers: requestHeaders,
+      body: delivery.body,
+      timeoutMs: kit.timeoutMs,
+      signal: kit.flights.signal,
+      wallNow: kit.wallNow,
+    }),
+  );
+  const cutOff = posted.kind === "error" && posted.error === "aborted" && kit.flights.signal.aborted;
+  const result: PostResult = cutOff ? { ...posted, error: "shutdown" } : posted;
+  return { delivery, endpoint, context, sentAt, sentAtWall, requestHeaders, result };
+}
+
+/** On a virtual clock an attempt is stamped at its due time, wherever the clock moved while it queued. */
+function sentAtFor({ clock }: DispatchKit, context: AttemptContext): number {
+  return clock.virtual === true ? context.scheduledAt : clock.now();
 }

@@ -26,7 +26,7 @@ import type { Clock, Job, JobPlacement, Random, Scheduler, Store } from "../doma
 import { createSeededRandom } from "../domain/random.ts";
 import type { OrderEvents } from "../domain/service-types.ts";
 import { createAnnouncer } from "./announce.ts";
-import { createAttempts } from "./attempt.ts";
+import { type Attempts, createAttempts } from "./attempt.ts";
 import { createAttemptPlacement, horizonOf, scheduleAttempt, WEBHOOK_ATTEMPT_JOB } from "./attempt-jobs.ts";
 import { type AttemptContext, isAttemptJobPayload } from "./delivery-transitions.ts";
 import { createFlights, type DispatchKit } from "./dispatch-kit.ts";
@@ -128,7 +128,7 @@ export function createWebhookDispatcher(
   options: WebhookDispatcherOptions = {},
 ): WebhookDispatcher {
   const kit = dispatchKitOf(deps, options);
-  const { store, clock, scheduler, deliveries, placement, flights, retry } = kit;
+  const { scheduler, deliveries, placement, flights, retry } = kit;
   const announcer = createAnnouncer(kit);
   const { attemptScheduled, attempt } = createAttempts(kit, announcer);
 
@@ -162,46 +162,8 @@ export function createWebhookDispatcher(
     deliveries,
     schedule: retry.schedule,
     timeoutMs: kit.timeoutMs,
-    async sendNow(orderId) {
-      const waiting = await deliveries.list({ orderId, state: "pending" });
-      const runs: Promise<unknown>[] = [];
-      for (const delivery of waiting) {
-        if (delivery.attemptCount > 0 || delivery.nextJobId === null) continue;
-        // Take the first attempt away from the scheduler; if it already ran, leave it be.
-        if (!(await scheduler.cancel(delivery.nextJobId))) continue;
-        const context: AttemptContext = {
-          trigger: "before_response",
-          scheduledAt: clock.now(),
-          scheduleIndex: delivery.scheduleIndex,
-          jobId: delivery.nextJobId,
-        };
-        runs.push(flights.track(attemptScheduled(delivery, context)));
-      }
-      await Promise.all(runs);
-    },
-    async redeliver(deliveryId, redeliverOptions = {}) {
-      if (flights.stopping) return { kind: "closed" };
-      const delivery = await deliveries.get(deliveryId);
-      if (delivery === undefined) return { kind: "not_found" };
-      let endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
-      if (endpoint === undefined) return { kind: "no_endpoint" };
-      if (endpoint.disabled === true) {
-        if (redeliverOptions.enable !== true) return { kind: "endpoint_disabled" };
-        endpoint = (await enableEndpoint(store, delivery.customerId)) ?? endpoint;
-      }
-      const context: AttemptContext = {
-        trigger: "redeliver",
-        scheduledAt: clock.now(),
-        scheduleIndex: null,
-        jobId: null,
-      };
-      const made = await flights.track(attempt(delivery, endpoint, context));
-      const updated = await deliveries.get(deliveryId);
-      if (updated === undefined) return { kind: "not_found" };
-      // Not made: the dispatcher closed, or a 410 disabled the endpoint while the attempt waited.
-      if (made === undefined) return flights.stopping ? { kind: "closed" } : { kind: "endpoint_disabled" };
-      return { kind: "attempted", delivery: updated, attempt: made };
-    },
+    sendNow: (orderId) => sendNow(kit, attemptScheduled, orderId),
+    redeliver: (deliveryId, redeliverOptions = {}) => redeliver(kit, attempt, deliveryId, redeliverOptions),
     settle: () => flights.settle(),
     async resume() {
       for (const delivery of await deliveries.list({ state: "pending" })) {
@@ -251,4 +213,62 @@ function dispatchKitOf(deps: WebhookDispatcherDeps, options: WebhookDispatcherOp
     }),
     flights: createFlights(),
   };
+}
+
+/**
+ * Webhook before response: takes each of an order's first attempts away
+ * from the scheduler and makes it now, so the order's answer waits for it.
+ */
+async function sendNow(
+  kit: DispatchKit,
+  attemptScheduled: Attempts["attemptScheduled"],
+  orderId: string,
+): Promise<void> {
+  const { deliveries, scheduler, clock, flights } = kit;
+  const waiting = await deliveries.list({ orderId, state: "pending" });
+  const runs: Promise<unknown>[] = [];
+  for (const delivery of waiting) {
+    if (delivery.attemptCount > 0 || delivery.nextJobId === null) continue;
+    // Take the first attempt away from the scheduler; if it already ran, leave it be.
+    if (!(await scheduler.cancel(delivery.nextJobId))) continue;
+    const context: AttemptContext = {
+      trigger: "before_response",
+      scheduledAt: clock.now(),
+      scheduleIndex: delivery.scheduleIndex,
+      jobId: delivery.nextJobId,
+    };
+    runs.push(flights.track(attemptScheduled(delivery, context)));
+  }
+  await Promise.all(runs);
+}
+
+/** An admin's extra attempt, made now and awaited; `enable` first turns an endpoint disabled by a 410 back on. */
+async function redeliver(
+  kit: DispatchKit,
+  attempt: Attempts["attempt"],
+  deliveryId: string,
+  redeliverOptions: { readonly enable?: boolean },
+): Promise<RedeliverOutcome> {
+  const { deliveries, store, clock, flights } = kit;
+  if (flights.stopping) return { kind: "closed" };
+  const delivery = await deliveries.get(deliveryId);
+  if (delivery === undefined) return { kind: "not_found" };
+  let endpoint = (await store.getCustomer(delivery.customerId))?.webhook;
+  if (endpoint === undefined) return { kind: "no_endpoint" };
+  if (endpoint.disabled === true) {
+    if (redeliverOptions.enable !== true) return { kind: "endpoint_disabled" };
+    endpoint = (await enableEndpoint(store, delivery.customerId)) ?? endpoint;
+  }
+  const context: AttemptContext = {
+    trigger: "redeliver",
+    scheduledAt: clock.now(),
+    scheduleIndex: null,
+    jobId: null,
+  };
+  const made = await flights.track(attempt(delivery, endpoint, context));
+  const updated = await deliveries.get(deliveryId);
+  if (updated === undefined) return { kind: "not_found" };
+  // Not made: the dispatcher closed, or a 410 disabled the endpoint while the attempt waited.
+  if (made === undefined) return flights.stopping ? { kind: "closed" } : { kind: "endpoint_disabled" };
+  return { kind: "attempted", delivery: updated, attempt: made };
 }
