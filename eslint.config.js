@@ -85,7 +85,6 @@ const PENDING_SPLIT = [
   "src/http/public-pipeline.ts",
   // Factories whose methods still sit in one closure over 80 lines.
   "src/domain/airtime-service.ts",
-  "src/domain/status-changes.ts",
   "src/harness/admin-client.ts",
   "src/harness/api.ts",
   "src/harness/fault-proxy.ts",

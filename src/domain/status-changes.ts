@@ -73,21 +73,17 @@ function withStatus(
 }
 
 export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
-  const { store, clock, scheduler, events, statusTable } = deps;
-  const onEventError =
-    deps.onEventError ??
-    ((error: unknown, order: Order) => {
-      console.error(`status change listener failed for order ${order.id}:`, error);
-    });
-
-  /** The funding wallet as it stands, and the customer it was read from (listeners need not read it again). */
-  async function fundingOf(order: Order): Promise<{ wallet: Wallet; customer?: Customer }> {
-    const customer = await store.getCustomer(order.customerId);
-    const wallet = customer?.wallets.find((candidate) => candidate.shortcode === order.shortcode);
-    // The customer may have been deleted meanwhile; report an empty wallet rather than fail the change.
-    const funding = wallet ?? { shortcode: order.shortcode, balanceCents: 0, currency: order.currency };
-    return customer === undefined ? { wallet: funding } : { wallet: funding, customer };
-  }
+  const { store, clock, scheduler, statusTable } = deps;
+  const listeners: Listeners = {
+    store,
+    statusTable,
+    events: deps.events,
+    onEventError:
+      deps.onEventError ??
+      ((error: unknown, order: Order) => {
+        console.error(`status change listener failed for order ${order.id}:`, error);
+      }),
+  };
 
   async function transition(orderId: string, status: number, message?: string): Promise<TransitionOutcome> {
     return transitionFrom(await store.getOrder(orderId), orderId, status, message);
@@ -120,40 +116,9 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       const refund = refundsWallet(statusTable, status) && !refundsWallet(statusTable, order.status);
       // Lost the race: re-read and judge the move again against the new status.
       if (!(await store.updateOrderIf(next, order.history.length, refund))) continue;
-      await announce(next, order.status, false);
+      await announce(listeners, next, order.status, false);
       return { kind: "transitioned", order: next };
     }
-  }
-
-  /**
-   * Tells the listeners of a stored change. `repeated`: the change was
-   * stored by an earlier run of its step, which may have died before telling
-   * anyone; listeners that create something for a change create it only if
-   * it is not there yet.
-   */
-  async function announce(order: Order, previousStatus: number, repeated: boolean): Promise<void> {
-    const funding = await fundingOf(order);
-    const final = isFinalStatus(statusTable, order.status);
-    try {
-      await events.statusChanged({ order, previousStatus, final, ...funding, ...(repeated ? { repeated } : {}) });
-    } catch (error) {
-      onEventError(error, order);
-    }
-  }
-
-  /**
-   * A step run again (its first run's process died, or Redis failed it
-   * mid-way) finds its own move already stored: it announces that move
-   * again, so the webhook the first run may never have created still goes
-   * out. Only when the order's latest move is the step's: a later move has
-   * been announced by whoever made it.
-   */
-  async function announceAgainIfTaken(order: Order, step: PlannedTransition): Promise<void> {
-    const history = order.history;
-    const latest = history[history.length - 1];
-    const previous = history[history.length - 2];
-    if (latest?.status !== step.status || previous === undefined) return;
-    await announce(order, previous.status, true);
   }
 
   /** A step the order can no longer take (an admin got there first) is skipped silently. */
@@ -161,11 +126,6 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     return known === undefined
       ? transition(orderId, step.status, step.message)
       : transitionFrom(known, orderId, step.status, step.message);
-  }
-
-  function scheduleStep(orderId: string, customerId: string, stepIndex: number, dueAt: number): Promise<string> {
-    const payload: OrderStepPayload = { orderId, stepIndex, customerId };
-    return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
   }
 
   async function runStepJob(job: Job): Promise<void> {
@@ -176,11 +136,11 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     // The order was reset away, or the plan is done.
     if (order === undefined || step === undefined) return;
     const outcome = await applyStep(orderId, step, order);
-    if (outcome.kind === "invalid_transition") await announceAgainIfTaken(order, step);
+    if (outcome.kind === "invalid_transition") await announceAgainIfTaken(listeners, order, step);
     const following = order?.plan?.steps[stepIndex + 1];
     // Counted from this step's due time, not from when it ran, so timing stays exact.
     if (following !== undefined) {
-      await scheduleStep(orderId, order.customerId, stepIndex + 1, job.dueAt + following.afterMs);
+      await scheduleStep(scheduler, orderId, order.customerId, stepIndex + 1, job.dueAt + following.afterMs);
     }
   }
 
@@ -188,13 +148,7 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   return {
     transition,
-    async scheduleFirst(order) {
-      const steps = order.plan?.steps ?? [];
-      const immediate = countImmediateSteps({ steps });
-      const first = steps[immediate];
-      if (first === undefined) return undefined;
-      return scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs);
-    },
+    scheduleFirst: (order) => scheduleFirst(scheduler, order),
     async start(order) {
       const steps = order.plan?.steps ?? [];
       const immediate = countImmediateSteps({ steps });
@@ -211,4 +165,82 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };
+}
+
+/**
+ * What announcing a change needs, apart from the factory's closure: the
+ * listeners, where a throwing one is reported, and the store the funding
+ * wallet is read from.
+ */
+interface Listeners {
+  readonly store: Store;
+  readonly statusTable: StatusTable;
+  readonly events: OrderEvents;
+  readonly onEventError: (error: unknown, order: Order) => void;
+}
+
+/** The funding wallet as it stands, and the customer it was read from (listeners need not read it again). */
+async function fundingOf(store: Store, order: Order): Promise<{ wallet: Wallet; customer?: Customer }> {
+  const customer = await store.getCustomer(order.customerId);
+  const wallet = customer?.wallets.find((candidate) => candidate.shortcode === order.shortcode);
+  // The customer may have been deleted meanwhile; report an empty wallet rather than fail the change.
+  const funding = wallet ?? { shortcode: order.shortcode, balanceCents: 0, currency: order.currency };
+  return customer === undefined ? { wallet: funding } : { wallet: funding, customer };
+}
+
+/**
+ * Tells the listeners of a stored change. `repeated`: the change was
+ * stored by an earlier run of its step, which may have died before telling
+ * anyone; listeners that create something for a change create it only if
+ * it is not there yet.
+ */
+async function announce(
+  { store, statusTable, events, onEventError }: Listeners,
+  order: Order,
+  previousStatus: number,
+  repeated: boolean,
+): Promise<void> {
+  const funding = await fundingOf(store, order);
+  const final = isFinalStatus(statusTable, order.status);
+  try {
+    await events.statusChanged({ order, previousStatus, final, ...funding, ...(repeated ? { repeated } : {}) });
+  } catch (error) {
+    onEventError(error, order);
+  }
+}
+
+/**
+ * A step run again (its first run's process died, or Redis failed it
+ * mid-way) finds its own move already stored: it announces that move
+ * again, so the webhook the first run may never have created still goes
+ * out. Only when the order's latest move is the step's: a later move has
+ * been announced by whoever made it.
+ */
+async function announceAgainIfTaken(listeners: Listeners, order: Order, step: PlannedTransition): Promise<void> {
+  const history = order.history;
+  const latest = history[history.length - 1];
+  const previous = history[history.length - 2];
+  if (latest?.status !== step.status || previous === undefined) return;
+  await announce(listeners, order, previous.status, true);
+}
+
+/** One planned step as a scheduler job; the customer id lets a shared store find the order without its index. */
+function scheduleStep(
+  scheduler: Scheduler,
+  orderId: string,
+  customerId: string,
+  stepIndex: number,
+  dueAt: number,
+): Promise<string> {
+  const payload: OrderStepPayload = { orderId, stepIndex, customerId };
+  return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
+}
+
+/** The first step not due at once, scheduled from the order's creation time. */
+async function scheduleFirst(scheduler: Scheduler, order: Order): Promise<string | undefined> {
+  const steps = order.plan?.steps ?? [];
+  const immediate = countImmediateSteps({ steps });
+  const first = steps[immediate];
+  if (first === undefined) return undefined;
+  return scheduleStep(scheduler, order.id, order.customerId, immediate, order.createdAt + first.afterMs);
 }
