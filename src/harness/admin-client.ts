@@ -87,72 +87,32 @@ function queryOf(filter: Readonly<Record<string, string | undefined>>): string {
  * await admin.advance(2_000);
  */
 export function createAdminClient(url: string, token: string): AdminClient {
-  const client: HttpClient = createHttpClient(url);
-
-  async function call(method: string, path: string, body?: unknown, allow: readonly number[] = []): Promise<unknown> {
-    const outcome = await client.send({
-      method,
-      path,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: "application/json",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (outcome.kind === "network_error") {
-      throw new AdminApiError(
-        `admin API ${method} ${path}: ${outcome.code} ${outcome.message}`,
-        undefined,
-        outcome.code,
-      );
-    }
-    if (allow.includes(outcome.status)) return { refused: outcome.status, detail: outcome.text.slice(0, 300) };
-    if (outcome.status < 200 || outcome.status >= 300) {
-      throw new AdminApiError(
-        `admin API ${method} ${path}: HTTP ${outcome.status} ${outcome.text.slice(0, 300)}`,
-        outcome.status,
-        undefined,
-      );
-    }
-    return outcome.json;
-  }
-
-  /** Every item of a paged listing: follows `next_cursor` until it is null. */
-  async function allPages<T>(
-    path: string,
-    filter: Readonly<Record<string, string | undefined>>,
-    parse: (body: unknown) => { items: T[]; next: string | null },
-  ): Promise<T[]> {
-    const items: T[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = parse(await call("GET", `${path}${queryOf({ ...filter, limit: "1000", cursor })}`));
-      items.push(...page.items);
-      cursor = page.next ?? undefined;
-    } while (cursor !== undefined);
-    return items;
-  }
+  const connection: AdminConnection = { client: createHttpClient(url), token };
 
   return {
     url,
     async reset(customerId) {
-      await call("POST", `/_sim/reset${customerId === undefined ? "" : `?customer=${encodeURIComponent(customerId)}`}`);
+      await callAdmin(
+        connection,
+        "POST",
+        `/_sim/reset${customerId === undefined ? "" : `?customer=${encodeURIComponent(customerId)}`}`,
+      );
     },
     async createCustomer(input) {
-      return AdminCustomerSchema.parse(await call("POST", "/_sim/customers", input));
+      return AdminCustomerSchema.parse(await callAdmin(connection, "POST", "/_sim/customers", input));
     },
     async getCustomer(id) {
-      return AdminCustomerSchema.parse(await call("GET", `/_sim/customers/${encodeURIComponent(id)}`));
+      return AdminCustomerSchema.parse(await callAdmin(connection, "GET", `/_sim/customers/${encodeURIComponent(id)}`));
     },
     async listOrders(filter = {}) {
-      return allPages("/_sim/orders", filter, (body) => {
+      return allAdminPages(connection, "/_sim/orders", filter, (body) => {
         const page = AdminOrderListSchema.parse(body);
         return { items: page.orders, next: page.next_cursor };
       });
     },
     async transition(orderId, target) {
-      const body = (await call(
+      const body = (await callAdmin(
+        connection,
         "POST",
         `/_sim/orders/${encodeURIComponent(orderId)}/transition`,
         typeof target === "string" ? { action: target } : target,
@@ -166,24 +126,85 @@ export function createAdminClient(url: string, token: string): AdminClient {
       return { kind: "transitioned", status: Number(body.status) };
     },
     async clock() {
-      return AdminClockSchema.parse(await call("GET", "/_sim/clock"));
+      return AdminClockSchema.parse(await callAdmin(connection, "GET", "/_sim/clock"));
     },
     async advance(ms) {
-      const body = await call("POST", "/_sim/clock/advance", { ms });
+      const body = await callAdmin(connection, "POST", "/_sim/clock/advance", { ms });
       const parsed = AdminClockSchema.safeParse(body);
       return parsed.success ? parsed.data : undefined;
     },
     async listDeliveries(filter = {}) {
-      return allPages("/_sim/deliveries", filter, (body) => {
+      return allAdminPages(connection, "/_sim/deliveries", filter, (body) => {
         const page = AdminDeliveryListSchema.parse(body);
         return { items: page.deliveries, next: page.next_cursor };
       });
     },
     async getDelivery(id) {
-      return AdminDeliveryDetailSchema.parse(await call("GET", `/_sim/deliveries/${encodeURIComponent(id)}`));
+      return AdminDeliveryDetailSchema.parse(
+        await callAdmin(connection, "GET", `/_sim/deliveries/${encodeURIComponent(id)}`),
+      );
     },
     async loadScenario(scenario) {
-      await call("POST", "/_sim/scenarios", scenario);
+      await callAdmin(connection, "POST", "/_sim/scenarios", scenario);
     },
   };
+}
+
+/** Where admin calls go, and the token they carry. */
+interface AdminConnection {
+  readonly client: HttpClient;
+  readonly token: string;
+}
+
+/**
+ * One admin call: a network failure or an unexpected status throws an
+ * `AdminApiError`, while a status in `allow` comes back as a value the
+ * caller judges (a refused transition is an answer, not a harness error).
+ */
+async function callAdmin(
+  { client, token }: AdminConnection,
+  method: string,
+  path: string,
+  body?: unknown,
+  allow: readonly number[] = [],
+): Promise<unknown> {
+  const outcome = await client.send({
+    method,
+    path,
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: "application/json",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (outcome.kind === "network_error") {
+    throw new AdminApiError(`admin API ${method} ${path}: ${outcome.code} ${outcome.message}`, undefined, outcome.code);
+  }
+  if (allow.includes(outcome.status)) return { refused: outcome.status, detail: outcome.text.slice(0, 300) };
+  if (outcome.status < 200 || outcome.status >= 300) {
+    throw new AdminApiError(
+      `admin API ${method} ${path}: HTTP ${outcome.status} ${outcome.text.slice(0, 300)}`,
+      outcome.status,
+      undefined,
+    );
+  }
+  return outcome.json;
+}
+
+/** Every item of a paged listing: follows `next_cursor` until it is null. */
+async function allAdminPages<T>(
+  connection: AdminConnection,
+  path: string,
+  filter: Readonly<Record<string, string | undefined>>,
+  parse: (body: unknown) => { items: T[]; next: string | null },
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = parse(await callAdmin(connection, "GET", `${path}${queryOf({ ...filter, limit: "1000", cursor })}`));
+    items.push(...page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }

@@ -73,22 +73,8 @@ export async function startFaultProxy(options: {
   readonly keep?: number;
 }): Promise<FaultProxy> {
   const target = new URL(options.target);
-  const keep = options.keep ?? 10_000;
-  const byId = new Map<string, ProxyObservation>();
-  const faulted: ProxyObservation[] = [];
-
-  function remember(observation: ProxyObservation): void {
-    if (observation.fault !== undefined) {
-      faulted.push(observation);
-      if (faulted.length > keep) faulted.shift();
-    }
-    if (observation.requestId === undefined) return;
-    byId.set(observation.requestId, observation);
-    if (byId.size > keep) {
-      const oldest = byId.keys().next().value;
-      if (oldest !== undefined) byId.delete(oldest);
-    }
-  }
+  const observations = createObservations(options.keep ?? 10_000);
+  const { remember } = observations;
 
   const server = createServer((req, res) => {
     const fault = parseFault(header(req, FAULT_HEADER));
@@ -110,7 +96,7 @@ export async function startFaultProxy(options: {
     req.on("end", () => {
       const delay = fault?.kind === "latency" ? fault.ms : 0;
       setTimeout(() => {
-        void forward(req, Buffer.concat(chunks)).then((answer) => {
+        void forward(target, req, Buffer.concat(chunks)).then((answer) => {
           if (answer.kind === "error") {
             remember({ ...base, forwarded: true, upstreamError: answer.message });
             req.socket.destroy();
@@ -137,40 +123,6 @@ export async function startFaultProxy(options: {
     });
   });
 
-  type Answer =
-    | { readonly kind: "answer"; readonly status: number; readonly headers: OutgoingHttpHeaders; readonly body: Buffer }
-    | { readonly kind: "error"; readonly message: string };
-
-  function forward(req: IncomingMessage, body: Buffer): Promise<Answer> {
-    const headers: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || name === FAULT_HEADER || name === REQUEST_ID_HEADER) continue;
-      headers[name] = value;
-    }
-    headers["content-length"] = String(body.length);
-    const prefix = target.pathname.replace(/\/+$/, "");
-    const url = new URL(`${target.protocol}//${target.host}${prefix}${req.url ?? "/"}`);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    return new Promise<Answer>((resolve) => {
-      const upstream = send(url, { method: req.method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", (error) => resolve({ kind: "error", message: error.message }));
-        res.on("end", () => {
-          const out: OutgoingHttpHeaders = {};
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-          }
-          const responseBody = Buffer.concat(chunks);
-          out["content-length"] = String(responseBody.length);
-          resolve({ kind: "answer", status: res.statusCode ?? 502, headers: out, body: responseBody });
-        });
-      });
-      upstream.on("error", (error) => resolve({ kind: "error", message: error.message }));
-      upstream.end(body);
-    });
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
@@ -183,8 +135,8 @@ export async function startFaultProxy(options: {
 
   return {
     url: `http://${host}:${address.port}`,
-    observation: (requestId) => byId.get(requestId),
-    faulted: () => [...faulted],
+    observation: observations.observation,
+    faulted: observations.faulted,
     async close() {
       if (!server.listening) return;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -205,4 +157,75 @@ function flatHeaders(headers: OutgoingHttpHeaders): Record<string, string> {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * What the proxy saw, bounded: observations by request id (what the client
+ * of a dropped request missed) and the faulted requests in order, each
+ * forgetting its oldest beyond `keep`, so a long run holds steady memory.
+ */
+function createObservations(keep: number): Pick<FaultProxy, "observation" | "faulted"> & {
+  remember(observation: ProxyObservation): void;
+} {
+  const byId = new Map<string, ProxyObservation>();
+  const faulted: ProxyObservation[] = [];
+
+  function remember(observation: ProxyObservation): void {
+    if (observation.fault !== undefined) {
+      faulted.push(observation);
+      if (faulted.length > keep) faulted.shift();
+    }
+    if (observation.requestId === undefined) return;
+    byId.set(observation.requestId, observation);
+    if (byId.size > keep) {
+      const oldest = byId.keys().next().value;
+      if (oldest !== undefined) byId.delete(oldest);
+    }
+  }
+
+  return {
+    remember,
+    observation: (requestId) => byId.get(requestId),
+    faulted: () => [...faulted],
+  };
+}
+
+/** The target's whole answer, or why it could not be had. */
+type Answer =
+  | { readonly kind: "answer"; readonly status: number; readonly headers: OutgoingHttpHeaders; readonly body: Buffer }
+  | { readonly kind: "error"; readonly message: string };
+
+/**
+ * Sends the request on to the target, headers and body as received less
+ * the hop-by-hop and harness headers, and reads the whole answer: a
+ * dropped response needs it recorded before the client's connection goes.
+ */
+function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<Answer> {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || name === FAULT_HEADER || name === REQUEST_ID_HEADER) continue;
+    headers[name] = value;
+  }
+  headers["content-length"] = String(body.length);
+  const prefix = target.pathname.replace(/\/+$/, "");
+  const url = new URL(`${target.protocol}//${target.host}${prefix}${req.url ?? "/"}`);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<Answer>((resolve) => {
+    const upstream = send(url, { method: req.method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", (error) => resolve({ kind: "error", message: error.message }));
+      res.on("end", () => {
+        const out: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+        }
+        const responseBody = Buffer.concat(chunks);
+        out["content-length"] = String(responseBody.length);
+        resolve({ kind: "answer", status: res.statusCode ?? 502, headers: out, body: responseBody });
+      });
+    });
+    upstream.on("error", (error) => resolve({ kind: "error", message: error.message }));
+    upstream.end(body);
+  });
 }
