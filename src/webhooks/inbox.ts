@@ -114,11 +114,6 @@ const DEFAULT_WAIT_MS = 5000;
 
 const WEBHOOK_PATH = "/webhooks";
 
-interface Waiter {
-  readonly check: () => boolean;
-  readonly resolve: () => void;
-}
-
 /**
  * Creates a webhook receiver on a real port.
  *
@@ -132,129 +127,24 @@ interface Waiter {
 export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
   const secrets = [...(options.secrets ?? []), ...(options.secret === undefined ? [] : [options.secret])];
   if (secrets.length === 0) throw new Error("createWebhookInbox needs a secret (or secrets)");
-  let responder: InboxResponder = options.respond ?? 200;
-
-  const accepted: InboxDelivery[] = [];
-  const acceptedIds = new Set<string>();
-  const attemptsById = new Map<string, number>();
-  const rejections: InboxRejection[] = [];
-  const requestLog: InboxRequestRecord[] = [];
-  let duplicateCount = 0;
-  let waiters: Waiter[] = [];
+  const state: InboxState = {
+    options,
+    secrets,
+    responder: options.respond ?? 200,
+    accepted: [],
+    acceptedIds: new Set(),
+    attemptsById: new Map(),
+    rejections: [],
+    requestLog: [],
+    duplicateCount: 0,
+    waiters: createWaiters(),
+  };
+  const { accepted, waiters } = state;
   let baseUrl: string | undefined;
 
-  function notify(): void {
-    if (waiters.length === 0) return;
-    const pending: Waiter[] = [];
-    for (const waiter of waiters) {
-      if (waiter.check()) waiter.resolve();
-      else pending.push(waiter);
-    }
-    waiters = pending;
-  }
-
-  function log(record: InboxRequestRecord): void {
-    requestLog.push(record);
-    notify();
-  }
-
-  function reply(res: ServerResponse, answer: Exclude<InboxReply, "hang">): number {
-    const spec = typeof answer === "number" ? { status: answer } : answer;
-    res.writeHead(spec.status, { "content-type": "text/plain; charset=utf-8", ...spec.headers });
-    res.end(spec.body ?? "");
-    return spec.status;
-  }
-
-  function reject(res: ServerResponse, rejection: InboxRejection): void {
-    rejections.push(rejection);
-    log({
-      receivedAt: rejection.receivedAt,
-      ...(rejection.webhookId === undefined ? {} : { webhookId: rejection.webhookId }),
-      verified: false,
-      status: 400,
-      duplicate: false,
-    });
-    options.onRejected?.(rejection);
-    reply(res, { status: 400, body: `rejected: ${rejection.reason}` });
-  }
-
-  function handle(req: IncomingMessage, res: ServerResponse, body: string, receivedAt: number): void {
-    const headers = flattenHeaders(req);
-    const path = req.url ?? "/";
-    const { provider } = options;
-    const outcome =
-      provider === undefined ? verifyWebhook(body, headers, secrets) : verifyDialect(provider, secrets, body, headers);
-    const webhookId =
-      provider === undefined
-        ? headers["webhook-id"]
-        : provider.deliveryId(headers, outcome.kind === "verified" ? outcome.payload : undefined);
-    if (outcome.kind === "rejected" || webhookId === undefined) {
-      const reason = outcome.kind === "rejected" ? outcome.reason : "no delivery id where the profile puts it";
-      reject(res, { receivedAt, path, headers, body, reason, ...(webhookId ? { webhookId } : {}) });
-      return;
-    }
-    // verifyWebhook only verifies with the three headers present.
-    const id = webhookId;
-    const attempt = (attemptsById.get(id) ?? 0) + 1;
-    attemptsById.set(id, attempt);
-    const answer =
-      typeof responder === "function"
-        ? responder({ webhookId: id, attempt, payload: outcome.payload, headers })
-        : responder;
-    if (answer === "hang") {
-      // Never answered; the connection is dropped by close() or the sender's timeout.
-      log({ receivedAt, webhookId: id, verified: true, status: null, duplicate: false });
-      return;
-    }
-    const status = reply(res, answer);
-    const ok = status >= 200 && status < 300;
-    const duplicate = ok && acceptedIds.has(id);
-    log({ receivedAt, webhookId: id, verified: true, status, duplicate });
-    if (!ok) return;
-    if (duplicate) {
-      duplicateCount++;
-      return;
-    }
-    acceptedIds.add(id);
-    const parsed = WebhookPayloadSchema.safeParse(outcome.payload);
-    const delivery: InboxDelivery = {
-      webhookId: id,
-      receivedAt,
-      path,
-      headers,
-      body,
-      payload: outcome.payload,
-      ...(parsed.success ? { webhook: parsed.data } : {}),
-      ...(provider === undefined ? {} : { order: provider.readOrder("webhook", outcome.payload) }),
-      verified: true,
-      attempt,
-    };
-    accepted.push(delivery);
-    options.onDelivery?.(delivery);
-    notify();
-  }
-
   const server = createWebhookServer(options, (req, res, body, receivedAt) =>
-    handle(req, res, body.toString("utf8"), receivedAt),
+    handle(state, req, res, body.toString("utf8"), receivedAt),
   );
-
-  function waitUntil(check: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve, rejectWait) => {
-      const timer = setTimeout(() => {
-        waiters = waiters.filter((waiter) => waiter !== entry);
-        rejectWait(new Error(`webhook inbox: timed out after ${timeoutMs} ms waiting for ${describe()}`));
-      }, timeoutMs);
-      const entry: Waiter = {
-        check,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      waiters.push(entry);
-    });
-  }
 
   return {
     async listen() {
@@ -266,14 +156,14 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
       return baseUrl;
     },
     respondWith(next) {
-      responder = next;
+      state.responder = next;
     },
     async waitFor(reference, waitOptions = {}) {
       const matches = (delivery: InboxDelivery) =>
         delivery.webhook?.reference === reference &&
         (waitOptions.status === undefined || delivery.webhook.status === waitOptions.status);
       const timeoutMs = waitOptions.timeoutMs ?? DEFAULT_WAIT_MS;
-      await waitUntil(
+      await waiters.waitUntil(
         () => accepted.some(matches),
         timeoutMs,
         () => `reference ${reference}${waitOptions.status === undefined ? "" : ` with status ${waitOptions.status}`}`,
@@ -281,24 +171,172 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
       return accepted.find(matches) as InboxDelivery;
     },
     waitUntil(predicate, timeoutMs = DEFAULT_WAIT_MS) {
-      return waitUntil(
+      return waiters.waitUntil(
         () => predicate(accepted),
         timeoutMs,
         () => `a condition (${accepted.length} deliveries so far)`,
       );
     },
     deliveries: () => [...accepted],
-    rejected: () => [...rejections],
-    requests: () => [...requestLog],
-    duplicates: () => duplicateCount,
+    rejected: () => [...state.rejections],
+    requests: () => [...state.requestLog],
+    duplicates: () => state.duplicateCount,
     clear() {
       accepted.length = 0;
-      acceptedIds.clear();
-      attemptsById.clear();
-      rejections.length = 0;
-      requestLog.length = 0;
-      duplicateCount = 0;
+      state.acceptedIds.clear();
+      state.attemptsById.clear();
+      state.rejections.length = 0;
+      state.requestLog.length = 0;
+      state.duplicateCount = 0;
     },
     close: () => closeServer(server),
+  };
+}
+
+/**
+ * Everything the inbox has heard and how it answers, in one object, so
+ * the request handler is a function of its own rather than one more
+ * closure inside the factory.
+ */
+interface InboxState {
+  readonly options: WebhookInboxOptions;
+  readonly secrets: readonly string[];
+  responder: InboxResponder;
+  readonly accepted: InboxDelivery[];
+  readonly acceptedIds: Set<string>;
+  readonly attemptsById: Map<string, number>;
+  readonly rejections: InboxRejection[];
+  readonly requestLog: InboxRequestRecord[];
+  duplicateCount: number;
+  readonly waiters: Waiters;
+}
+
+function handle(state: InboxState, req: IncomingMessage, res: ServerResponse, body: string, receivedAt: number): void {
+  const { options, secrets } = state;
+  const headers = flattenHeaders(req);
+  const path = req.url ?? "/";
+  const { provider } = options;
+  const outcome =
+    provider === undefined ? verifyWebhook(body, headers, secrets) : verifyDialect(provider, secrets, body, headers);
+  const webhookId =
+    provider === undefined
+      ? headers["webhook-id"]
+      : provider.deliveryId(headers, outcome.kind === "verified" ? outcome.payload : undefined);
+  if (outcome.kind === "rejected" || webhookId === undefined) {
+    const reason = outcome.kind === "rejected" ? outcome.reason : "no delivery id where the profile puts it";
+    reject(state, res, { receivedAt, path, headers, body, reason, ...(webhookId ? { webhookId } : {}) });
+    return;
+  }
+  // verifyWebhook only verifies with the three headers present.
+  const id = webhookId;
+  const attempt = (state.attemptsById.get(id) ?? 0) + 1;
+  state.attemptsById.set(id, attempt);
+  const { responder } = state;
+  const answer =
+    typeof responder === "function"
+      ? responder({ webhookId: id, attempt, payload: outcome.payload, headers })
+      : responder;
+  if (answer === "hang") {
+    // Never answered; the connection is dropped by close() or the sender's timeout.
+    log(state, { receivedAt, webhookId: id, verified: true, status: null, duplicate: false });
+    return;
+  }
+  const status = reply(res, answer);
+  const ok = status >= 200 && status < 300;
+  const duplicate = ok && state.acceptedIds.has(id);
+  log(state, { receivedAt, webhookId: id, verified: true, status, duplicate });
+  if (!ok) return;
+  if (duplicate) {
+    state.duplicateCount++;
+    return;
+  }
+  state.acceptedIds.add(id);
+  const parsed = WebhookPayloadSchema.safeParse(outcome.payload);
+  const delivery: InboxDelivery = {
+    webhookId: id,
+    receivedAt,
+    path,
+    headers,
+    body,
+    payload: outcome.payload,
+    ...(parsed.success ? { webhook: parsed.data } : {}),
+    ...(provider === undefined ? {} : { order: provider.readOrder("webhook", outcome.payload) }),
+    verified: true,
+    attempt,
+  };
+  state.accepted.push(delivery);
+  options.onDelivery?.(delivery);
+  state.waiters.notify();
+}
+
+function log(state: InboxState, record: InboxRequestRecord): void {
+  state.requestLog.push(record);
+  state.waiters.notify();
+}
+
+function reply(res: ServerResponse, answer: Exclude<InboxReply, "hang">): number {
+  const spec = typeof answer === "number" ? { status: answer } : answer;
+  res.writeHead(spec.status, { "content-type": "text/plain; charset=utf-8", ...spec.headers });
+  res.end(spec.body ?? "");
+  return spec.status;
+}
+
+function reject(state: InboxState, res: ServerResponse, rejection: InboxRejection): void {
+  state.rejections.push(rejection);
+  log(state, {
+    receivedAt: rejection.receivedAt,
+    ...(rejection.webhookId === undefined ? {} : { webhookId: rejection.webhookId }),
+    verified: false,
+    status: 400,
+    duplicate: false,
+  });
+  state.options.onRejected?.(rejection);
+  reply(res, { status: 400, body: `rejected: ${rejection.reason}` });
+}
+
+interface Waiter {
+  readonly check: () => boolean;
+  readonly resolve: () => void;
+}
+
+/**
+ * The tests waiting on the inbox: each is checked again whenever a request
+ * is logged or a delivery accepted, and fails with what it waited for
+ * once its wall-clock timeout passes.
+ */
+interface Waiters {
+  notify(): void;
+  waitUntil(check: () => boolean, timeoutMs: number, describe: () => string): Promise<void>;
+}
+
+function createWaiters(): Waiters {
+  let waiters: Waiter[] = [];
+  return {
+    notify() {
+      if (waiters.length === 0) return;
+      const pending: Waiter[] = [];
+      for (const waiter of waiters) {
+        if (waiter.check()) waiter.resolve();
+        else pending.push(waiter);
+      }
+      waiters = pending;
+    },
+    waitUntil(check, timeoutMs, describe) {
+      if (check()) return Promise.resolve();
+      return new Promise((resolve, rejectWait) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((waiter) => waiter !== entry);
+          rejectWait(new Error(`webhook inbox: timed out after ${timeoutMs} ms waiting for ${describe()}`));
+        }, timeoutMs);
+        const entry: Waiter = {
+          check,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        waiters.push(entry);
+      });
+    },
   };
 }
