@@ -93,7 +93,6 @@ const PENDING_SPLIT = [
   "src/simulator/create-simulator.ts",
   "src/store/memory-store.ts",
   "src/time/time-keeper.ts",
-  "src/webhooks/memory-delivery-store.ts",
 ];
 
 export default tseslint.config(

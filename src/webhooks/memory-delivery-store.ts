@@ -9,8 +9,8 @@
  * delivery beyond the most recently finished ones is kept packed with its
  * attempts (packed-delivery.ts).
  */
-import { createColdQueue, DEFAULT_HOT_RECORDS } from "../store/cold-queue.ts";
-import { createCreationIndex } from "../store/creation-index.ts";
+import { type ColdQueue, createColdQueue, DEFAULT_HOT_RECORDS } from "../store/cold-queue.ts";
+import { type CreationIndex, createCreationIndex } from "../store/creation-index.ts";
 import { freezeCopy } from "../store/freeze-copy.ts";
 import { matchesDeliveryFilter } from "./delivery-filter.ts";
 import { PackedDelivery } from "./packed-delivery.ts";
@@ -48,53 +48,8 @@ export interface MemoryDeliveryStoreOptions {
  * await deliveries.list({ customerId: "demo", state: "failed" });
  */
 export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = {}): MemoryDeliveryStore {
-  // Map iteration follows insertion, which is creation order.
-  const deliveries = new Map<string, Delivery | PackedDelivery>();
-  /** The attempts of the deliveries kept as objects (a packed one holds its own). */
-  const attemptsById = new Map<string, DeliveryAttempt[]>();
-  /** orderId → its delivery's id, or their ids when it has several (most have one: no array for them). */
-  const byOrder = new Map<string, string | string[]>();
-  const idsOfOrder = (orderId: string): readonly string[] => {
-    const ids = byOrder.get(orderId);
-    return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids;
-  };
-  const index = createCreationIndex<Delivery | PackedDelivery>((id) => deliveries.get(id));
-  const hot = options.hotDeliveries ?? DEFAULT_HOT_RECORDS;
-  const cold = createColdQueue({ hot, background: options.packInBackground ?? true }, (id) => {
-    const stored = deliveries.get(id);
-    if (stored === undefined || stored instanceof PackedDelivery || stored.state === "pending") return;
-    deliveries.set(id, new PackedDelivery(stored, attemptsById.get(id) ?? []));
-    attemptsById.delete(id);
-  });
-
-  /** Keeps a new version of a delivery as an object, and queues it for packing once it is finished. */
-  function keep(delivery: Delivery): void {
-    deliveries.set(delivery.id, delivery);
-    if (delivery.state !== "pending") cold.settled(delivery.id);
-  }
-
-  function read(id: string): Delivery | undefined {
-    const stored = deliveries.get(id);
-    return stored instanceof PackedDelivery ? stored.unpack().delivery : stored;
-  }
-
-  /** A delivery as an object again, with its attempts, so it can change. */
-  function unpacked(id: string): Delivery | undefined {
-    const stored = deliveries.get(id);
-    if (!(stored instanceof PackedDelivery)) return stored;
-    const { delivery, attempts } = stored.unpack();
-    deliveries.set(id, delivery);
-    attemptsById.set(id, [...attempts]);
-    return delivery;
-  }
-
-  function forget(id: string): void {
-    const delivery = deliveries.get(id);
-    if (delivery === undefined) return;
-    deliveries.delete(id);
-    attemptsById.delete(id);
-    index.removed(delivery.customerId);
-  }
+  const held = holdDeliveries(options);
+  const { deliveries, attemptsById, index } = held;
 
   const store: MemoryDeliveryStore = {
     exportState() {
@@ -112,39 +67,16 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
         for (const attempt of attempts) await store.addAttempt(attempt);
       }
     },
-    async insert(delivery) {
-      if (deliveries.has(delivery.id)) return false;
-      const stored = freezeCopy(delivery);
-      keep(stored);
-      index.add(stored);
-      const own = byOrder.get(delivery.orderId);
-      if (own === undefined) byOrder.set(delivery.orderId, delivery.id);
-      else if (typeof own === "string") byOrder.set(delivery.orderId, [own, delivery.id]);
-      else own.push(delivery.id);
-      return true;
-    },
-    async get(id) {
-      return read(id);
-    },
+    insert: async (delivery) => insert(held, delivery),
+    get: async (id) => read(held, id),
     async update(id, change) {
-      const current = unpacked(id);
+      const current = unpacked(held, id);
       if (current === undefined) return undefined;
       const next = freezeCopy(change(current), current);
-      keep(next);
+      keep(held, next);
       return next;
     },
-    async list(filter = {}) {
-      const found: Delivery[] = [];
-      if (filter.orderId !== undefined) {
-        for (const id of idsOfOrder(filter.orderId)) {
-          const stored = deliveries.get(id);
-          if (stored !== undefined && matches(stored, filter)) found.push(read(id) as Delivery);
-        }
-        return found;
-      }
-      for (const [id, stored] of deliveries) if (matches(stored, filter)) found.push(read(id) as Delivery);
-      return found;
-    },
+    list: async (filter = {}) => list(held, filter),
     async listPage(query) {
       const page = index.page(query, (delivery) => matches(delivery, query));
       return {
@@ -154,12 +86,12 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     },
     async addAttempt(attempt) {
       // An attempt that finishes after its delivery was reset away is not kept.
-      const delivery = unpacked(attempt.deliveryId);
+      const delivery = unpacked(held, attempt.deliveryId);
       if (delivery === undefined) return;
       const list = attemptsById.get(attempt.deliveryId) ?? [];
       list.push(freezeCopy(attempt));
       attemptsById.set(attempt.deliveryId, list);
-      if (delivery.state !== "pending") cold.settled(delivery.id);
+      if (delivery.state !== "pending") held.cold.settled(delivery.id);
     },
     async attempts(deliveryId) {
       const stored = deliveries.get(deliveryId);
@@ -168,27 +100,126 @@ export function createMemoryDeliveryStore(options: MemoryDeliveryStoreOptions = 
     },
     async removeOrders(orderIds) {
       for (const orderId of orderIds) {
-        for (const id of idsOfOrder(orderId)) forget(id);
-        byOrder.delete(orderId);
+        for (const id of idsOfOrder(held, orderId)) forget(held, id);
+        held.byOrder.delete(orderId);
       }
     },
-    async reset(customerId) {
-      if (customerId === undefined) {
-        deliveries.clear();
-        attemptsById.clear();
-        byOrder.clear();
-        index.clear();
-        cold.clear();
-        return;
-      }
-      for (const [id, delivery] of deliveries) {
-        if (delivery.customerId !== customerId) continue;
-        deliveries.delete(id);
-        attemptsById.delete(id);
-        byOrder.delete(delivery.orderId);
-      }
-      index.dropCustomer(customerId);
-    },
+    reset: async (customerId) => reset(held, customerId),
   };
   return store;
+}
+
+/**
+ * What the store holds, in one object, so each operation on it is a named
+ * function rather than one more closure inside the factory.
+ */
+interface Held {
+  /** Map iteration follows insertion, which is creation order. */
+  readonly deliveries: Map<string, Delivery | PackedDelivery>;
+  /** The attempts of the deliveries kept as objects (a packed one holds its own). */
+  readonly attemptsById: Map<string, DeliveryAttempt[]>;
+  /** orderId → its delivery's id, or their ids when it has several (most have one: no array for them). */
+  readonly byOrder: Map<string, string | string[]>;
+  readonly index: CreationIndex<Delivery | PackedDelivery>;
+  /** Finished deliveries waiting to be packed, beyond the most recently finished. */
+  readonly cold: ColdQueue;
+}
+
+function holdDeliveries(options: MemoryDeliveryStoreOptions): Held {
+  const deliveries = new Map<string, Delivery | PackedDelivery>();
+  const attemptsById = new Map<string, DeliveryAttempt[]>();
+  const hot = options.hotDeliveries ?? DEFAULT_HOT_RECORDS;
+  const cold = createColdQueue({ hot, background: options.packInBackground ?? true }, (id) => {
+    const stored = deliveries.get(id);
+    if (stored === undefined || stored instanceof PackedDelivery || stored.state === "pending") return;
+    deliveries.set(id, new PackedDelivery(stored, attemptsById.get(id) ?? []));
+    attemptsById.delete(id);
+  });
+  return {
+    deliveries,
+    attemptsById,
+    byOrder: new Map(),
+    index: createCreationIndex<Delivery | PackedDelivery>((id) => deliveries.get(id)),
+    cold,
+  };
+}
+
+function idsOfOrder({ byOrder }: Held, orderId: string): readonly string[] {
+  const ids = byOrder.get(orderId);
+  return ids === undefined ? [] : typeof ids === "string" ? [ids] : ids;
+}
+
+/** Keeps a new version of a delivery as an object, and queues it for packing once it is finished. */
+function keep({ deliveries, cold }: Held, delivery: Delivery): void {
+  deliveries.set(delivery.id, delivery);
+  if (delivery.state !== "pending") cold.settled(delivery.id);
+}
+
+function read({ deliveries }: Held, id: string): Delivery | undefined {
+  const stored = deliveries.get(id);
+  return stored instanceof PackedDelivery ? stored.unpack().delivery : stored;
+}
+
+/** A delivery as an object again, with its attempts, so it can change. */
+function unpacked({ deliveries, attemptsById }: Held, id: string): Delivery | undefined {
+  const stored = deliveries.get(id);
+  if (!(stored instanceof PackedDelivery)) return stored;
+  const { delivery, attempts } = stored.unpack();
+  deliveries.set(id, delivery);
+  attemptsById.set(id, [...attempts]);
+  return delivery;
+}
+
+function forget({ deliveries, attemptsById, index }: Held, id: string): void {
+  const delivery = deliveries.get(id);
+  if (delivery === undefined) return;
+  deliveries.delete(id);
+  attemptsById.delete(id);
+  index.removed(delivery.customerId);
+}
+
+function insert(held: Held, delivery: Delivery): boolean {
+  const { deliveries, byOrder } = held;
+  if (deliveries.has(delivery.id)) return false;
+  const stored = freezeCopy(delivery);
+  keep(held, stored);
+  held.index.add(stored);
+  const own = byOrder.get(delivery.orderId);
+  if (own === undefined) byOrder.set(delivery.orderId, delivery.id);
+  else if (typeof own === "string") byOrder.set(delivery.orderId, [own, delivery.id]);
+  else own.push(delivery.id);
+  return true;
+}
+
+/** An order's deliveries come from the order index; any other filter walks them all, in creation order. */
+function list(held: Held, filter: DeliveryFilter): Delivery[] {
+  const found: Delivery[] = [];
+  if (filter.orderId !== undefined) {
+    for (const id of idsOfOrder(held, filter.orderId)) {
+      const stored = held.deliveries.get(id);
+      if (stored !== undefined && matches(stored, filter)) found.push(read(held, id) as Delivery);
+    }
+    return found;
+  }
+  for (const [id, stored] of held.deliveries) if (matches(stored, filter)) found.push(read(held, id) as Delivery);
+  return found;
+}
+
+function reset(held: Held, customerId: string | undefined): void {
+  const { deliveries, attemptsById, byOrder, index } = held;
+  if (customerId === undefined) {
+    deliveries.clear();
+    attemptsById.clear();
+    byOrder.clear();
+    index.clear();
+    held.cold.clear();
+    return;
+  }
+  for (const [id, delivery] of deliveries) {
+    if (delivery.customerId !== customerId) continue;
+    deliveries.delete(id);
+    attemptsById.delete(id);
+    byOrder.delete(delivery.orderId);
+  }
+  index.dropCustomer(customerId);
 }
