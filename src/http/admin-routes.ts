@@ -125,6 +125,11 @@ function clockBody(controls: AdminControls) {
   return { mode: controls.clock.mode, now, iso: new Date(now).toISOString() };
 }
 
+/**
+ * The core admin routes in groups, each a function of its own, then the
+ * plugins' routes. The order of registration is the order express matches
+ * in, so a group's `router.all` (405 with `Allow`) follows its methods.
+ */
 export function createAdminRouter(deps: AdminApiDeps): Router {
   const { controls } = deps;
   const router = Router({ caseSensitive: true });
@@ -143,6 +148,22 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
   });
   router.all("/reset", methodNotAllowed(["POST"]));
 
+  registerCustomerRoutes(router, controls);
+  registerOrderRoutes(router, controls);
+
+  router.get("/stats", async (_req, res) => {
+    res.json(await controls.stats());
+  });
+  router.all("/stats", methodNotAllowed(["GET"]));
+
+  registerClockAndJournalRoutes(router, controls);
+
+  for (const extension of deps.extensions) extension.register(router, EXTENSION_KIT);
+  return router;
+}
+
+/** `/customers` and `/customers/:id`: list, create, read and update, each outcome mapped to its answer. */
+function registerCustomerRoutes(router: Router, controls: AdminControls): void {
   router.get("/customers", async (req, res) => {
     const query = validate(querySchema(LIST_CUSTOMERS_ROUTE), queryObject(req.query, ["limit", "cursor"]), "query");
     const page = customerPage(await controls.listCustomers(), query.limit ?? DEFAULT_PAGE_LIMIT, query.cursor);
@@ -192,7 +213,10 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     }
   });
   router.all("/customers/:id", methodNotAllowed(["GET", "PATCH"]));
+}
 
+/** `/orders`, one order, and the forced transition an admin uses to decide an outcome. */
+function registerOrderRoutes(router: Router, controls: AdminControls): void {
   router.get("/orders", async (req, res) => {
     const query = validate(
       querySchema(LIST_ORDERS_ROUTE),
@@ -242,12 +266,10 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     }
   });
   router.all("/orders/:id/transition", methodNotAllowed(["POST"]));
+}
 
-  router.get("/stats", async (_req, res) => {
-    res.json(await controls.stats());
-  });
-  router.all("/stats", methodNotAllowed(["GET"]));
-
+/** The clock (read, and advanced when virtual) and the request journal, newest first. */
+function registerClockAndJournalRoutes(router: Router, controls: AdminControls): void {
   router.get("/clock", (_req, res) => {
     res.json(clockBody(controls));
   });
@@ -279,7 +301,4 @@ export function createAdminRouter(deps: AdminApiDeps): Router {
     res.json({ entries: page.entries, next_cursor: page.olderThan?.toString(36) ?? null });
   });
   router.all("/journal", methodNotAllowed(["GET"]));
-
-  for (const extension of deps.extensions) extension.register(router, EXTENSION_KIT);
-  return router;
 }
