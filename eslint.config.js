@@ -88,7 +88,6 @@ const PENDING_SPLIT = [
   "src/harness/api.ts",
   "src/harness/properties/model-run.ts",
   "src/harness/webhook-receiver.ts",
-  "src/scenarios/engine.ts",
   "src/simulator/create-simulator.ts",
   "src/store/memory-store.ts",
   "src/time/time-keeper.ts",

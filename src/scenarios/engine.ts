@@ -22,7 +22,6 @@ import { didYouMean } from "../contract/did-you-mean.ts";
 import type { WebhookFaults } from "../domain/faults.ts";
 import type { PlannedTransition } from "../domain/model.ts";
 import type { Random } from "../domain/ports.ts";
-import { createSeededRandom } from "../domain/random.ts";
 import type { Timing } from "../domain/timing.ts";
 import { DEFAULT_TIMING, sampleDelay } from "../domain/timing.ts";
 import { type CompiledRule, type CompiledScenario, compileScenario, type EffectTemplate } from "./compile.ts";
@@ -33,6 +32,7 @@ import type {
   ScenarioEngine,
   SharedAttemptCounters,
 } from "../domain/scenario-engine.ts";
+import { type ActivationStates, createActivationStates, type ScenarioState } from "./activation-states.ts";
 import type { LoadedScenario } from "./load.ts";
 import { MAGIC_ACCOUNTS_SCENARIO, MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
 
@@ -111,14 +111,6 @@ export interface ManagedScenarioEngine extends ScenarioEngine {
    * process's state is forgotten at once; shared counters when it resolves.
    */
   resetState(customerId?: string): Promise<void>;
-}
-
-interface ScenarioState {
-  /** Scope and scenario name: what names its counters when they are shared. */
-  readonly key: string;
-  readonly random: Random;
-  /** Per rule index: attempt count per customer + idempotency key (or reference). */
-  readonly counters: Map<number, Map<string, number>>;
 }
 
 /** FNV-1a, to turn a scenario's name into a seed. */
@@ -202,112 +194,23 @@ function parseRequestedScenarios(header: string | undefined): string[] {
  */
 export function createScenarioEngine(options: ScenarioEngineOptions = {}): ManagedScenarioEngine {
   const engineSeed = (options.seed ?? 0) >>> 0;
-  const magicEnabled = options.magicAccounts !== false;
-  const defaultOutcomeTiming = options.defaultOutcomeTiming ?? DEFAULT_TIMING;
-  const maxTrackedKeys = options.maxTrackedKeys ?? 100_000;
-  const scopeOf = options.stateScope ?? ((kind, customerId) => `${kind}:${customerId}`);
-
-  const loaded = new Map<string, { readonly scenario: LoadedScenario; readonly compiled: CompiledScenario }>();
-  const global: string[] = [];
-  const perCustomer = new Map<string, string[]>();
-  const states = new Map<string, ScenarioState>();
-  const magic = compileScenario(MAGIC_ACCOUNTS_SCENARIO.definition);
-
-  function stateOf(scope: string, scenario: CompiledScenario): ScenarioState {
-    const key = `${scope}\u0000${scenario.name}`;
-    let state = states.get(key);
-    if (state === undefined) {
-      state = {
-        key,
-        random: createSeededRandom(scenario.seed ?? hashSeed(scenario.name, engineSeed)),
-        counters: new Map(),
-      };
-      states.set(key, state);
-    }
-    return state;
-  }
-
-  function forgetState(name: string, scope?: string): void {
-    for (const key of [...states.keys()]) {
-      const [keyScope, keyName] = key.split("\u0000");
-      if (keyName === name && (scope === undefined || keyScope === scope)) states.delete(key);
-    }
-  }
-
-  function bump(state: ScenarioState, ruleIndex: number, key: string): number {
-    let counts = state.counters.get(ruleIndex);
-    if (counts === undefined) {
-      counts = new Map();
-      state.counters.set(ruleIndex, counts);
-    }
-    const count = (counts.get(key) ?? 0) + 1;
-    counts.delete(key);
-    counts.set(key, count);
-    if (counts.size > maxTrackedKeys) {
-      const oldest = counts.keys().next().value;
-      if (oldest !== undefined) counts.delete(oldest);
-    }
-    return count;
-  }
-
-  async function run(
-    scenario: CompiledScenario,
-    state: ScenarioState,
-    facts: RequestFacts,
-    into: EffectsAccumulator,
-  ): Promise<void> {
-    if (scenario.onlyAccounts !== undefined && !scenario.onlyAccounts.has(facts.account)) return;
-    // Attempts are counted per customer and idempotency key, or per reference without a key.
-    const attempt = facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`;
-    const attemptKey = `${facts.customerId}\u0000${attempt}`;
-    for (const [index, rule] of scenario.rules.entries()) {
-      if (!rule.matches(facts)) continue;
-      if (rule.attempt !== undefined) {
-        const count =
-          options.counters === undefined
-            ? bump(state, index, attemptKey)
-            : await options.counters.increment(facts.customerId, `${state.key}\u0000${index}`, attempt);
-        if (rule.attempt.kind === "nth" ? count !== rule.attempt.n : count > rule.attempt.n) continue;
-      }
-      if (rule.probability !== undefined && !(state.random.next() < rule.probability)) continue;
-      into.apply(rule, state.random);
-    }
-  }
+  const parts: EngineParts = {
+    loaded: new Map(),
+    global: [],
+    perCustomer: new Map(),
+    states: createActivationStates({
+      seedOf: (scenario) => scenario.seed ?? hashSeed(scenario.name, engineSeed),
+      maxTrackedKeys: options.maxTrackedKeys ?? 100_000,
+    }),
+    counters: options.counters,
+    scopeOf: options.stateScope ?? ((kind, customerId) => `${kind}:${customerId}`),
+    magic: options.magicAccounts === false ? undefined : compileScenario(MAGIC_ACCOUNTS_SCENARIO.definition),
+    defaultOutcomeTiming: options.defaultOutcomeTiming ?? DEFAULT_TIMING,
+  };
+  const { loaded, global, perCustomer, states, scopeOf } = parts;
 
   const engine: ManagedScenarioEngine = {
-    async evaluate(facts) {
-      const requested = parseRequestedScenarios(facts.requestedScenario);
-      for (const name of requested) {
-        if (!loaded.has(name)) {
-          return {
-            fired: [],
-            rejection: {
-              code: "unknown_scenario",
-              detail:
-                `X-Sim-Scenario names '${name}', which is not loaded${didYouMean(name, loaded.keys())}; ` +
-                "GET /_sim/scenarios lists the loaded scenarios.",
-            },
-          };
-        }
-      }
-      const into = new EffectsAccumulator(defaultOutcomeTiming);
-      for (const name of requested) {
-        const entry = loaded.get(name);
-        if (entry !== undefined)
-          await run(entry.compiled, stateOf(scopeOf("request", facts.customerId), entry.compiled), facts, into);
-      }
-      for (const name of perCustomer.get(facts.customerId) ?? []) {
-        const entry = loaded.get(name);
-        if (entry !== undefined)
-          await run(entry.compiled, stateOf(scopeOf("customer", facts.customerId), entry.compiled), facts, into);
-      }
-      for (const name of global) {
-        const entry = loaded.get(name);
-        if (entry !== undefined) await run(entry.compiled, stateOf("global", entry.compiled), facts, into);
-      }
-      if (magicEnabled) await run(magic, stateOf("magic", magic), facts, into);
-      return into.result();
-    },
+    evaluate: (facts) => evaluate(parts, facts),
 
     add(scenarios) {
       const reserved = scenarios.find((entry) => entry.definition.name === MAGIC_ACCOUNTS_SCENARIO_NAME);
@@ -317,7 +220,7 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
         const { name } = scenario.definition;
         if (loaded.has(name)) replaced.push(name);
         loaded.set(name, { scenario, compiled: compileScenario(scenario.definition) });
-        forgetState(name);
+        states.forget(name);
       }
       return { kind: "added", replaced };
     },
@@ -333,7 +236,7 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
       list.push(name);
       if (scope.customer !== undefined) perCustomer.set(scope.customer, list);
       // An activation starts from the beginning: fresh counters and generator.
-      forgetState(name, scope.customer === undefined ? "global" : scopeOf("customer", scope.customer));
+      states.forget(name, scope.customer === undefined ? "global" : scopeOf("customer", scope.customer));
       return { kind: "activated" };
     },
 
@@ -346,42 +249,15 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
       return { kind: "deactivated" };
     },
 
-    list() {
-      return {
-        loaded: [...loaded.values()]
-          .map(({ scenario }) => ({
-            name: scenario.definition.name,
-            description: scenario.definition.description,
-            rules: scenario.definition.rules.map((rule) => rule.name),
-            source: scenario.source,
-            ...(scenario.definition.seed === undefined ? {} : { seed: scenario.definition.seed }),
-          }))
-          .sort((a, b) => a.name.localeCompare(b.name)),
-        active: {
-          global: [...global],
-          customers: Object.fromEntries([...perCustomer].map(([customer, names]) => [customer, [...names]])),
-        },
-        magicAccounts: magicEnabled,
-      };
-    },
+    list: () => listing(parts),
 
     async resetState(customerId) {
-      const shared = options.counters?.forget(customerId);
-      if (customerId === undefined) {
-        states.clear();
-        return shared;
-      }
-      const own = new Set([scopeOf("request", customerId), scopeOf("customer", customerId)]);
-      const prefix = `${customerId}\u0000`;
-      for (const [key, state] of [...states]) {
-        if (own.has(key.split("\u0000")[0] as string)) {
-          states.delete(key);
-          continue;
-        }
-        for (const counts of state.counters.values()) {
-          for (const counted of [...counts.keys()]) if (counted.startsWith(prefix)) counts.delete(counted);
-        }
-      }
+      const shared = parts.counters?.forget(customerId);
+      states.reset(
+        customerId === undefined
+          ? undefined
+          : { id: customerId, scopes: [scopeOf("request", customerId), scopeOf("customer", customerId)] },
+      );
       return shared;
     },
   };
@@ -393,4 +269,101 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
     }
   }
   return engine;
+}
+
+/**
+ * The engine's state in one object, so evaluating and listing are named
+ * functions rather than closures inside the factory: what is loaded, where
+ * it is active (in activation order), and each activation's own state.
+ */
+interface EngineParts {
+  readonly loaded: Map<string, { readonly scenario: LoadedScenario; readonly compiled: CompiledScenario }>;
+  readonly global: string[];
+  readonly perCustomer: Map<string, string[]>;
+  readonly states: ActivationStates;
+  readonly counters: SharedAttemptCounters | undefined;
+  readonly scopeOf: (kind: "request" | "customer", customerId: string) => string;
+  /** The magic test accounts' scenario; absent when they are off. */
+  readonly magic: CompiledScenario | undefined;
+  readonly defaultOutcomeTiming: Timing;
+}
+
+/** One request through every scenario that applies to it, in the evaluation order the module comment gives. */
+async function evaluate(parts: EngineParts, facts: RequestFacts): Promise<ResolvedEffects> {
+  const { loaded, states, scopeOf, magic } = parts;
+  const requested = parseRequestedScenarios(facts.requestedScenario);
+  const unknown = requested.find((name) => !loaded.has(name));
+  if (unknown !== undefined) {
+    return {
+      fired: [],
+      rejection: {
+        code: "unknown_scenario",
+        detail:
+          `X-Sim-Scenario names '${unknown}', which is not loaded${didYouMean(unknown, loaded.keys())}; ` +
+          "GET /_sim/scenarios lists the loaded scenarios.",
+      },
+    };
+  }
+  const into = new EffectsAccumulator(parts.defaultOutcomeTiming);
+  const runEach = async (names: readonly string[], scope: string): Promise<void> => {
+    for (const name of names) {
+      const entry = loaded.get(name);
+      if (entry !== undefined)
+        await runScenario(parts, entry.compiled, states.stateOf(scope, entry.compiled), facts, into);
+    }
+  };
+  await runEach(requested, scopeOf("request", facts.customerId));
+  await runEach(parts.perCustomer.get(facts.customerId) ?? [], scopeOf("customer", facts.customerId));
+  await runEach(parts.global, "global");
+  if (magic !== undefined) await runScenario(parts, magic, states.stateOf("magic", magic), facts, into);
+  return into.result();
+}
+
+function listing({ loaded, global, perCustomer, magic }: EngineParts): ScenarioListing {
+  return {
+    loaded: [...loaded.values()]
+      .map(({ scenario }) => ({
+        name: scenario.definition.name,
+        description: scenario.definition.description,
+        rules: scenario.definition.rules.map((rule) => rule.name),
+        source: scenario.source,
+        ...(scenario.definition.seed === undefined ? {} : { seed: scenario.definition.seed }),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    active: {
+      global: [...global],
+      customers: Object.fromEntries([...perCustomer].map(([customer, names]) => [customer, [...names]])),
+    },
+    magicAccounts: magic !== undefined,
+  };
+}
+
+/**
+ * Runs one scenario's rules against a request, top to bottom, into the
+ * effects: attempts are counted in the activation's own state, or in the
+ * counters shared with other instances when there are some.
+ */
+async function runScenario(
+  counting: Pick<EngineParts, "states" | "counters">,
+  scenario: CompiledScenario,
+  state: ScenarioState,
+  facts: RequestFacts,
+  into: EffectsAccumulator,
+): Promise<void> {
+  if (scenario.onlyAccounts !== undefined && !scenario.onlyAccounts.has(facts.account)) return;
+  // Attempts are counted per customer and idempotency key, or per reference without a key.
+  const attempt = facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`;
+  const attemptKey = `${facts.customerId}\u0000${attempt}`;
+  for (const [index, rule] of scenario.rules.entries()) {
+    if (!rule.matches(facts)) continue;
+    if (rule.attempt !== undefined) {
+      const count =
+        counting.counters === undefined
+          ? counting.states.bump(state, index, attemptKey)
+          : await counting.counters.increment(facts.customerId, `${state.key}\u0000${index}`, attempt);
+      if (rule.attempt.kind === "nth" ? count !== rule.attempt.n : count > rule.attempt.n) continue;
+    }
+    if (rule.probability !== undefined && !(state.random.next() < rule.probability)) continue;
+    into.apply(rule, state.random);
+  }
 }
