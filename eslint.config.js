@@ -90,7 +90,6 @@ const PENDING_SPLIT = [
   "src/harness/webhook-receiver.ts",
   "src/simulator/create-simulator.ts",
   "src/store/memory-store.ts",
-  "src/time/time-keeper.ts",
 ];
 
 export default tseslint.config(
