@@ -7,7 +7,7 @@
 import { compileProfile } from "../contract/provider-profile/compile.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { startWebhookRecorder, type WebhookRecorder } from "../compare/observe-webhooks.ts";
-import { parseListen } from "../harness/listen-address.ts";
+import { assertListenAddressFree, parseListen } from "../harness/listen-address.ts";
 import { CONTRACT_FLAGS } from "./contract.ts";
 import type { Flag } from "./flag-table.ts";
 
@@ -67,16 +67,12 @@ export async function openTargetWebhooks(
     return { ok: false, error: "--webhook-listen needs --webhook-secret (or AIRTIME_WEBHOOK_SECRET)" };
   if (postTo !== undefined && !URL.canParse(postTo))
     return { ok: false, error: `--webhook-url '${postTo}' is not a URL` };
-  let address;
   try {
-    address = parseListen(listen);
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
-  try {
-    const recorder = await startWebhookRecorder({ profile: compileProfile(provider), secret, ...address });
+    // Names the address and why it cannot be listened on (in use, not this machine's) before anything is sent.
+    await assertListenAddressFree(listen);
+    const recorder = await startWebhookRecorder({ profile: compileProfile(provider), secret, ...parseListen(listen) });
     return { ok: true, recorder, ...(postTo === undefined ? {} : { postTo }) };
   } catch (error) {
-    return { ok: false, error: `--webhook-listen ${listen}: ${(error as Error).message}` };
+    return { ok: false, error: (error as Error).message };
   }
 }

@@ -107,7 +107,9 @@ function repeatsOf(recorder: WebhookRecorder, ours: ReadonlySet<string>) {
   let repeatsAfter2xx = 0;
   for (const request of recorder.inbox.requests()) {
     if (!request.verified || request.webhookId === undefined || !ours.has(request.webhookId)) continue;
-    arrivals.set(request.webhookId, [...(arrivals.get(request.webhookId) ?? []), request.receivedAt]);
+    const times = arrivals.get(request.webhookId) ?? [];
+    times.push(request.receivedAt);
+    arrivals.set(request.webhookId, times);
     if (request.duplicate) repeatsAfter2xx += 1;
   }
   const arrivalsPerDelivery: Record<string, number> = {};
@@ -143,12 +145,15 @@ export async function collectWebhooks(
     const change = `${d.order?.reference}\u0000${d.order?.status}`;
     idsPerChange.set(change, (idsPerChange.get(change) ?? 0) + 1);
   }
+  const changesOf = new Map<string, Set<number | undefined>>();
+  for (const d of statusEvents) {
+    const reference = d.order?.reference as string;
+    changesOf.set(reference, (changesOf.get(reference) ?? new Set()).add(d.order?.status));
+  }
   const eventsPerOrder: Record<string, Record<string, number>> = {};
   for (const order of options.orders) {
-    const changes = new Set(
-      statusEvents.filter((d) => d.order?.reference === order.reference).map((d) => d.order?.status),
-    );
-    increment((eventsPerOrder[profile.statuses.nameOf(order.status)] ??= {}), String(changes.size));
+    const told = changesOf.get(order.reference)?.size ?? 0;
+    increment((eventsPerOrder[profile.statuses.nameOf(order.status)] ??= {}), String(told));
   }
   const readEvent = compilePointer(profile.resolved.event.pointer);
   const eventNames: Record<string, number> = {};

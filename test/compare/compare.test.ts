@@ -4,6 +4,7 @@
  * webhooks received over HTTP. The simulator compared with itself must show
  * no divergence and score 100 %, webhooks included.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { freePort } from "../../src/harness/child-process.ts";
@@ -111,6 +112,22 @@ describe("compare --webhook-listen", () => {
 });
 
 describe("the compare command's usage errors", () => {
+  test("a webhook listen address in use exits 2 naming it, before anything is sent", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    const errors: string[] = [];
+    const quiet = vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
+    try {
+      const args = ["--target", "http://127.0.0.1:9", "--token", "t", "--webhook-listen", `127.0.0.1:${port}`];
+      expect(await main(["compare", ...args, "--webhook-secret", "whsec_x"])).toBe(2);
+      expect(errors.join("\n")).toContain(`the webhook listen address 127.0.0.1:${port} is in use`);
+    } finally {
+      quiet.mockRestore();
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
   test.each([
     [[]],
     [["--target", "http://127.0.0.1:9", "--token", "t", "--runs", "zero"]],
