@@ -139,15 +139,13 @@ export async function collectWebhooks(
     .deliveries()
     .filter((d) => d.order?.reference !== undefined && finalOf.has(d.order.reference));
   const statusEvents = ours.filter((d) => profile.isStatusEvent(d.payload) && d.order?.status !== undefined);
-  // One status change may come under several delivery ids: count the ids per change.
+  // One status change may come under several delivery ids: count the ids per change, and the changes per order.
   const idsPerChange = new Map<string, number>();
-  for (const d of statusEvents) {
-    const change = `${d.order?.reference}\u0000${d.order?.status}`;
-    idsPerChange.set(change, (idsPerChange.get(change) ?? 0) + 1);
-  }
   const changesOf = new Map<string, Set<number | undefined>>();
   for (const d of statusEvents) {
     const reference = d.order?.reference as string;
+    const change = `${reference}\u0000${d.order?.status}`;
+    idsPerChange.set(change, (idsPerChange.get(change) ?? 0) + 1);
     changesOf.set(reference, (changesOf.get(reference) ?? new Set()).add(d.order?.status));
   }
   const eventsPerOrder: Record<string, Record<string, number>> = {};
