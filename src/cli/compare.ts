@@ -15,6 +15,7 @@ import { formatCompareReport } from "../compare/console-report.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { openTargetWebhooks, WEBHOOK_PARSE_OPTIONS, WEBHOOK_USAGE } from "./compare-webhooks.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
 
@@ -31,6 +32,7 @@ options:
   --sim-config FILE     settings of the simulator compared with (a serve --config file)
   --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
+${WEBHOOK_USAGE}
   -h, --help            this text
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
@@ -83,6 +85,7 @@ export async function compare(args: string[]): Promise<number> {
         "sim-config": { type: "string" },
         "fail-under": { type: "string" },
         calibrate: { type: "string" },
+        ...WEBHOOK_PARSE_OPTIONS,
         help: { type: "boolean", short: "h" },
       },
     });
@@ -114,12 +117,23 @@ export async function compare(args: string[]): Promise<number> {
     console.error(`airtime-harness compare: --sim-config: ${(error as Error).message}`);
     return 2;
   }
+  const webhooks = await openTargetWebhooks(values, process.env, provider);
+  if (!webhooks.ok) return usageError(webhooks.error);
+  const { recorder } = webhooks;
+  if (recorder !== undefined) {
+    console.log(
+      `receiving the target's webhooks at ${recorder.url}${webhooks.postTo ? ` (posted to ${webhooks.postTo})` : ""}`,
+    );
+  }
   let report: CompareReport;
   try {
-    report = await runCompare({ target: values.target, token, provider, seed, runs, settleMs: settle.ms, reference });
+    const common = { target: values.target, token, provider, seed, runs, settleMs: settle.ms, reference };
+    report = await runCompare({ ...common, targetWebhooks: recorder });
   } catch (error) {
     console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
     return 2;
+  } finally {
+    await recorder?.close();
   }
   console.log(formatCompareReport(report));
   if (values.calibrate !== undefined) {

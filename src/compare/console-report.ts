@@ -39,6 +39,19 @@ function divergence(result: RuleResult): string[] {
   ];
 }
 
+/** What each side's webhook receiver got, signatures that failed included; nothing when none listened. */
+function webhookReceipt(report: CompareReport): string[] {
+  const sides = [
+    ["simulator", report.simulator.webhooks],
+    ["target", report.targetSide.webhooks],
+  ] as const;
+  if (sides.some(([, webhooks]) => webhooks === undefined)) return [];
+  const parts = sides.map(
+    ([side, webhooks]) => `${side} ${webhooks?.requests} requests, ${webhooks?.invalidSignatures} with a bad signature`,
+  );
+  return [`webhooks received: ${parts.join(" · ")}`];
+}
+
 /**
  * @example
  * console.log(formatCompareReport(report));
@@ -53,6 +66,7 @@ export function formatCompareReport(report: CompareReport): string {
     `fidelity: overall ${percent(scores.overall)}`,
     `  send ${percent(scores.send)} · replay ${percent(scores.replay)} · lookup ${percent(scores.lookup)} · ` +
       `balance ${percent(scores.balance)} · webhook ${percent(scores.webhook)}`,
+    ...webhookReceipt(report),
     "",
     divergences.length === 0 ? "no divergence" : `${divergences.length} divergence(s):`,
     ...divergences.flatMap(divergence),

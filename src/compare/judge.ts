@@ -1,8 +1,9 @@
 /**
  * Turns what both sides answered into rule results: one rule per request
  * condition (what a replay, an unknown reference, invalid input … is answered
- * with), and rules on the orders' lives (which finals, how many fail, how
- * long pending lasts). Every rule is judged by one of the tests in rules.ts.
+ * with), rules on the orders' lives (which finals, how many fail, how long
+ * pending lasts) and, when both sides' webhooks were received, the webhook
+ * rules. Every rule is judged by one of the tests in rules.ts.
  */
 import type { SideObservations } from "./observe.ts";
 import type { StepKind } from "./plan.ts";
@@ -15,6 +16,7 @@ import {
   type Operation,
   type RuleResult,
 } from "./rules.ts";
+import { judgeWebhooks } from "./webhook-rules.ts";
 
 /** The rule each step kind is judged under, and the operation it scores. */
 const CONDITION_RULES: Readonly<Record<StepKind, { readonly rule: string; readonly operation: Operation }>> = {
@@ -66,5 +68,10 @@ export function judge(simulator: SideObservations, target: SideObservations): Ru
     const { rule, operation } = CONDITION_RULES[kind];
     return compareAnswers(rule, operation, answersOf(simulator, kind), answersOf(target, kind));
   });
-  return [...conditions, ...orderLifeRules(simulator, target)];
+  // Webhooks are judged only when both sides' were received; otherwise the webhook score reads "not observed".
+  const webhooks =
+    simulator.webhooks === undefined || target.webhooks === undefined
+      ? []
+      : judgeWebhooks(simulator.webhooks, target.webhooks);
+  return [...conditions, ...orderLifeRules(simulator, target), ...webhooks];
 }

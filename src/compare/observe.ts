@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { collectWebhooks, type WebhookObservations, type WebhookRecorder } from "./observe-webhooks.ts";
 import type { Step, StepKind } from "./plan.ts";
 
 export interface StepRecord {
@@ -28,6 +29,8 @@ export interface SideObservations {
   readonly finalTimesMs: readonly number[];
   /** Orders still pending when the settle time ran out. */
   readonly unsettled: number;
+  /** What the side's webhook receiver saw about its final orders; absent when none listened. */
+  readonly webhooks?: WebhookObservations | undefined;
 }
 
 export interface ObserveOptions {
@@ -39,6 +42,8 @@ export interface ObserveOptions {
   readonly settleMs: number;
   /** The lookup interval while settling: the resolution of the measured times. */
   readonly pollMs?: number;
+  /** The receiver the side posts its webhooks to, and how long to wait for them once orders are final. */
+  readonly webhooks?: { readonly recorder: WebhookRecorder; readonly timeoutMs: number; readonly quietMs: number };
 }
 
 interface Placed {
@@ -204,7 +209,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** A final seen by polling, or undefined when the order was still pending at the deadline. */
-type FinalSeen = { readonly status: number; readonly ms: number } | undefined;
+type FinalSeen = { readonly reference: string; readonly status: number; readonly ms: number } | undefined;
 
 /**
  * Polls one order from the moment it is placed until it is final, so the
@@ -212,7 +217,9 @@ type FinalSeen = { readonly status: number; readonly ms: number } | undefined;
  */
 async function watchOrder(options: ObserveOptions, order: Placed): Promise<FinalSeen> {
   const { profile } = options;
-  if (order.status !== undefined && profile.statuses.isFinal(order.status)) return { status: order.status, ms: 0 };
+  const { reference } = order;
+  if (order.status !== undefined && profile.statuses.isFinal(order.status))
+    return { reference, status: order.status, ms: 0 };
   const deadline = order.placedAt + options.settleMs;
   const pollMs = options.pollMs ?? 20;
   while (Date.now() < deadline) {
@@ -221,7 +228,7 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
     const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
     // The final came somewhere within the last poll interval: its middle is the unbiased estimate.
     if (status !== undefined && profile.statuses.isFinal(status)) {
-      return { status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
+      return { reference, status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
     }
   }
   return undefined;
@@ -251,5 +258,10 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
     finalClasses[statusClass] = (finalClasses[statusClass] ?? 0) + 1;
     finalTimesMs.push(final.ms);
   }
-  return { steps, finals, finalClasses, finalTimesMs, unsettled: seen.filter((final) => final === undefined).length };
+  const unsettled = seen.filter((final) => final === undefined).length;
+  const { webhooks } = options;
+  if (webhooks === undefined) return { steps, finals, finalClasses, finalTimesMs, unsettled };
+  const orders = seen.filter((final) => final !== undefined);
+  const observed = await collectWebhooks(webhooks.recorder, { ...webhooks, profile: options.profile, orders });
+  return { steps, finals, finalClasses, finalTimesMs, unsettled, webhooks: observed };
 }

@@ -8,6 +8,7 @@ import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { observeSide, type SideObservations } from "./observe.ts";
+import { startWebhookRecorder, type WebhookRecorder } from "./observe-webhooks.ts";
 import { planRuns } from "./plan.ts";
 import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
 import { judge } from "./judge.ts";
@@ -22,6 +23,16 @@ export interface CompareInput {
   readonly settleMs: number;
   /** Settings of the reference simulator (a config's timing, failure rate …); default our simulator's. */
   readonly reference?: SimulatorOptions | undefined;
+  /**
+   * The receiver the target posts its webhooks to (`--webhook-listen`); the
+   * reference simulator then posts to one of its own. Without it neither
+   * side's webhooks are observed.
+   */
+  readonly targetWebhooks?: WebhookRecorder | undefined;
+  /** Most time to wait for a final status's webhook once a side's orders are final (default 10 s). */
+  readonly webhookTimeoutMs?: number | undefined;
+  /** How long a receiver must stay quiet before the repeats count as over (default 500 ms). */
+  readonly webhookQuietMs?: number | undefined;
 }
 
 export interface CompareReport {
@@ -38,6 +49,8 @@ export interface CompareReport {
 /** The reference simulator's customer: rich enough that no planned order runs out of money. */
 const REFERENCE_TOKEN = "compare-reference-token";
 const REFERENCE_BALANCE = 100_000_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const DEFAULT_WEBHOOK_QUIET_MS = 500;
 
 /**
  * @example
@@ -46,11 +59,21 @@ const REFERENCE_BALANCE = 100_000_000;
  */
 export async function runCompare(input: CompareInput): Promise<CompareReport> {
   const profile = compileProfile(input.provider);
+  const referenceWebhooks = input.targetWebhooks === undefined ? undefined : await startWebhookRecorder({ profile });
   const reference = await createSimulator({
     seed: input.seed,
     ...input.reference,
     ...(input.provider === undefined ? {} : { provider: input.provider }),
-    demo: { token: REFERENCE_TOKEN, balance: REFERENCE_BALANCE },
+    demo: {
+      token: REFERENCE_TOKEN,
+      balance: REFERENCE_BALANCE,
+      ...(referenceWebhooks === undefined
+        ? {}
+        : { webhook: { url: referenceWebhooks.url, secrets: [referenceWebhooks.secret] } }),
+    },
+  }).catch(async (error: unknown) => {
+    await referenceWebhooks?.close();
+    throw error;
   });
   try {
     const referenceUrl = await reference.listen(0);
@@ -61,9 +84,20 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
       maxAmount: profile.domain.maxAmount,
     });
     const common = { profile, runs, settleMs: input.settleMs };
+    const waits = {
+      timeoutMs: input.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      quietMs: input.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS,
+    };
+    const webhooksTo = (recorder: WebhookRecorder | undefined) =>
+      recorder === undefined ? {} : { webhooks: { recorder, ...waits } };
     const [simulator, targetSide] = await Promise.all([
-      observeSide({ ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN }),
-      observeSide({ ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token }),
+      observeSide({ ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN, ...webhooksTo(referenceWebhooks) }),
+      observeSide({
+        ...common,
+        baseUrl: input.target.replace(/\/+$/, ""),
+        token: input.token,
+        ...webhooksTo(input.targetWebhooks),
+      }),
     ]);
     const results = judge(simulator, targetSide);
     return {
@@ -78,5 +112,6 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
     };
   } finally {
     await reference.close();
+    await referenceWebhooks?.close();
   }
 }

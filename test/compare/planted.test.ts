@@ -4,24 +4,40 @@
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { formatCompareReport } from "../../src/compare/console-report.ts";
-import { runCompare } from "../../src/compare/run-compare.ts";
+import type { WebhookRecorder } from "../../src/compare/observe-webhooks.ts";
+import { type CompareReport, runCompare } from "../../src/compare/run-compare.ts";
+import { WEBHOOK_RULES } from "../../src/compare/webhook-rules.ts";
+import type { ScenarioFileInput } from "../../src/scenarios/schema.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const targets = new CompareTargets();
 afterEach(() => targets.close());
 
-async function compareWith(target: string, runs = 8): Promise<{ rules: string[]; report: string }> {
+interface Compared {
+  readonly rules: string[];
+  readonly report: string;
+  readonly compared: CompareReport;
+}
+
+async function compareWith(
+  target: string,
+  runs = 8,
+  webhooks: { readonly recorder?: WebhookRecorder; readonly reference?: SimulatorOptions } = {},
+): Promise<Compared> {
   const report = await runCompare({
     target,
     token: TARGET_TOKEN,
     seed: 7,
     runs,
     settleMs: 10_000,
-    reference: REFERENCE_SETTINGS,
+    reference: { ...REFERENCE_SETTINGS, ...webhooks.reference },
+    targetWebhooks: webhooks.recorder,
+    // The target that never tells a Timeout makes this wait run out: keep it short.
+    webhookTimeoutMs: 2_000,
   });
   const rules = report.results.filter((result) => !result.agrees).map((result) => result.rule);
-  return { rules, report: formatCompareReport(report) };
+  return { rules, report: formatCompareReport(report), compared: report };
 }
 
 interface Planted {
@@ -73,5 +89,65 @@ describe("a planted divergence is reported under its rule and nothing else", () 
     expect(((await placed.json()) as { id: string }).id).toMatch(/^TX\d+$/); // the proxy does rename
     const { rules, report } = await compareWith(proxy);
     expect(rules, report).toEqual([]);
+  });
+});
+
+/** Orders of 600 KES and more time out (6) on both sides, so both reach Timeout as often. */
+function timeoutScenario(webhook?: { readonly drop?: boolean }): SimulatorOptions {
+  const definition: ScenarioFileInput = {
+    name: "large-orders-time-out",
+    description: "Orders of 600 KES and more end in Timeout.",
+    rules: [
+      {
+        name: "timeout",
+        match: { amount: { min: 600 } },
+        effects: { outcome: { status: 6 }, ...(webhook === undefined ? {} : { webhook }) },
+      },
+    ],
+  };
+  return { scenarios: { definitions: [definition], active: [definition.name] } };
+}
+
+function evidenceOf(report: CompareReport, rule: string, side: "simulator" | "targetSide"): unknown {
+  const result = report.results.find((candidate) => candidate.rule === rule);
+  return side === "simulator" ? result?.simulator : result?.target;
+}
+
+describe("a planted webhook divergence is reported under its rule and nothing else", () => {
+  test("no webhook for Timeout", async () => {
+    const { url, webhooks } = await targets.simulatorWithWebhooks({ seed: 11, ...timeoutScenario({ drop: true }) });
+    const { rules, report, compared } = await compareWith(url, 8, {
+      recorder: webhooks,
+      reference: timeoutScenario(),
+    });
+    expect(rules, report).toEqual([WEBHOOK_RULES.perFinalStatus]);
+    expect(report).toMatch(/simulator: .*Timeout: 1 per order ×\d+/);
+    expect(report).toMatch(/target: .*Timeout: 0 per order ×\d+/);
+    // The other finals were told on both sides: only Timeout differs.
+    expect(evidenceOf(compared, WEBHOOK_RULES.perFinalStatus, "targetSide")).toMatchObject({
+      answers: { "Success: 1 per order": expect.any(Number) },
+    });
+    expect(compared.scores.webhook).toBeLessThan(1);
+  });
+
+  test("a webhook delivered three times when the simulator sends it once", async () => {
+    const thrice: ScenarioFileInput = {
+      name: "every-webhook-thrice",
+      description: "Each webhook is sent twice more under its delivery id.",
+      rules: [{ name: "thrice", match: {}, effects: { webhook: { duplicate: 2 } } }],
+    };
+    const { url, webhooks } = await targets.simulatorWithWebhooks({
+      seed: 11,
+      scenarios: { definitions: [thrice], active: [thrice.name] },
+    });
+    const { rules, report, compared } = await compareWith(url, 8, { recorder: webhooks });
+    expect(rules, report).toEqual([WEBHOOK_RULES.arrivals]);
+    const target = compared.targetSide.webhooks;
+    expect(target?.arrivalsPerDelivery).toEqual({ "3": target?.statusChanges });
+    expect(target?.repeatsAfter2xx).toBe(2 * (target?.statusChanges ?? 0));
+    expect(compared.simulator.webhooks?.arrivalsPerDelivery).toEqual({
+      "1": compared.simulator.webhooks?.statusChanges,
+    });
+    expect(report).toMatch(/target: .*delivered 3× ×\d+, repeats after a 2xx ×\d+/);
   });
 });

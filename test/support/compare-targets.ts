@@ -4,6 +4,8 @@
  * that rewrites only ids and times, which compare must never report.
  */
 import { createServer, type Server } from "node:http";
+import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import { startWebhookRecorder, type WebhookRecorder } from "../../src/compare/observe-webhooks.ts";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
 
@@ -14,6 +16,7 @@ export const REFERENCE_SETTINGS: SimulatorOptions = { timing: "lognormal:120ms,0
 export class CompareTargets {
   private readonly simulators: Simulator[] = [];
   private readonly servers: Server[] = [];
+  private readonly recorders: WebhookRecorder[] = [];
 
   async simulator(options: SimulatorOptions = {}): Promise<string> {
     const sim = await createSimulator({
@@ -23,6 +26,20 @@ export class CompareTargets {
     });
     this.simulators.push(sim);
     return sim.listen(0);
+  }
+
+  /**
+   * A simulator whose webhooks go to a receiver started first on port 0, as
+   * `compare --webhook-listen` starts one for a real target.
+   */
+  async simulatorWithWebhooks(options: SimulatorOptions = {}): Promise<{ url: string; webhooks: WebhookRecorder }> {
+    const webhooks = await startWebhookRecorder({ profile: compileProfile(options.provider) });
+    this.recorders.push(webhooks);
+    const url = await this.simulator({
+      demo: { token: TARGET_TOKEN, balance: 10_000_000, webhook: { url: webhooks.url, secrets: [webhooks.secret] } },
+      ...options,
+    });
+    return { url, webhooks };
   }
 
   /** A proxy in front of `upstream` that renames every order id and moves every ISO time by an hour. */
@@ -60,6 +77,7 @@ export class CompareTargets {
 
   async close(): Promise<void> {
     await Promise.all(this.simulators.splice(0).map((sim) => sim.close()));
+    await Promise.all(this.recorders.splice(0).map((recorder) => recorder.close()));
     await Promise.all(
       this.servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
     );
