@@ -6,12 +6,14 @@
  * Exit code 0, or 1 when the overall score is below --fail-under; 2 for a
  * usage error or a target that cannot be reached.
  */
+import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { parseDuration } from "../domain/timing.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
+import { formatCompareJson } from "../compare/json-report.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
@@ -31,6 +33,7 @@ options:
   --sim-config FILE     settings of the simulator compared with (a serve --config file)
   --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
+  --json FILE           write the report as JSON (spec/compare-report.schema.json)
   -h, --help            this text
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
@@ -83,6 +86,7 @@ export async function compare(args: string[]): Promise<number> {
         "sim-config": { type: "string" },
         "fail-under": { type: "string" },
         calibrate: { type: "string" },
+        json: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -122,6 +126,7 @@ export async function compare(args: string[]): Promise<number> {
     return 2;
   }
   console.log(formatCompareReport(report));
+  if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
   if (values.calibrate !== undefined) {
     const config = await writeCalibration(values.calibrate, {
       target: report.targetSide,

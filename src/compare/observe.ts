@@ -16,6 +16,8 @@ export interface StepRecord {
   readonly outcome: string;
   /** The request, as a curl line with the token left as `$TOKEN`. */
   readonly curl: string;
+  /** Which planned run the step belongs to, so a divergence can be shown with the steps that led to it. */
+  readonly run?: number;
 }
 
 export interface SideObservations {
@@ -237,7 +239,8 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
   const side = randomUUID().slice(0, 8);
   for (const [runIndex, run] of options.runs.entries()) {
     const state = new RunState(`cmp-${side}-${runIndex}`, (order) => watches.push(watchOrder(options, order)));
-    for (const [index, step] of run.entries()) steps.push(await runStep(options, state, step, index));
+    for (const [index, step] of run.entries())
+      steps.push({ ...(await runStep(options, state, step, index)), run: runIndex });
   }
   const seen = await Promise.all(watches);
   const finals: Record<string, number> = {};
