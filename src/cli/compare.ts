@@ -13,6 +13,7 @@ import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { parseDuration } from "../domain/timing.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
+import { formatCompareHtml } from "../compare/html-report.ts";
 import { formatCompareJson } from "../compare/json-report.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
@@ -34,6 +35,7 @@ options:
   --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
   --json FILE           write the report as JSON (spec/compare-report.schema.json)
+  --html FILE           write one self-contained HTML page: rules, figures, divergent sequences
   -h, --help            this text
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
@@ -87,6 +89,7 @@ export async function compare(args: string[]): Promise<number> {
         "fail-under": { type: "string" },
         calibrate: { type: "string" },
         json: { type: "string" },
+        html: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -127,6 +130,7 @@ export async function compare(args: string[]): Promise<number> {
   }
   console.log(formatCompareReport(report));
   if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
+  if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));
   if (values.calibrate !== undefined) {
     const config = await writeCalibration(values.calibrate, {
       target: report.targetSide,

@@ -6,12 +6,12 @@
 import type { CompareReport } from "./run-compare.ts";
 import type { Evidence, RuleResult } from "./rules.ts";
 
-function percent(share: number | undefined): string {
+export function percent(share: number | undefined): string {
   return share === undefined ? "not observed" : `${(share * 100).toFixed(1)} %`;
 }
 
 /** One side's evidence in a line: a rate with its interval, a timing summary, or the answers seen. */
-function describeEvidence(evidence: Evidence): string {
+export function describeEvidence(evidence: Evidence): string {
   if ("interval" in evidence) {
     const { count, n, rate, interval } = evidence;
     return `${count}/${n} = ${percent(rate)} (99 % Wilson ${percent(interval.low)}–${percent(interval.high)})`;
