@@ -7,7 +7,6 @@
  * usage error or a target that cannot be reached.
  */
 import { writeFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { parseDuration } from "../domain/timing.ts";
@@ -18,6 +17,7 @@ import { formatCompareJson } from "../compare/json-report.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { readCompareFlags, safetyUsage } from "./compare-flags.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
 
@@ -37,6 +37,9 @@ options:
   --json FILE           write the report as JSON (spec/compare-report.schema.json)
   --html FILE           write one self-contained HTML page: rules, figures, divergent sequences
   -h, --help            this text
+
+real deployments (as in contract):
+${safetyUsage()}
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
 
@@ -73,30 +76,26 @@ export function compareExitCode(report: CompareReport, failUnder: number | undef
   return (report.scores.overall ?? 0) < failUnder ? 1 : 0;
 }
 
+/** compare's own options; the safety flags it shares with `contract` come from compare-flags.ts. */
+type CompareValues = Partial<Record<string, string>> & { readonly help?: boolean };
+
 export async function compare(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        target: { type: "string" },
-        token: { type: "string" },
-        provider: { type: "string" },
-        seed: { type: "string" },
-        runs: { type: "string" },
-        settle: { type: "string" },
-        "sim-config": { type: "string" },
-        "fail-under": { type: "string" },
-        calibrate: { type: "string" },
-        json: { type: "string" },
-        html: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-  const { values } = parsed;
+  const parsed = await readCompareFlags<CompareValues>(args, process.env, {
+    target: { type: "string" },
+    token: { type: "string" },
+    provider: { type: "string" },
+    seed: { type: "string" },
+    runs: { type: "string" },
+    settle: { type: "string" },
+    "sim-config": { type: "string" },
+    "fail-under": { type: "string" },
+    calibrate: { type: "string" },
+    json: { type: "string" },
+    html: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (!parsed.ok) return usageError(parsed.error);
+  const { values, safety } = parsed;
   if (values.help === true) {
     console.log(COMPARE_USAGE);
     return 0;
@@ -123,7 +122,16 @@ export async function compare(args: string[]): Promise<number> {
   }
   let report: CompareReport;
   try {
-    report = await runCompare({ target: values.target, token, provider, seed, runs, settleMs: settle.ms, reference });
+    report = await runCompare({
+      target: values.target,
+      token,
+      provider,
+      seed,
+      runs,
+      settleMs: settle.ms,
+      reference,
+      safety,
+    });
   } catch (error) {
     console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
     return 2;

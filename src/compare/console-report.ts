@@ -39,6 +39,14 @@ function divergence(result: RuleResult): string[] {
   ];
 }
 
+function spendingLines(report: CompareReport): string[] {
+  const { spending } = report;
+  if (spending === undefined) return [];
+  return [
+    `budget KES ${spending.budget}: ${report.runs} of ${spending.runsPlanned} planned runs fit, at most KES ${spending.maxSpend} asked for`,
+  ];
+}
+
 /**
  * @example
  * console.log(formatCompareReport(report));
@@ -49,6 +57,7 @@ export function formatCompareReport(report: CompareReport): string {
   const { scores } = report;
   return [
     `compare: ${report.target} against the simulator speaking ${report.provider}, seed ${report.seed}, ${report.runs} runs`,
+    ...spendingLines(report),
     "",
     `fidelity: overall ${percent(scores.overall)}`,
     `  send ${percent(scores.send)} · replay ${percent(scores.replay)} · lookup ${percent(scores.lookup)} · ` +

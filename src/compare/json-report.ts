@@ -85,6 +85,7 @@ export function compareJsonReport(report: CompareReport): CompareJsonReport {
       overall: overall ?? null,
       operations: Object.fromEntries(Object.entries(operations).map(([name, share]) => [name, share ?? null])),
     },
+    ...(report.spending === undefined ? {} : { spending: { ...report.spending } }),
     divergences: report.results.filter((result) => !result.agrees).length,
     rules: report.results.map((result) => jsonRule(report, result)),
     sides: { simulator: jsonSide(report.simulator), target: jsonSide(report.targetSide) },

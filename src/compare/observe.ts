@@ -41,6 +41,10 @@ export interface ObserveOptions {
   readonly settleMs: number;
   /** The lookup interval while settling: the resolution of the measured times. */
   readonly pollMs?: number;
+  /** The only recipient numbers orders may go to (`--accounts`); step i of a run uses the (i mod n)-th. */
+  readonly accounts?: readonly string[] | undefined;
+  /** Per-request timeout (`--request-timeout`); a target that does not answer in time ends the comparison. */
+  readonly requestTimeoutMs?: number | undefined;
 }
 
 interface Placed {
@@ -57,7 +61,7 @@ interface Answer {
   readonly body: unknown;
 }
 
-interface Request {
+export interface Request {
   readonly method: "GET" | "POST";
   readonly path: string;
   readonly token: boolean;
@@ -66,8 +70,14 @@ interface Request {
 }
 
 const ACCOUNT = "0712345678";
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-function curlLine(baseUrl: string, request: Request): string {
+function accountOf(options: ObserveOptions, index: number): string {
+  const accounts = options.accounts ?? [];
+  return accounts.length === 0 ? ACCOUNT : (accounts[index % accounts.length] as string);
+}
+
+export function curlLine(baseUrl: string, request: Request): string {
   const parts = [`curl -sS -X ${request.method} '${baseUrl}${request.path}'`];
   if (request.token) parts.push(`-H 'Authorization: Bearer $TOKEN'`);
   if (request.key !== undefined) parts.push(`-H 'Idempotency-Key: ${request.key}'`);
@@ -76,7 +86,10 @@ function curlLine(baseUrl: string, request: Request): string {
   return parts.join(" ");
 }
 
-async function call(options: ObserveOptions, request: Request): Promise<Answer> {
+export async function call(
+  options: Pick<ObserveOptions, "baseUrl" | "token" | "requestTimeoutMs">,
+  request: Request,
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (request.token) headers.authorization = `Bearer ${options.token}`;
   if (request.key !== undefined) headers["idempotency-key"] = request.key;
@@ -85,6 +98,7 @@ async function call(options: ObserveOptions, request: Request): Promise<Answer> 
     method: request.method,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    signal: AbortSignal.timeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
   let body: unknown;
@@ -110,7 +124,7 @@ function sendOutcome(profile: CompiledProfile, answer: Answer, original?: Placed
   return order.id === original.id ? "replayed same id" : "replayed new id";
 }
 
-function lookupOutcome(profile: CompiledProfile, answer: Answer): string {
+export function lookupOutcome(profile: CompiledProfile, answer: Answer): string {
   if (answer.status === 200)
     return profile.readOrder("lookup", answer.body).id === undefined ? "found without id" : "found";
   return answer.status === 404
@@ -148,10 +162,10 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
   switch (step.kind) {
     case "send":
       return record(
-        orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: step.amount, currency: "KES" }),
+        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: step.amount, currency: "KES" }),
         (answer) => {
           const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
-          const body = { account: ACCOUNT, amount: step.amount, currency: "KES", reference: fresh };
+          const body = { account: accountOf(options, index), amount: step.amount, currency: "KES", reference: fresh };
           if (order?.id !== undefined) {
             state.place({
               reference: fresh,
@@ -193,8 +207,9 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
           : refusal(profile, answer),
       );
     case "invalid-amount":
-      return record(orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: -5, currency: "KES" }), (answer) =>
-        sendOutcome(profile, answer),
+      return record(
+        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: -5, currency: "KES" }),
+        (answer) => sendOutcome(profile, answer),
       );
     case "no-token":
       return record({ method: "GET", path: "/v1/balance", token: false }, (answer) => refusal(profile, answer));

@@ -90,6 +90,10 @@ export const CompareJsonReportSchema = z
       overall: Share,
       operations: z.record(z.string(), Share).meta({ description: "Operation → share of agreeing observations." }),
     }),
+    spending: z
+      .object({ budget: z.number().min(0), maxSpend: z.number().min(0), runsPlanned: Count })
+      .optional()
+      .meta({ description: "With --budget: the limit (KES), the most the runs sent could ask for, the runs planned." }),
     divergences: Count,
     rules: z.array(RuleSchema),
     sides: z.object({ simulator: SideSchema, target: SideSchema }),

@@ -11,6 +11,7 @@ import { observeSide, type SideObservations } from "./observe.ts";
 import { planRuns } from "./plan.ts";
 import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
 import { judge } from "./judge.ts";
+import { type CompareSafety, referenceCustomers, type Spending, safeRuns, safetyRules } from "./safety.ts";
 
 export interface CompareInput {
   readonly target: string;
@@ -22,6 +23,8 @@ export interface CompareInput {
   readonly settleMs: number;
   /** Settings of the reference simulator (a config's timing, failure rate …); default our simulator's. */
   readonly reference?: SimulatorOptions | undefined;
+  /** The safety options `contract` has too: spend, recipients, a second customer, request timeout. */
+  readonly safety?: CompareSafety | undefined;
 }
 
 export interface CompareReport {
@@ -33,6 +36,8 @@ export interface CompareReport {
   readonly scores: FidelityScores;
   readonly simulator: SideObservations;
   readonly targetSide: SideObservations;
+  /** With `--budget`: the limit, the most the runs sent could spend, and how many runs were planned. */
+  readonly spending?: Spending | undefined;
 }
 
 /** The reference simulator's customer: rich enough that no planned order runs out of money. */
@@ -51,30 +56,41 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
     ...input.reference,
     ...(input.provider === undefined ? {} : { provider: input.provider }),
     demo: { token: REFERENCE_TOKEN, balance: REFERENCE_BALANCE },
+    ...referenceCustomers(input.reference, input.safety),
   });
   try {
     const referenceUrl = await reference.listen(0);
-    const runs = planRuns({
+    const planned = planRuns({
       seed: input.seed,
       runs: input.runs,
       minAmount: profile.domain.minAmount,
       maxAmount: profile.domain.maxAmount,
     });
-    const common = { profile, runs, settleMs: input.settleMs };
-    const [simulator, targetSide] = await Promise.all([
-      observeSide({ ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN }),
-      observeSide({ ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token }),
-    ]);
-    const results = judge(simulator, targetSide);
+    const { runs, accounts, spending } = safeRuns(planned, profile, input.safety);
+    const common = {
+      profile,
+      runs,
+      settleMs: input.settleMs,
+      accounts,
+      requestTimeoutMs: input.safety?.requestTimeoutMs,
+    };
+    const simulatorOptions = { ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN };
+    const targetOptions = { ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token };
+    const [simulator, targetSide] = await Promise.all([observeSide(simulatorOptions), observeSide(targetOptions)]);
+    const results = [
+      ...judge(simulator, targetSide),
+      ...(await safetyRules(simulatorOptions, targetOptions, input.safety)),
+    ];
     return {
       target: input.target,
       provider: profile.name,
       seed: input.seed,
-      runs: input.runs,
+      runs: runs.length,
       results,
       scores: fidelityScores(results),
       simulator,
       targetSide,
+      ...(spending === undefined ? {} : { spending }),
     };
   } finally {
     await reference.close();
