@@ -14,6 +14,7 @@ import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
 import { formatCompareHtml } from "../compare/html-report.ts";
 import { formatCompareJson } from "../compare/json-report.ts";
+import { createCompareProgress } from "../compare/progress.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
@@ -121,6 +122,7 @@ export async function compare(args: string[]): Promise<number> {
     return 2;
   }
   let report: CompareReport;
+  const progress = createCompareProgress(process.stderr);
   try {
     report = await runCompare({
       target: values.target,
@@ -131,11 +133,14 @@ export async function compare(args: string[]): Promise<number> {
       settleMs: settle.ms,
       reference,
       safety,
+      onProgress: (event) => progress.update(event),
     });
   } catch (error) {
+    progress.done();
     console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
     return 2;
   }
+  progress.done();
   console.log(formatCompareReport(report));
   if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
   if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));

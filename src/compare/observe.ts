@@ -45,7 +45,13 @@ export interface ObserveOptions {
   readonly accounts?: readonly string[] | undefined;
   /** Per-request timeout (`--request-timeout`); a target that does not answer in time ends the comparison. */
   readonly requestTimeoutMs?: number | undefined;
+  /** Told after each run is sent, and when only settling is left. */
+  readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
 }
+
+export type ObserveProgress =
+  | { readonly phase: "sent"; readonly run: number; readonly runs: number }
+  | { readonly phase: "settling"; readonly orders: number };
 
 interface Placed {
   readonly reference: string;
@@ -256,7 +262,9 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
     const state = new RunState(`cmp-${side}-${runIndex}`, (order) => watches.push(watchOrder(options, order)));
     for (const [index, step] of run.entries())
       steps.push({ ...(await runStep(options, state, step, index)), run: runIndex });
+    options.onProgress?.({ phase: "sent", run: runIndex + 1, runs: options.runs.length });
   }
+  options.onProgress?.({ phase: "settling", orders: watches.length });
   const seen = await Promise.all(watches);
   const finals: Record<string, number> = {};
   const finalClasses: Record<string, number> = {};

@@ -7,7 +7,7 @@ import { compileProfile } from "../contract/provider-profile/compile.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import { observeSide, type SideObservations } from "./observe.ts";
+import { type ObserveProgress, observeSide, type SideObservations } from "./observe.ts";
 import { planRuns } from "./plan.ts";
 import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
 import { judge } from "./judge.ts";
@@ -25,6 +25,8 @@ export interface CompareInput {
   readonly reference?: SimulatorOptions | undefined;
   /** The safety options `contract` has too: spend, recipients, a second customer, request timeout. */
   readonly safety?: CompareSafety | undefined;
+  /** Progress of the target side (the slower one against a real deployment). */
+  readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
 }
 
 export interface CompareReport {
@@ -76,7 +78,10 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
     };
     const simulatorOptions = { ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN };
     const targetOptions = { ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token };
-    const [simulator, targetSide] = await Promise.all([observeSide(simulatorOptions), observeSide(targetOptions)]);
+    const [simulator, targetSide] = await Promise.all([
+      observeSide(simulatorOptions),
+      observeSide({ ...targetOptions, onProgress: input.onProgress }),
+    ]);
     const results = [
       ...judge(simulator, targetSide),
       ...(await safetyRules(simulatorOptions, targetOptions, input.safety)),
