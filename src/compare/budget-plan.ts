@@ -15,7 +15,7 @@ export interface BudgetedPlan {
 }
 
 /** The most one run can spend, KES. */
-export function worstCaseSpend(run: readonly Step[]): number {
+function worstCaseSpend(run: readonly Step[]): number {
   let spend = 0;
   let largest = 0;
   for (const step of run) {

@@ -4,20 +4,16 @@
  * with its sequence; text the target chose (an error code) reaches the page
  * only escaped. The page is read as text: no browser needed.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { useTempFolder } from "../support/temp-folder.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const targets = new CompareTargets();
 afterEach(() => targets.close());
-let folder: string;
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "compare-html-"));
-});
-afterAll(() => rm(folder, { recursive: true, force: true }));
+const folder = useTempFolder("compare-html-");
 
 const HOSTILE_CODE = `<script>alert("x")</script>`;
 
@@ -31,9 +27,9 @@ function hostileTarget(upstream: string): Promise<string> {
 }
 
 async function comparePage(target: string, name: string): Promise<string> {
-  const simConfig = join(folder, "reference.json");
+  const simConfig = join(folder(), "reference.json");
   await writeFile(simConfig, JSON.stringify(REFERENCE_SETTINGS));
-  const file = join(folder, `${name}.html`);
+  const file = join(folder(), `${name}.html`);
   const args = ["--target", target, "--token", TARGET_TOKEN, "--seed", "7", "--runs", "8", "--settle", "10s"];
   const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
   const error = vi.spyOn(console, "error").mockImplementation(() => undefined);

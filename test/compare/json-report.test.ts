@@ -4,24 +4,20 @@
  * that file is the one generated from the zod schema; a divergence carries
  * both sides' evidence and the sequence that shows it, and no token.
  */
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { compareJsonReport, publicUrl } from "../../src/compare/json-report.ts";
 import { COMPARE_REPORT_SCHEMA_FILE, renderCompareReportJsonSchema } from "../../src/compare/report-schema.ts";
 import { runCompare } from "../../src/compare/run-compare.ts";
 import { compileSpecSchema } from "../support/json-schema-validator.ts";
+import { useTempFolder } from "../support/temp-folder.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const targets = new CompareTargets();
 afterEach(() => targets.close());
-let folder: string;
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "compare-json-"));
-});
-afterAll(() => rm(folder, { recursive: true, force: true }));
+const folder = useTempFolder("compare-json-");
 
 /** Runs the command quietly; returns its exit code. */
 async function quietly(args: readonly string[]): Promise<number> {
@@ -43,9 +39,9 @@ test("the committed JSON Schema is the one generated from the report schema", as
 
 test("compare --json writes a report the JSON Schema accepts, with every rule, the scores and no token", async () => {
   const target = await targets.simulator({ seed: 21 });
-  const simConfig = join(folder, "reference.json");
+  const simConfig = join(folder(), "reference.json");
   await writeFile(simConfig, JSON.stringify(REFERENCE_SETTINGS));
-  const file = join(folder, "report.json");
+  const file = join(folder(), "report.json");
   const args = ["--target", target, "--token", TARGET_TOKEN, "--seed", "4", "--runs", "4", "--settle", "10s"];
   expect(await quietly([...args, "--sim-config", simConfig, "--json", file])).toBe(0);
 

@@ -3,25 +3,21 @@
  * when only settling is left — and keeps stdout for the report. Only the
  * lines are checked, never how long anything took.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test, vi } from "vitest";
+import { afterEach, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { createCompareProgress } from "../../src/compare/progress.ts";
+import { useTempFolder } from "../support/temp-folder.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const targets = new CompareTargets();
 afterEach(() => targets.close());
-let folder: string;
-beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "compare-progress-"));
-});
-afterAll(() => rm(folder, { recursive: true, force: true }));
+const folder = useTempFolder("compare-progress-");
 
 test("the command writes its progress to stderr and the report to stdout", async () => {
   const target = await targets.simulator({ seed: 51 });
-  const simConfig = join(folder, "reference.json");
+  const simConfig = join(folder(), "reference.json");
   await writeFile(simConfig, JSON.stringify(REFERENCE_SETTINGS));
   const written: string[] = [];
   const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {

@@ -6,15 +6,15 @@
  * `--request-timeout` ends a comparison with a target that never answers.
  */
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { COMPARE_SAFETY_FLAGS } from "../../src/cli/compare-flags.ts";
 import { CONTRACT_FLAGS } from "../../src/cli/contract.ts";
 import { ISOLATION_RULE } from "../../src/compare/isolation.ts";
 import type { CompareJsonReport } from "../../src/compare/report-schema.ts";
+import { useTempFolder } from "../support/temp-folder.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const OTHER_TOKEN = "compare-target-other-token";
@@ -25,12 +25,10 @@ afterEach(async () => {
   for (const server of hanging.splice(0)) server.closeAllConnections();
   await Promise.all(hanging.map((server) => new Promise((resolve) => server.close(resolve))));
 });
-let folder: string;
+const folder = useTempFolder("compare-safety-");
 beforeAll(async () => {
-  folder = await mkdtemp(join(tmpdir(), "compare-safety-"));
-  await writeFile(join(folder, "reference.json"), JSON.stringify(REFERENCE_SETTINGS));
+  await writeFile(join(folder(), "reference.json"), JSON.stringify(REFERENCE_SETTINGS));
 });
-afterAll(() => rm(folder, { recursive: true, force: true }));
 
 interface Ran {
   readonly code: number;
@@ -39,7 +37,7 @@ interface Ran {
 }
 
 async function compare(target: string, extra: readonly string[]): Promise<Ran> {
-  const file = join(folder, `report-${Math.random().toString(36).slice(2)}.json`);
+  const file = join(folder(), `report-${Math.random().toString(36).slice(2)}.json`);
   const args = ["--target", target, "--token", TARGET_TOKEN, "--seed", "9", "--settle", "10s"];
   const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
   const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
@@ -48,7 +46,7 @@ async function compare(target: string, extra: readonly string[]): Promise<Ran> {
       "compare",
       ...args,
       "--sim-config",
-      join(folder, "reference.json"),
+      join(folder(), "reference.json"),
       "--json",
       file,
       ...extra,
@@ -107,7 +105,7 @@ test("--budget too small for one run exits 2 before anything is sent", async () 
 });
 
 test("--accounts is the only source of recipients", async () => {
-  const accounts = join(folder, "accounts.txt");
+  const accounts = join(folder(), "accounts.txt");
   await writeFile(accounts, "# ours\n0733000202\n0770000303\n");
   const orders: { account: string; amount: number }[] = [];
   const { code, report } = await compare(await recordingTarget(orders), ["--runs", "4", "--accounts", accounts]);
