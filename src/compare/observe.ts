@@ -238,14 +238,19 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
   if (order.status !== undefined && profile.statuses.isFinal(order.status)) return { status: order.status, ms: 0 };
   const deadline = order.placedAt + options.settleMs;
   const pollMs = options.pollMs ?? 20;
+  let previousReadAt = order.placedAt;
   while (Date.now() < deadline) {
     await sleep(pollMs);
+    const sentAt = Date.now();
     const answer = await call(options, { method: "GET", path: `/v1/airtime/${order.reference}`, token: true });
+    // The target read the order about half way through the exchange, however slow the exchange was.
+    const readAt = (sentAt + Date.now()) / 2;
     const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
-    // The final came somewhere within the last poll interval: its middle is the unbiased estimate.
+    // The final came between the last two reads: their middle is the unbiased estimate, on a slow link too.
     if (status !== undefined && profile.statuses.isFinal(status)) {
-      return { status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
+      return { status, ms: Math.max(0, (previousReadAt + readAt) / 2 - order.placedAt) };
     }
+    previousReadAt = readAt;
   }
   return undefined;
 }
