@@ -4,6 +4,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { COMPARE_REPORT_SCHEMA_FILE, renderCompareReportJsonSchema } from "../src/compare/report-schema.ts";
 import { ADMIN_SPEC_FILE, renderAdminOpenApiYaml } from "../src/contract/openapi/admin-document.ts";
 import { PUBLIC_SPEC_FILE, renderPublicOpenApiYaml } from "../src/contract/openapi/public-document.ts";
 import {
@@ -22,6 +23,7 @@ const SPEC_FILES: Record<string, () => string> = {
   [ADMIN_SPEC_FILE]: () => renderAdminOpenApiYaml(DEFAULT_ADMIN_SPECS),
   [CONFIG_SCHEMA_FILE]: renderConfigJsonSchema,
   [PROVIDER_PROFILE_SCHEMA_FILE]: renderProviderProfileJsonSchema,
+  [COMPARE_REPORT_SCHEMA_FILE]: renderCompareReportJsonSchema,
 };
 
 for (const [file, render] of Object.entries(SPEC_FILES)) {

@@ -6,16 +6,20 @@
  * Exit code 0, or 1 when the overall score is below --fail-under; 2 for a
  * usage error or a target that cannot be reached.
  */
-import { parseArgs } from "node:util";
+import { writeFile } from "node:fs/promises";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { parseDuration } from "../domain/timing.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
+import { formatCompareHtml } from "../compare/html-report.ts";
+import { formatCompareJson } from "../compare/json-report.ts";
+import { createCompareProgress } from "../compare/progress.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { openTargetWebhooks, WEBHOOK_PARSE_OPTIONS, WEBHOOK_USAGE } from "./compare-webhooks.ts";
+import { readCompareFlags, safetyUsage } from "./compare-flags.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
 
@@ -33,7 +37,12 @@ options:
   --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
 ${WEBHOOK_USAGE}
+  --json FILE           write the report as JSON (spec/compare-report.schema.json)
+  --html FILE           write one self-contained HTML page: rules, figures, divergent sequences
   -h, --help            this text
+
+real deployments (as in contract):
+${safetyUsage()}
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
 
@@ -70,29 +79,27 @@ export function compareExitCode(report: CompareReport, failUnder: number | undef
   return (report.scores.overall ?? 0) < failUnder ? 1 : 0;
 }
 
+/** compare's own options; the safety flags it shares with `contract` come from compare-flags.ts. */
+type CompareValues = Partial<Record<string, string>> & { readonly help?: boolean };
+
 export async function compare(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: {
-        target: { type: "string" },
-        token: { type: "string" },
-        provider: { type: "string" },
-        seed: { type: "string" },
-        runs: { type: "string" },
-        settle: { type: "string" },
-        "sim-config": { type: "string" },
-        "fail-under": { type: "string" },
-        calibrate: { type: "string" },
-        ...WEBHOOK_PARSE_OPTIONS,
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-  const { values } = parsed;
+  const parsed = await readCompareFlags<CompareValues>(args, process.env, {
+    target: { type: "string" },
+    token: { type: "string" },
+    provider: { type: "string" },
+    seed: { type: "string" },
+    runs: { type: "string" },
+    settle: { type: "string" },
+    "sim-config": { type: "string" },
+    "fail-under": { type: "string" },
+    calibrate: { type: "string" },
+    json: { type: "string" },
+    html: { type: "string" },
+    ...WEBHOOK_PARSE_OPTIONS,
+    help: { type: "boolean", short: "h" },
+  });
+  if (!parsed.ok) return usageError(parsed.error);
+  const { values, safety } = parsed;
   if (values.help === true) {
     console.log(COMPARE_USAGE);
     return 0;
@@ -126,16 +133,31 @@ export async function compare(args: string[]): Promise<number> {
     );
   }
   let report: CompareReport;
+  const progress = createCompareProgress(process.stderr);
   try {
-    const common = { target: values.target, token, provider, seed, runs, settleMs: settle.ms, reference };
-    report = await runCompare({ ...common, targetWebhooks: recorder });
+    report = await runCompare({
+      target: values.target,
+      token,
+      provider,
+      seed,
+      runs,
+      settleMs: settle.ms,
+      reference,
+      safety,
+      targetWebhooks: recorder,
+      onProgress: (event) => progress.update(event),
+    });
   } catch (error) {
+    progress.done();
     console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
     return 2;
   } finally {
     await recorder?.close();
   }
+  progress.done();
   console.log(formatCompareReport(report));
+  if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
+  if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));
   if (values.calibrate !== undefined) {
     const config = await writeCalibration(values.calibrate, {
       target: report.targetSide,

@@ -1,13 +1,13 @@
 /**
  * `compare --calibrate FILE`: a simulator config fitted to what the target
  * did, so `serve --config FILE` imitates it: the pending → final timing
- * (lognormal by its median and p95), the share of orders that fail, and the
+ * (by its quantiles: min, p10, p50, p90, p95, max), the share of orders that fail, and the
  * provider profile both sides were read with. The config is validated by the
  * very schema `serve` reads it with before it is written.
  */
 import { writeFile } from "node:fs/promises";
 import { dirname, relative, resolve } from "node:path";
-import { formatTiming } from "../domain/timing.ts";
+import { keyOfQuantile, type QuantileTiming } from "../domain/quantile-timing.ts";
 import { parseSimulatorConfig } from "../simulator/config.ts";
 import { fitTiming } from "./fit-timing.ts";
 import type { SideObservations } from "./observe.ts";
@@ -21,16 +21,21 @@ export interface CalibrationInput {
   readonly providerFile?: string | undefined;
 }
 
+/** The config file's form of a quantile timing: `{ quantiles: { p50: "300ms", … } }`. */
+function quantilesObject(timing: QuantileTiming): { quantiles: Record<string, string> } {
+  return { quantiles: Object.fromEntries(timing.points.map((point) => [keyOfQuantile(point.q), `${point.ms}ms`])) };
+}
+
 /**
  * @example
- * calibrationConfig({ target }); // { timing: "lognormal:400ms,0.4", failureRate: 0.25 }
+ * calibrationConfig({ target }); // { timing: { quantiles: { min: "180ms", p10: "240ms", …, max: "2900ms" } }, failureRate: 0.25 }
  */
 function calibrationConfig(input: CalibrationInput, configFile?: string): Record<string, unknown> {
   const { target } = input;
   const finals = Object.values(target.finalClasses).reduce((sum, count) => sum + count, 0);
   const timing = fitTiming(target.finalTimesMs);
   const config: Record<string, unknown> = {};
-  if (timing !== undefined) config.timing = formatTiming(timing);
+  if (timing !== undefined) config.timing = quantilesObject(timing);
   if (finals > 0)
     config.failureRate = Math.round(((target.finalClasses.failed ?? 0) / finals) * RATE_DECIMALS) / RATE_DECIMALS;
   if (input.providerFile !== undefined) {

@@ -6,12 +6,12 @@
 import type { CompareReport } from "./run-compare.ts";
 import type { Evidence, RuleResult } from "./rules.ts";
 
-function percent(share: number | undefined): string {
+export function percent(share: number | undefined): string {
   return share === undefined ? "not observed" : `${(share * 100).toFixed(1)} %`;
 }
 
 /** One side's evidence in a line: a rate with its interval, a timing summary, or the answers seen. */
-function describeEvidence(evidence: Evidence): string {
+export function describeEvidence(evidence: Evidence): string {
   if ("interval" in evidence) {
     const { count, n, rate, interval } = evidence;
     return `${count}/${n} = ${percent(rate)} (99 % Wilson ${percent(interval.low)}–${percent(interval.high)})`;
@@ -52,6 +52,14 @@ function webhookReceipt(report: CompareReport): string[] {
   return [`webhooks received: ${parts.join(" · ")}`];
 }
 
+function spendingLines(report: CompareReport): string[] {
+  const { spending } = report;
+  if (spending === undefined) return [];
+  return [
+    `budget KES ${spending.budget}: ${report.runs} of ${spending.runsPlanned} planned runs fit, at most KES ${spending.maxSpend} asked for`,
+  ];
+}
+
 /**
  * @example
  * console.log(formatCompareReport(report));
@@ -62,6 +70,7 @@ export function formatCompareReport(report: CompareReport): string {
   const { scores } = report;
   return [
     `compare: ${report.target} against the simulator speaking ${report.provider}, seed ${report.seed}, ${report.runs} runs`,
+    ...spendingLines(report),
     "",
     `fidelity: overall ${percent(scores.overall)}`,
     `  send ${percent(scores.send)} · replay ${percent(scores.replay)} · lookup ${percent(scores.lookup)} · ` +

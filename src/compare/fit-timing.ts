@@ -1,27 +1,25 @@
 /**
- * Fits the simulator's lognormal timing to observed pending → final
- * durations, so a calibrated simulator reproduces a deployment's median and
- * tail. Fitting by quantiles (median = p50, sigma from p50 and p95) rather
- * than by moments keeps one slow outlier from stretching the whole curve.
+ * Fits the simulator's timing to observed pending → final durations by
+ * their quantiles (min, p10, p50, p90, p95, max), which the simulator then
+ * draws from by linear interpolation between them. Quantiles assume no
+ * shape: a deployment whose latency is bimodal or capped is reproduced as
+ * it is, where a lognormal fit would bend it into a lognormal.
  */
-import type { Timing } from "../domain/timing.ts";
+import type { QuantileTiming } from "../domain/quantile-timing.ts";
 import { quantile } from "./statistics.ts";
 
-/** The standard normal quantile at 0.95: p95 of a lognormal is median · e^(1.645 σ). */
-const Z_95 = 1.6448536269514722;
+/** The quantiles a calibration states: the body, the tail the rules judge (p95), and both ends. */
+const FITTED_QUANTILES: readonly number[] = [0, 0.1, 0.5, 0.9, 0.95, 1];
 
 /**
  * @example
- * fitTiming(observedMs); // { kind: "lognormal", medianMs: 300, sigma: 0.84 }
+ * fitTiming(observedMs); // { kind: "quantiles", points: [{ q: 0, ms: 180 }, { q: 0.1, ms: 240 }, …, { q: 1, ms: 2900 }] }
  */
-export function fitTiming(durationsMs: readonly number[]): Timing | undefined {
-  const positive = durationsMs.filter((ms) => ms > 0);
-  if (positive.length === 0) return undefined;
-  const p50 = quantile(positive, 0.5);
-  const p95 = quantile(positive, 0.95);
-  const medianMs = Math.max(1, Math.round(p50));
-  if (p95 <= p50) return { kind: "fixed", ms: medianMs };
-  // Two decimals: the timing text (`lognormal:300ms,0.84`) is what a config file keeps.
-  const sigma = Math.round((Math.log(p95 / p50) / Z_95) * 100) / 100;
-  return { kind: "lognormal", medianMs, sigma };
+export function fitTiming(durationsMs: readonly number[]): QuantileTiming | undefined {
+  const observed = durationsMs.filter((ms) => Number.isFinite(ms) && ms >= 0);
+  if (observed.length === 0) return undefined;
+  return {
+    kind: "quantiles",
+    points: FITTED_QUANTILES.map((q) => ({ q, ms: Math.round(quantile(observed, q)) })),
+  };
 }

@@ -19,7 +19,7 @@ import {
 import { judgeWebhooks } from "./webhook-rules.ts";
 
 /** The rule each step kind is judged under, and the operation it scores. */
-const CONDITION_RULES: Readonly<Record<StepKind, { readonly rule: string; readonly operation: Operation }>> = {
+export const CONDITION_RULES: Readonly<Record<StepKind, { readonly rule: string; readonly operation: Operation }>> = {
   send: { rule: "a valid order is placed", operation: "send" },
   "invalid-amount": { rule: "invalid input: HTTP status and error code", operation: "send" },
   replay: { rule: "a replay returns the same order", operation: "replay" },

@@ -17,6 +17,8 @@ export interface StepRecord {
   readonly outcome: string;
   /** The request, as a curl line with the token left as `$TOKEN`. */
   readonly curl: string;
+  /** Which planned run the step belongs to, so a divergence can be shown with the steps that led to it. */
+  readonly run?: number;
 }
 
 export interface SideObservations {
@@ -44,7 +46,17 @@ export interface ObserveOptions {
   readonly pollMs?: number;
   /** The receiver the side posts its webhooks to, and how long to wait for them once orders are final. */
   readonly webhooks?: { readonly recorder: WebhookRecorder; readonly timeoutMs: number; readonly quietMs: number };
+  /** The only recipient numbers orders may go to (`--accounts`); step i of a run uses the (i mod n)-th. */
+  readonly accounts?: readonly string[] | undefined;
+  /** Per-request timeout (`--request-timeout`); a target that does not answer in time ends the comparison. */
+  readonly requestTimeoutMs?: number | undefined;
+  /** Told after each run is sent, and when only settling is left. */
+  readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
 }
+
+export type ObserveProgress =
+  | { readonly phase: "sent"; readonly run: number; readonly runs: number }
+  | { readonly phase: "settling"; readonly orders: number };
 
 interface Placed {
   readonly reference: string;
@@ -60,7 +72,7 @@ interface Answer {
   readonly body: unknown;
 }
 
-interface Request {
+export interface Request {
   readonly method: "GET" | "POST";
   readonly path: string;
   readonly token: boolean;
@@ -69,8 +81,14 @@ interface Request {
 }
 
 const ACCOUNT = "0712345678";
+const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-function curlLine(baseUrl: string, request: Request): string {
+function accountOf(options: ObserveOptions, index: number): string {
+  const accounts = options.accounts ?? [];
+  return accounts.length === 0 ? ACCOUNT : (accounts[index % accounts.length] as string);
+}
+
+export function curlLine(baseUrl: string, request: Request): string {
   const parts = [`curl -sS -X ${request.method} '${baseUrl}${request.path}'`];
   if (request.token) parts.push(`-H 'Authorization: Bearer $TOKEN'`);
   if (request.key !== undefined) parts.push(`-H 'Idempotency-Key: ${request.key}'`);
@@ -79,7 +97,10 @@ function curlLine(baseUrl: string, request: Request): string {
   return parts.join(" ");
 }
 
-async function call(options: ObserveOptions, request: Request): Promise<Answer> {
+export async function call(
+  options: Pick<ObserveOptions, "baseUrl" | "token" | "requestTimeoutMs">,
+  request: Request,
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (request.token) headers.authorization = `Bearer ${options.token}`;
   if (request.key !== undefined) headers["idempotency-key"] = request.key;
@@ -88,6 +109,7 @@ async function call(options: ObserveOptions, request: Request): Promise<Answer> 
     method: request.method,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    signal: AbortSignal.timeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
   });
   const text = await response.text();
   let body: unknown;
@@ -113,7 +135,7 @@ function sendOutcome(profile: CompiledProfile, answer: Answer, original?: Placed
   return order.id === original.id ? "replayed same id" : "replayed new id";
 }
 
-function lookupOutcome(profile: CompiledProfile, answer: Answer): string {
+export function lookupOutcome(profile: CompiledProfile, answer: Answer): string {
   if (answer.status === 200)
     return profile.readOrder("lookup", answer.body).id === undefined ? "found without id" : "found";
   return answer.status === 404
@@ -151,10 +173,10 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
   switch (step.kind) {
     case "send":
       return record(
-        orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: step.amount, currency: "KES" }),
+        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: step.amount, currency: "KES" }),
         (answer) => {
           const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
-          const body = { account: ACCOUNT, amount: step.amount, currency: "KES", reference: fresh };
+          const body = { account: accountOf(options, index), amount: step.amount, currency: "KES", reference: fresh };
           if (order?.id !== undefined) {
             state.place({
               reference: fresh,
@@ -196,8 +218,9 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
           : refusal(profile, answer),
       );
     case "invalid-amount":
-      return record(orderRequest(fresh, `k-${fresh}`, { account: ACCOUNT, amount: -5, currency: "KES" }), (answer) =>
-        sendOutcome(profile, answer),
+      return record(
+        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: -5, currency: "KES" }),
+        (answer) => sendOutcome(profile, answer),
       );
     case "no-token":
       return record({ method: "GET", path: "/v1/balance", token: false }, (answer) => refusal(profile, answer));
@@ -222,14 +245,19 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
     return { reference, status: order.status, ms: 0 };
   const deadline = order.placedAt + options.settleMs;
   const pollMs = options.pollMs ?? 20;
+  let previousReadAt = order.placedAt;
   while (Date.now() < deadline) {
     await sleep(pollMs);
+    const sentAt = Date.now();
     const answer = await call(options, { method: "GET", path: `/v1/airtime/${order.reference}`, token: true });
+    // The target read the order about half way through the exchange, however slow the exchange was.
+    const readAt = (sentAt + Date.now()) / 2;
     const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
-    // The final came somewhere within the last poll interval: its middle is the unbiased estimate.
+    // The final came between the last two reads: their middle is the unbiased estimate, on a slow link too.
     if (status !== undefined && profile.statuses.isFinal(status)) {
-      return { reference, status, ms: Math.max(0, Date.now() - order.placedAt - pollMs / 2) };
+      return { reference, status, ms: Math.max(0, (previousReadAt + readAt) / 2 - order.placedAt) };
     }
+    previousReadAt = readAt;
   }
   return undefined;
 }
@@ -244,8 +272,11 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
   const side = randomUUID().slice(0, 8);
   for (const [runIndex, run] of options.runs.entries()) {
     const state = new RunState(`cmp-${side}-${runIndex}`, (order) => watches.push(watchOrder(options, order)));
-    for (const [index, step] of run.entries()) steps.push(await runStep(options, state, step, index));
+    for (const [index, step] of run.entries())
+      steps.push({ ...(await runStep(options, state, step, index)), run: runIndex });
+    options.onProgress?.({ phase: "sent", run: runIndex + 1, runs: options.runs.length });
   }
+  options.onProgress?.({ phase: "settling", orders: watches.length });
   const seen = await Promise.all(watches);
   const finals: Record<string, number> = {};
   const finalClasses: Record<string, number> = {};

@@ -7,11 +7,12 @@ import { compileProfile } from "../contract/provider-profile/compile.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import { observeSide, type SideObservations } from "./observe.ts";
 import { startWebhookRecorder, type WebhookRecorder } from "./observe-webhooks.ts";
+import { type ObserveProgress, observeSide, type SideObservations } from "./observe.ts";
 import { planRuns } from "./plan.ts";
 import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
 import { judge } from "./judge.ts";
+import { type CompareSafety, referenceCustomers, type Spending, safeRuns, safetyRules } from "./safety.ts";
 
 export interface CompareInput {
   readonly target: string;
@@ -33,6 +34,10 @@ export interface CompareInput {
   readonly webhookTimeoutMs?: number | undefined;
   /** How long a receiver must stay quiet before the repeats count as over (default 500 ms). */
   readonly webhookQuietMs?: number | undefined;
+  /** The safety options `contract` has too: spend, recipients, a second customer, request timeout. */
+  readonly safety?: CompareSafety | undefined;
+  /** Progress of the target side (the slower one against a real deployment). */
+  readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
 }
 
 export interface CompareReport {
@@ -44,6 +49,8 @@ export interface CompareReport {
   readonly scores: FidelityScores;
   readonly simulator: SideObservations;
   readonly targetSide: SideObservations;
+  /** With `--budget`: the limit, the most the runs sent could spend, and how many runs were planned. */
+  readonly spending?: Spending | undefined;
 }
 
 /** The reference simulator's customer: rich enough that no planned order runs out of money. */
@@ -71,44 +78,53 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
         ? {}
         : { webhook: { url: referenceWebhooks.url, secrets: [referenceWebhooks.secret] } }),
     },
+    ...referenceCustomers(input.reference, input.safety),
   }).catch(async (error: unknown) => {
     await referenceWebhooks?.close();
     throw error;
   });
   try {
     const referenceUrl = await reference.listen(0);
-    const runs = planRuns({
+    const planned = planRuns({
       seed: input.seed,
       runs: input.runs,
       minAmount: profile.domain.minAmount,
       maxAmount: profile.domain.maxAmount,
     });
-    const common = { profile, runs, settleMs: input.settleMs };
+    const { runs, accounts, spending } = safeRuns(planned, profile, input.safety);
+    const common = {
+      profile,
+      runs,
+      settleMs: input.settleMs,
+      accounts,
+      requestTimeoutMs: input.safety?.requestTimeoutMs,
+    };
     const waits = {
       timeoutMs: input.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
       quietMs: input.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS,
     };
     const webhooksTo = (recorder: WebhookRecorder | undefined) =>
       recorder === undefined ? {} : { webhooks: { recorder, ...waits } };
+    const simulatorOptions = { ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN };
+    const targetOptions = { ...common, baseUrl: input.target.replace(/\/+$/, ""), token: input.token };
     const [simulator, targetSide] = await Promise.all([
-      observeSide({ ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN, ...webhooksTo(referenceWebhooks) }),
-      observeSide({
-        ...common,
-        baseUrl: input.target.replace(/\/+$/, ""),
-        token: input.token,
-        ...webhooksTo(input.targetWebhooks),
-      }),
+      observeSide({ ...simulatorOptions, ...webhooksTo(referenceWebhooks) }),
+      observeSide({ ...targetOptions, ...webhooksTo(input.targetWebhooks), onProgress: input.onProgress }),
     ]);
-    const results = judge(simulator, targetSide);
+    const results = [
+      ...judge(simulator, targetSide),
+      ...(await safetyRules(simulatorOptions, targetOptions, input.safety)),
+    ];
     return {
       target: input.target,
       provider: profile.name,
       seed: input.seed,
-      runs: input.runs,
+      runs: runs.length,
       results,
       scores: fidelityScores(results),
       simulator,
       targetSide,
+      ...(spending === undefined ? {} : { spending }),
     };
   } finally {
     await reference.close();

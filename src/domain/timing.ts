@@ -8,17 +8,26 @@
  * | `2s`, `500ms`, `1m` | fixed                                    |
  * | `1s..3s`            | uniform between the two bounds           |
  * | `lognormal:2s,0.5`  | lognormal with median 2 s and sigma 0.5  |
+ * | `quantiles:p50=300ms,p95=1.2s,max=3s` | by quantiles (quantile-timing.ts) |
  *
  * Durations are a non-negative decimal number with a unit `ms`, `s`, `m` or
  * `h` (`0` alone is allowed). Sampled delays are whole milliseconds.
  */
 import { z } from "zod";
 import type { Random } from "./ports.ts";
+import {
+  QUANTILE_KEY_TEXT,
+  type QuantileTiming,
+  keyOfQuantile,
+  quantileTiming,
+  sampleQuantiles,
+} from "./quantile-timing.ts";
 
 export type Timing =
   | { readonly kind: "fixed"; readonly ms: number }
   | { readonly kind: "uniform"; readonly minMs: number; readonly maxMs: number }
-  | { readonly kind: "lognormal"; readonly medianMs: number; readonly sigma: number };
+  | { readonly kind: "lognormal"; readonly medianMs: number; readonly sigma: number }
+  | QuantileTiming;
 
 /** Pending → final after 2 s unless configured otherwise. */
 export const DEFAULT_TIMING: Timing = { kind: "fixed", ms: 2000 };
@@ -39,9 +48,11 @@ const DURATION_TEXT = String.raw`\s*(?:0|(?:\d+(?:\.\d+)?|\.\d+)(?:ms|s|m|h))\s*
 const SIGMA_TEXT = String.raw`\s*\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*`;
 /** The text `parseDuration` accepts. */
 export const DURATION_TEXT_PATTERN = new RegExp(`^${DURATION_TEXT}$`);
-/** The text `parseTiming` accepts: a duration, `min..max` or `lognormal:median,sigma`. */
+const QUANTILE_TEXT = String.raw`\s*${QUANTILE_KEY_TEXT}\s*=${DURATION_TEXT}`;
+/** The text `parseTiming` accepts: a duration, `min..max`, `lognormal:median,sigma` or `quantiles:p50=…,max=…`. */
 export const TIMING_TEXT_PATTERN = new RegExp(
-  `^(?:${DURATION_TEXT}|${DURATION_TEXT}\\.\\.${DURATION_TEXT}|\\s*lognormal:${DURATION_TEXT},${SIGMA_TEXT})$`,
+  `^(?:${DURATION_TEXT}|${DURATION_TEXT}\\.\\.${DURATION_TEXT}|\\s*lognormal:${DURATION_TEXT},${SIGMA_TEXT}` +
+    `|\\s*quantiles:${QUANTILE_TEXT}(?:,${QUANTILE_TEXT})*)$`,
 );
 
 /**
@@ -74,6 +85,7 @@ export function parseDuration(
  */
 export function parseTiming(text: string): TimingParseResult {
   const trimmed = text.trim();
+  if (trimmed.startsWith("quantiles:")) return parseQuantiles(text, trimmed.slice("quantiles:".length).split(","));
   if (trimmed.startsWith("lognormal:")) {
     const parts = trimmed.slice("lognormal:".length).split(",");
     if (parts.length !== 2) return { ok: false, error: `"${text}": expected lognormal:<median>,<sigma>` };
@@ -102,6 +114,20 @@ export function parseTiming(text: string): TimingParseResult {
   return { ok: true, timing: { kind: "fixed", ms: fixed.ms } };
 }
 
+/** `["p50=300ms", "max=3s"]` (or an object's entries) → a quantile timing. */
+function parseQuantiles(text: string, parts: readonly string[]): TimingParseResult {
+  const entries: [string, number][] = [];
+  for (const part of parts) {
+    const [key = "", value, ...rest] = part.split("=");
+    if (value === undefined || rest.length > 0) return { ok: false, error: `"${text}": expected quantile=duration` };
+    const duration = parseDuration(value);
+    if (!duration.ok) return duration;
+    entries.push([key.trim(), duration.ms]);
+  }
+  const parsed = quantileTiming(entries);
+  return parsed.ok ? parsed : { ok: false, error: `"${text}": ${parsed.error}` };
+}
+
 /** Writes a timing back in the syntax `parseTiming` reads (durations in ms). */
 export function formatTiming(timing: Timing): string {
   switch (timing.kind) {
@@ -111,6 +137,8 @@ export function formatTiming(timing: Timing): string {
       return `${timing.minMs}ms..${timing.maxMs}ms`;
     case "lognormal":
       return `lognormal:${timing.medianMs}ms,${timing.sigma}`;
+    case "quantiles":
+      return `quantiles:${timing.points.map((point) => `${keyOfQuantile(point.q)}=${point.ms}ms`).join(",")}`;
     default:
       return assertNever(timing);
   }
@@ -126,7 +154,7 @@ function sampleStandardNormal(random: Random): number {
 
 /**
  * A delay in whole milliseconds drawn from `timing`. Fixed timings draw
- * nothing from `random`; uniform draws one number, lognormal two.
+ * nothing from `random`; uniform and quantiles draw one number, lognormal two.
  *
  * @example
  * sampleDelay({ kind: "uniform", minMs: 1000, maxMs: 3000 }, createSeededRandom(1)); // 1000..3000
@@ -140,6 +168,8 @@ export function sampleDelay(timing: Timing, random: Random): number {
       return timing.minMs + Math.floor(random.next() * (timing.maxMs - timing.minMs + 1));
     case "lognormal":
       return Math.max(0, Math.round(timing.medianMs * Math.exp(timing.sigma * sampleStandardNormal(random))));
+    case "quantiles":
+      return sampleQuantiles(timing, random.next());
     default:
       return assertNever(timing);
   }
@@ -163,8 +193,17 @@ export const TimingSchema = z
       medianMs: Milliseconds.min(1),
       sigma: z.number().min(0).max(10),
     }),
+    z
+      .object({
+        kind: z.literal("quantiles"),
+        points: z.array(z.object({ q: z.number().min(0).max(1), ms: Milliseconds })).min(2),
+      })
+      .refine((t) => quantileTiming(t.points.map((point) => [keyOfQuantile(point.q), point.ms])).ok, {
+        message: "points must run from q 0 to q 1, each q once, ms never decreasing",
+        path: ["points"],
+      }),
   ])
-  .meta({ id: "Timing", description: "Pending → final delay: fixed, uniform range or lognormal." });
+  .meta({ id: "Timing", description: "Pending → final delay: fixed, uniform range, lognormal or by quantiles." });
 
 /**
  * A timing written as text (`2s`, `1s..3s`, `lognormal:2s,0.5`), parsed to a
@@ -180,10 +219,41 @@ export const TimingTextSchema = z
     return z.NEVER;
   })
   .meta({
-    description: "Timing as text: `2s`, `500ms`, `1s..3s` (uniform) or `lognormal:2s,0.5` (median, sigma).",
-    examples: ["2s", "1s..3s", "lognormal:2s,0.5"],
+    description:
+      "Timing as text: `2s`, `500ms`, `1s..3s` (uniform), `lognormal:2s,0.5` (median, sigma) or " +
+      "`quantiles:p50=300ms,p95=1.2s,max=3s`.",
+    examples: ["2s", "1s..3s", "lognormal:2s,0.5", "quantiles:p50=300ms,p95=1.2s,max=3s"],
     pattern: TIMING_TEXT_PATTERN.source,
   });
 
-/** Either form, for config files and scenarios: text or structured. */
-export const TimingInputSchema = z.union([TimingTextSchema, TimingSchema]);
+const QuantileDurationSchema = z.union([
+  z.string().regex(DURATION_TEXT_PATTERN, "must be a duration such as 300ms or 1.2s"),
+  Milliseconds,
+]);
+
+/**
+ * A timing by its quantiles, as a config file states it:
+ * `{ quantiles: { p50: "300ms", p95: "1.2s", max: "3s" } }` (durations as
+ * text or ms). `max` is required; `min` defaults to 0.
+ */
+const QuantilesObjectSchema = z
+  .object({
+    quantiles: z
+      .record(z.string().regex(new RegExp(`^${QUANTILE_KEY_TEXT}$`), "must be min, max or pNN"), QuantileDurationSchema)
+      .meta({ description: "Quantile (min, p10, p50, p95, p99.9, max …) → duration; max is required." }),
+  })
+  .strict()
+  .transform((input, ctx): Timing => {
+    const entries = Object.entries(input.quantiles).map(([key, value]): [string, number] => {
+      const duration = typeof value === "number" ? { ok: true as const, ms: value } : parseDuration(value);
+      return [key, duration.ok ? duration.ms : Number.NaN];
+    });
+    const parsed = quantileTiming(entries);
+    if (parsed.ok) return parsed.timing;
+    ctx.issues.push({ code: "custom", message: parsed.error, input, path: ["quantiles"] });
+    return z.NEVER;
+  })
+  .meta({ description: "Pending → final delay by quantiles, drawn by linear interpolation between them." });
+
+/** Every form, for config files: text, structured, or `{ quantiles: {…} }`. */
+export const TimingInputSchema = z.union([TimingTextSchema, TimingSchema, QuantilesObjectSchema]);

@@ -1,6 +1,6 @@
 /**
  * `compare --calibrate`: the config written from a target's observed
- * behaviour recovers its timing quantiles within 15 % and its failure rate
+ * behaviour recovers its timing quantiles (p50, p90, p95) within 15 % and its failure rate
  * within the observed rate's interval, is accepted by `serve --config`'s
  * loader, and a simulator started from it compares with the target without
  * a divergence.
@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { writeCalibration } from "../../src/compare/calibrate.ts";
 import { runCompare } from "../../src/compare/run-compare.ts";
 import { wilsonInterval } from "../../src/compare/statistics.ts";
-import { parseTiming } from "../../src/domain/timing.ts";
+import { parseDuration } from "../../src/domain/timing.ts";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
 import { CompareTargets, TARGET_TOKEN } from "../support/compare-targets.ts";
 
@@ -39,20 +39,31 @@ test("the fitted config recovers the target's quantiles and failure rate, and th
   const file = join(folder, "calibrated.json");
   await writeCalibration(file, { target: first.targetSide });
 
-  const written = JSON.parse(await readFile(file, "utf8")) as { timing: string; failureRate: number };
-  const timing = parseTiming(written.timing);
-  if (!timing.ok || timing.timing.kind !== "lognormal") throw new Error(`not a lognormal: ${written.timing}`);
-  const p95 = (median: number, sigma: number) => median * Math.exp(1.6448536 * sigma);
-  expect(Math.abs(timing.timing.medianMs - MEDIAN_MS) / MEDIAN_MS).toBeLessThan(0.15);
-  expect(
-    Math.abs(p95(timing.timing.medianMs, timing.timing.sigma) - p95(MEDIAN_MS, SIGMA)) / p95(MEDIAN_MS, SIGMA),
-  ).toBeLessThan(0.15);
+  const written = JSON.parse(await readFile(file, "utf8")) as {
+    timing: { quantiles: Record<string, string> };
+    failureRate: number;
+  };
+  expect(Object.keys(written.timing.quantiles)).toEqual(["min", "p10", "p50", "p90", "p95", "max"]);
+  // The true quantiles of the lognormal: median · e^(z_q · sigma). p10 is written but not judged here: the
+  // measurement floor (request latency, half a poll interval) is additive and weighs most on the shortest
+  // times, the more so on a loaded machine; the second comparison below judges the whole distribution.
+  for (const [key, z] of [
+    ["p50", 0],
+    ["p90", 1.2815516],
+    ["p95", 1.6448536],
+  ] as const) {
+    const truth = MEDIAN_MS * Math.exp(z * SIGMA);
+    const fitted = parseDuration(written.timing.quantiles[key] ?? "");
+    if (!fitted.ok) throw new Error(`${key} is not a duration: ${written.timing.quantiles[key]}`);
+    expect(Math.abs(fitted.ms - truth) / truth, key).toBeLessThan(0.15);
+  }
   const finals = first.targetSide.finalTimesMs.length;
   const interval = wilsonInterval(Math.round(written.failureRate * finals), finals);
   expect(FAILURE_RATE).toBeGreaterThanOrEqual(interval.low);
   expect(FAILURE_RATE).toBeLessThanOrEqual(interval.high);
 
   const calibrated = await loadSimulatorConfig(file);
+  expect(calibrated.timing).toMatchObject({ kind: "quantiles" });
   const second = await runCompare({
     target,
     token: TARGET_TOKEN,

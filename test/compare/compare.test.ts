@@ -4,13 +4,16 @@
  * webhooks received over HTTP. The simulator compared with itself must show
  * no divergence and score 100 %, webhooks included.
  */
+import { readFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { freePort } from "../../src/harness/child-process.ts";
 import { runCompare } from "../../src/compare/run-compare.ts";
 import { formatCompareReport } from "../../src/compare/console-report.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";
+import { useTempFolder } from "../support/temp-folder.ts";
 
 const targets = new CompareTargets();
 afterEach(() => targets.close());
@@ -48,6 +51,8 @@ describe("the simulator compared with itself", () => {
 });
 
 describe("compare --webhook-listen", () => {
+  const folder = useTempFolder("compare-webhooks-");
+
   test("receives the target's webhooks itself and scores the webhook operation", async () => {
     const port = await freePort();
     const secret = "whsec_" + Buffer.alloc(32, 7).toString("base64");
@@ -81,6 +86,8 @@ describe("compare --webhook-listen", () => {
         secret,
         "--webhook-url",
         `http://127.0.0.1:${port}/hooks`,
+        "--json",
+        join(folder(), "report.json"),
       ]);
     } finally {
       log.mockRestore();
@@ -93,6 +100,11 @@ describe("compare --webhook-listen", () => {
       /webhooks received: simulator [1-9]\d* requests, 0 with a bad signature · target [1-9]\d* requests, 0 with a bad signature/,
     );
     expect(output).toContain("no divergence");
+    const json = JSON.parse(await readFile(join(folder(), "report.json"), "utf8"));
+    for (const side of [json.sides.simulator, json.sides.target]) {
+      expect(side.webhooks.requests).toBeGreaterThan(0);
+      expect(side.webhooks.invalidSignatures).toBe(0);
+    }
   });
 
   test("without it the webhook operation is not observed", async () => {

@@ -13,6 +13,21 @@ export const TARGET_TOKEN = "compare-target-token";
 /** Short, long-tailed delays, so a run settles in well under a second; the reference gets the same. */
 export const REFERENCE_SETTINGS: SimulatorOptions = { timing: "lognormal:120ms,0.3", failureRate: 0.1 };
 
+/** A proxied request and what the upstream answered it. */
+interface ProxiedAnswer {
+  readonly method: string;
+  readonly path: string;
+  readonly requestBody: string;
+  readonly status: number;
+  readonly body: string;
+}
+
+interface RewrittenAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 export class CompareTargets {
   private readonly simulators: Simulator[] = [];
   private readonly servers: Server[] = [];
@@ -46,6 +61,19 @@ export class CompareTargets {
   async renamingProxy(upstream: string): Promise<string> {
     const names = new Map<string, string>();
     const rename = (id: string) => names.get(id) ?? names.set(id, `TX${String(names.size).padStart(9, "0")}`).get(id);
+    return this.rewritingProxy(upstream, (answer) => ({
+      status: answer.status,
+      body: answer.body
+        .replace(/ord_[A-Za-z0-9]+/g, (id) => rename(id) as string)
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, (time) =>
+          new Date(Date.parse(time) + 3_600_000).toISOString(),
+        ),
+      headers: { "x-request-id": `proxy-${Math.random().toString(36).slice(2)}` },
+    }));
+  }
+
+  /** A proxy in front of `upstream` whose every answer passes through `rewrite` (the target a test plants). */
+  async rewritingProxy(upstream: string, rewrite: (answer: ProxiedAnswer) => RewrittenAnswer): Promise<string> {
     const server = createServer(async (request, response) => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -57,16 +85,18 @@ export class CompareTargets {
         headers,
         ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
       });
-      const text = (await answer.text())
-        .replace(/ord_[A-Za-z0-9]+/g, (id) => rename(id) as string)
-        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, (time) =>
-          new Date(Date.parse(time) + 3_600_000).toISOString(),
-        );
-      response.writeHead(answer.status, {
-        "content-type": answer.headers.get("content-type") ?? "application/json",
-        "x-request-id": `proxy-${Math.random().toString(36).slice(2)}`,
+      const rewritten = rewrite({
+        method: request.method ?? "GET",
+        path: request.url ?? "/",
+        requestBody: Buffer.concat(chunks).toString("utf8"),
+        status: answer.status,
+        body: await answer.text(),
       });
-      response.end(text);
+      response.writeHead(rewritten.status, {
+        "content-type": answer.headers.get("content-type") ?? "application/json",
+        ...rewritten.headers,
+      });
+      response.end(rewritten.body);
     });
     this.servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,0 +1,115 @@
+/**
+ * `compare --html FILE`: the comparison as one self-contained page in the
+ * contract report's style (same shell, no external assets): the scores, a
+ * table of every rule with both sides' figures and its verdict, then each
+ * divergence with its evidence and the sequence that shows it, as curl lines
+ * for both sides. Everything a target answered reaches the page escaped.
+ */
+import { renderPage } from "../harness/reporters/html-page.ts";
+import { type Html, markup } from "../harness/reporters/html-template.ts";
+import { describeEvidence, percent } from "./console-report.ts";
+import { publicUrl } from "./json-report.ts";
+import type { RuleResult } from "./rules.ts";
+import type { CompareReport } from "./run-compare.ts";
+import { divergentSequence, type SequenceStep } from "./sequence.ts";
+
+/**
+ * @example
+ * await writeFile("compare.html", formatCompareHtml(report));
+ */
+export function formatCompareHtml(report: CompareReport): string {
+  const divergences = report.results.filter((result) => !result.agrees);
+  const verdict = divergences.length === 0 ? "passed" : "failed";
+  const target = publicUrl(report.target);
+  const body = markup`<header>
+<p><span class="badge ${verdict}">${divergences.length === 0 ? "No divergence" : `${divergences.length} divergence(s)`}</span></p>
+<h1>Fidelity report</h1>
+<dl class="facts">
+<dt>Target</dt><dd>${target}</dd>
+<dt>Simulator</dt><dd>in-process, speaking ${report.provider}</dd>
+<dt>Seed</dt><dd>${report.seed}</dd>
+<dt>Runs</dt><dd>${report.runs}</dd>
+</dl>
+</header>
+<main>
+${renderScores(report)}
+${renderRules(report.results)}
+${divergences.length === 0 ? "" : markup`<section aria-labelledby="divergences"><h2 id="divergences">Divergences</h2>${divergences.map((result, index) => renderDivergence(report, result, index))}</section>`}
+</main>
+<footer><p>airtime-harness compare · seed ${report.seed} · ${report.runs} runs</p></footer>`;
+  return renderPage(`Fidelity report: ${percent(report.scores.overall)} — ${target}`, body);
+}
+
+function renderScores(report: CompareReport): Html {
+  const rows = Object.entries(report.scores)
+    .filter(([operation]) => operation !== "overall")
+    .map(([operation, share]) => markup`<tr><td>${operation}</td><td class="num">${percent(share)}</td></tr>\n`);
+  return markup`<section aria-labelledby="scores"><h2 id="scores">Fidelity</h2>
+<p>Overall: <strong>${percent(report.scores.overall)}</strong> of compared observations agree.</p>
+<table>
+<thead><tr><th scope="col">Operation</th><th scope="col">Score</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>
+</section>`;
+}
+
+function renderRules(results: readonly RuleResult[]): Html {
+  let divergent = 0;
+  const rows = results.map((result) => {
+    const rule = result.agrees
+      ? markup`${result.rule}`
+      : markup`<a href="#divergence-${divergent++}">${result.rule}</a>`;
+    const verdict = result.agrees
+      ? markup`<span class="verdict passed">agrees</span>`
+      : markup`<span class="verdict failed">diverges</span>`;
+    return markup`<tr><td>${rule}</td><td>${result.operation}</td><td>${result.severity}</td><td>${describeEvidence(result.target)}</td><td>${describeEvidence(result.simulator)}</td><td>${verdict}</td></tr>
+`;
+  });
+  return markup`<section aria-labelledby="rules"><h2 id="rules">Rules</h2>
+<table>
+<thead><tr><th scope="col">Rule</th><th scope="col">Operation</th><th scope="col">Severity</th><th scope="col">Target</th><th scope="col">Simulator</th><th scope="col">Verdict</th></tr></thead>
+<tbody>
+${rows}</tbody>
+</table>
+</section>`;
+}
+
+function copyable(text: string, what: string): Html {
+  return markup`<div class="copyable" data-what="${what}"><pre><code>${text}</code></pre></div>`;
+}
+
+function renderDivergence(report: CompareReport, result: RuleResult, index: number): Html {
+  const id = `divergence-${index}`;
+  const sequence = divergentSequence(report, result);
+  const pValue = result.pValue > 0 && result.pValue < 1 ? `, p = ${result.pValue.toPrecision(2)}` : "";
+  return markup`<article class="failure" id="${id}" aria-labelledby="${id}-title">
+<h3 id="${id}-title">${result.rule}</h3>
+<p>Operation <code>${result.operation}</code>, severity ${result.severity}; test: ${result.test}${pValue}.</p>
+<dl class="facts">
+<dt>Target</dt><dd>${describeEvidence(result.target)}</dd>
+<dt>Simulator</dt><dd>${describeEvidence(result.simulator)}</dd>
+</dl>
+${sequence === undefined ? "" : renderSequence(sequence)}
+</article>
+`;
+}
+
+function renderSequence(sequence: readonly SequenceStep[]): Html {
+  const steps = sequence.map(
+    (step, index) => markup`<details${index === sequence.length - 1 ? " open" : ""}>
+<summary>${index + 1}. ${step.kind}: target ${step.target.outcome} · simulator ${step.simulator.outcome}</summary>
+<div class="body">
+<h5>Target</h5>
+${copyable(step.target.curl, "the target's curl command")}
+<h5>Simulator</h5>
+${copyable(step.simulator.curl, "the simulator's curl command")}
+</div>
+</details>
+`,
+  );
+  return markup`<h4>Sequence</h4>
+<p>The run's steps up to the first request the two sides answered differently (the simulator was a temporary instance; run its line against <code>airtime-harness serve</code>).</p>
+<div data-steps>
+${steps}</div>`;
+}
