@@ -155,6 +155,12 @@ export async function compare(args: string[]): Promise<number> {
     await recorder?.close();
   }
   progress.done();
+  await writeOutputs(values, report);
+  return compareExitCode(report, failUnder);
+}
+
+/** The console report, then the files the flags ask for: JSON, HTML, a calibrated config. */
+async function writeOutputs(values: CompareValues, report: CompareReport): Promise<void> {
   console.log(formatCompareReport(report));
   if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
   if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));
@@ -167,5 +173,4 @@ export async function compare(args: string[]): Promise<number> {
       `\nwrote ${values.calibrate}: ${JSON.stringify(config)}; run airtime-harness serve --config ${values.calibrate}`,
     );
   }
-  return compareExitCode(report, failUnder);
 }
