@@ -130,6 +130,14 @@ export const DEFECT_DEMOS = {
       return answer.body.success !== false || idOf(answer) !== undefined;
     },
   },
+  failed_order_debited: {
+    misbehaves: async (kit) => {
+      const other = kit.target.tokens.other;
+      const before = await balance(kit, other);
+      await call(`${kit.target.url}/v1/airtime`, other, { body: anOrder({ amount: 5000 }) });
+      return (await balance(kit, other)) !== before;
+    },
+  },
   failure_not_refunded: { options: FAILING, misbehaves: async (kit) => (await spend(kit, 2)) !== 0 },
   failure_refunded_twice: { options: FAILING, misbehaves: async (kit) => (await spend(kit, 2)) !== 0 },
   reversal_not_refunded: {

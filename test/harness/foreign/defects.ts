@@ -46,6 +46,8 @@ const DEFECTS = {
   key_255_rejected: { rule: "§8", expectedCheck: "negative_input_rejected" },
   /** The insufficient-balance answer carries an id. */
   failed_order_keeps_id: { rule: "§7", expectedCheck: "response_schema_conformance" },
+  /** An order refused for an insufficient balance is debited all the same. */
+  failed_order_debited: { rule: "§7", expectedCheck: "no_double_charge" },
   /** A failed or timed-out order keeps its debit. */
   failure_not_refunded: { rule: "§4.3", expectedCheck: "no_double_charge" },
   /** A failed or timed-out order is refunded twice. */

@@ -77,6 +77,7 @@ function faultsOf(defect: ForeignDefect | undefined): LedgerFaults {
     acceptMismatch: defect === "mismatch_accepted",
     failureRefunds: defect === "failure_not_refunded" ? 0 : defect === "failure_refunded_twice" ? 2 : 1,
     refundReversal: defect !== "reversal_not_refunded",
+    debitRefused: defect === "failed_order_debited",
   };
 }
 
