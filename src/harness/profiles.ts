@@ -73,7 +73,7 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   negative_input_rejected: {
     profiles: ["strict", "interface"],
     interface:
-      "§2.1, §4.4, §8: an order missing a field §2.1 requires (service aside) is refused as the profile states (http and errorCodes invalidInput; else a 4xx or a failed order) and leaves no order; a key of up to 255 characters is accepted, a longer one refused; other invalid input is our spec's to define",
+      "§2.1, §4.4, §8: an order missing a field §2.1 requires (service aside) is refused as the profile states (http and errorCodes invalidInput; else a 4xx or a failed order) and leaves no order; a key of up to 255 characters is accepted, a longer one refused; a wrong method gets the profile's http.wrongMethod where stated; other invalid input is our spec's to define",
   },
   never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
 };

@@ -8,17 +8,18 @@
  */
 import type { CompiledProfile, OrderBodyKind } from "../contract/provider-profile/compile.ts";
 
-export type RefusalKind = "invalidInput" | "unauthorized" | "insufficientBalance" | "notFound";
+export type RefusalKind = "invalidInput" | "unauthorized" | "insufficientBalance" | "notFound" | "wrongMethod";
 
 export interface StatedRefusal {
   readonly status: number | undefined;
   readonly code: string | undefined;
 }
 
+/** The status and code the profile states for a refusal; a profile names no code for a wrong method. */
 export function statedRefusal(provider: CompiledProfile, kind: RefusalKind): StatedRefusal {
   return {
     status: provider.given.http ? provider.resolved.http[kind] : undefined,
-    code: provider.given.errorCodes ? provider.resolved.errorCodes[kind] : undefined,
+    code: provider.given.errorCodes && kind !== "wrongMethod" ? provider.resolved.errorCodes[kind] : undefined,
   };
 }
 

@@ -1,11 +1,11 @@
 /**
- * Under `interface`, the status and code the profile states for an
- * insufficient balance are judged, and those it leaves out are free,
+ * Under `interface`, the statuses the profile states for an insufficient
+ * balance and a wrong method are judged, and those it leaves out are free,
  * against the foreign provider seen only as a black box. Its second customer
  * holds KES 1,000 and its domain allows orders up to KES 5,000, so the
  * harness provokes an insufficient balance from that customer without
  * admin powers. The foreign provider answers it HTTP 200 with no id and
- * error code INSUFFICIENT_FUNDS.
+ * error code INSUFFICIENT_FUNDS, and a wrong method 404.
  */
 import { readFile } from "node:fs/promises";
 import { afterAll, describe, expect, test } from "vitest";
@@ -43,6 +43,7 @@ async function verdict(profileYaml: string, checkName: CheckName, defect?: Forei
 
 const failedOrderVerdict = (yaml: string, defect?: ForeignDefect) =>
   verdict(yaml, "response_schema_conformance", defect);
+const wrongMethodVerdict = (yaml: string) => verdict(yaml, "negative_input_rejected");
 
 describe("an order beyond the balance is a failed order, as the profile states it", () => {
   test("the stated 200 and INSUFFICIENT_FUNDS match the target: passed", async () => {
@@ -69,4 +70,24 @@ describe("an order beyond the balance is a failed order, as the profile states i
       /^failed: an order beyond the balance is a failed order, without an id \(§7\): an order was placed \(got HTTP 200 INSUFFICIENT_FUNDS with an id\)/,
     );
   }, 240_000);
+});
+
+describe("a wrong method is judged only where the profile states its status", () => {
+  test("the stated 404 matches the target: passed", async () => {
+    expect(await wrongMethodVerdict(PROFILE_YAML)).toBe("passed");
+  }, 120_000);
+
+  test("a stated status the target does not answer (405) is caught", async () => {
+    const yaml = PROFILE_YAML.replace("wrongMethod: 404", "wrongMethod: 405");
+    expect(await wrongMethodVerdict(yaml)).toMatch(
+      /^failed: DELETE \/v1\/airtime, a wrong method \(http\.wrongMethod\): expected HTTP 405, got HTTP 404 NOT_FOUND/,
+    );
+  }, 120_000);
+
+  test("left out, the target's 404 is not judged at all", async () => {
+    const yaml = PROFILE_YAML.replace(/^ {2}wrongMethod: .*\n/m, "");
+    expect(yaml).not.toMatch(/wrongMethod/);
+    // Nothing else the chosen tour sends is judged by this check: unasserted, it is reported as skipped.
+    expect(await wrongMethodVerdict(yaml)).toBe("skipped");
+  }, 120_000);
 });

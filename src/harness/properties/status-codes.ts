@@ -3,8 +3,9 @@
  * 409 — each provoked on purpose and judged by the conformance checks, so
  * every status's body, media type and code is exercised in every run. Under
  * `interface` the same requests are judged only by what the interface and
- * the provider profile state: an insufficient balance as a failed order
- * (beyond-balance.ts).
+ * the provider profile state: a wrong method by the profile's
+ * `http.wrongMethod` where given, and an insufficient balance as a failed
+ * order (beyond-balance.ts).
  */
 import type { CompiledProfile } from "../../contract/provider-profile/compile.ts";
 import fc from "fast-check";
@@ -17,6 +18,7 @@ import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import type { Profile } from "../profiles.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import { answerRefusalMismatch, statedRefusal } from "../stated-refusal.ts";
 import type { Transcript } from "../transcript.ts";
 import { amountBeyond, orderBeyondSecondCustomer } from "./beyond-balance.ts";
 
@@ -109,11 +111,12 @@ const STOPS: readonly Stop[] = [
     name: "DELETE /v1/airtime → 405 method_not_allowed",
     cents: 0,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, harness) {
       const result = await tour.api.raw(
         { method: "DELETE", path: "/v1/airtime", headers: { authorization: `Bearer ${tour.token}` } },
         "other",
       );
+      if (harness.profile !== "strict") return expectStatedWrongMethod(tour, result);
       expectStatus(tour, result, 405, "method_not_allowed", "DELETE /v1/airtime");
       if (result.kind === "response") {
         tour.checker.that(
@@ -217,6 +220,20 @@ const STOPS: readonly Stop[] = [
   },
 ];
 
+/**
+ * Under `interface` a wrong method is judged only where the profile states
+ * its status (`http.wrongMethod`); the interface itself says nothing of it.
+ */
+function expectStatedWrongMethod(tour: Tour, result: CallResult): void {
+  if (result.kind !== "response" || statedRefusal(tour.provider, "wrongMethod").status === undefined) return;
+  const mismatch = answerRefusalMismatch(tour.provider, "wrongMethod", result.response, "order");
+  tour.checker.that(
+    "negative_input_rejected",
+    mismatch === undefined,
+    () => `DELETE /v1/airtime, a wrong method (http.wrongMethod): ${mismatch}`,
+  );
+}
+
 /** The wallet with the least money that one order can exceed, from a balance body. */
 function smallestWallet(body: unknown): { readonly shortcode: string | null; readonly amount: number } | undefined {
   const wallets = (body as { wallets?: unknown } | undefined)?.wallets;
@@ -241,8 +258,8 @@ export function createStatusCodesProperty(harness: HarnessContext): ContractProp
   return {
     name: "status-codes",
     summary: "each documented status provoked on purpose: 200, 400, 402, 404, 405, 409",
-    // A failed order that moved money is a wrong charge.
-    checks: [...CONFORMANCE_CHECKS, "no_double_charge"],
+    // The stated wrong method is a refused request; a failed order that moved money is a wrong charge.
+    checks: [...CONFORMANCE_CHECKS, "negative_input_rejected", "no_double_charge"],
     build(env) {
       return fc.asyncProperty(fc.constantFrom(...stops), fc.nat({ max: 1000 }), async (stop, recipientIndex) => {
         fc.pre(harness.budget.canSpend(stop.cents));
