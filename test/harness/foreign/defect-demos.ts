@@ -66,6 +66,9 @@ const QUIET = { failureRate: 0, reversalRate: 0 } as const;
 const FAILING = { failureRate: 1, reversalRate: 0 } as const;
 
 export const DEFECT_DEMOS = {
+  answer_status_as_word: {
+    misbehaves: async (kit) => typeof (await order(kit, anOrder())).body.data.statusCode !== "number",
+  },
   replay_new_id: {
     misbehaves: async (kit) => {
       const [first, again] = await placeAndReplay(kit);
