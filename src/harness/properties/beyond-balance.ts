@@ -70,7 +70,8 @@ export async function orderBeyondSecondCustomer(visit: BeyondBalanceVisit): Prom
   const before = await balanceCentsOf(visit, other.token);
   if (before === undefined) return;
   const amount = amountBeyond(before, orderLimits(harness));
-  if (amount === undefined || !harness.budget.reserve(amount * 100)) return;
+  // Checked, not reserved: the order is meant to be refused, and a refusal spends nothing of the run's budget.
+  if (amount === undefined || !harness.budget.canSpend(amount * 100)) return;
   const reference = `${visit.prefix}-beyond`;
   transcript.step(`the second customer orders KES ${amount}, beyond its balance of KES ${before / 100}`);
   const result = await api.sendAirtime({
@@ -79,6 +80,7 @@ export async function orderBeyondSecondCustomer(visit: BeyondBalanceVisit): Prom
     key: `${visit.prefix}-b`,
   });
   if (result.kind !== "response") return;
+  if (provider.readOrder("order", result.response.json).id !== undefined) harness.budget.reserve(amount * 100);
   const answer = answerRefusalMismatch(provider, "insufficientBalance", result.response, "order", true);
   checker.that(
     "response_schema_conformance",
