@@ -56,7 +56,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         envWith: "target",
         value: "TOKEN",
         path: ["otherToken"],
-        help: "a second customer's token, for customer_isolation",
+        help: "a second customer's token, for customer_isolation (under interface, also an\ninsufficient balance: give one with less than the largest order)",
       },
       {
         name: "admin-url",

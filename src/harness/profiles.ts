@@ -21,7 +21,7 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   response_schema_conformance: {
     profiles: ["strict", "interface"],
     interface:
-      "§2.3: a send-airtime answer carries a string `reference`, a numeric `status` and, unless it failed (§7), a string `id`; other bodies are not shown",
+      "§2.3, §7: a send-airtime answer carries a string `reference`, a numeric `status` and, unless it failed, a string `id`; an order beyond the second customer's balance is a failed order (no `id`, the profile's http and errorCodes insufficientBalance where stated) and leaves no order; other bodies are not shown",
   },
   status_code_conformance: { profiles: ["strict"] },
   content_type_conformance: { profiles: ["strict"] },
@@ -36,7 +36,7 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   no_double_charge: {
     profiles: ["strict", "interface"],
     interface:
-      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the provider profile)",
+      "§1, §4.4 (retry safety): after settling, the balance is the start minus every order not refunded (balance read through the provider profile); a failed order moves no money",
   },
   lookup_consistent: {
     profiles: ["strict", "interface"],
@@ -73,7 +73,7 @@ export const CHECK_PROFILES: Readonly<Record<CheckName, CheckProfiles>> = {
   negative_input_rejected: {
     profiles: ["strict", "interface"],
     interface:
-      "§2.1, §4.4, §8: an order missing a field §2.1 requires (service aside) is refused as the profile states (http and errorCodes invalidInput; else a 4xx or a failed order) and leaves no order; a key of up to 255 characters is accepted, a longer one refused; other invalid input is our spec's to define",
+      "§2.1, §4.4, §8: an order missing a field §2.1 requires (service aside) is refused as the profile states (http and errorCodes invalidInput; else a 4xx or a failed order) and leaves no order; a key of up to 255 characters is accepted, a longer one refused; a wrong method gets the profile's http.wrongMethod where stated; other invalid input is our spec's to define",
   },
   never_server_error: { profiles: ["strict", "interface"], interface: "universal: no 5xx for any request" },
 };

@@ -6,19 +6,20 @@
  * leaves out is free. Our spec's defaults never count here; they are what
  * `strict` judges.
  */
-import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import type { CompiledProfile, OrderBodyKind } from "../contract/provider-profile/compile.ts";
 
-export type RefusalKind = "invalidInput" | "unauthorized" | "notFound";
+export type RefusalKind = "invalidInput" | "unauthorized" | "insufficientBalance" | "notFound" | "wrongMethod";
 
 export interface StatedRefusal {
   readonly status: number | undefined;
   readonly code: string | undefined;
 }
 
+/** The status and code the profile states for a refusal; a profile names no code for a wrong method. */
 export function statedRefusal(provider: CompiledProfile, kind: RefusalKind): StatedRefusal {
   return {
     status: provider.given.http ? provider.resolved.http[kind] : undefined,
-    code: provider.given.errorCodes ? provider.resolved.errorCodes[kind] : undefined,
+    code: provider.given.errorCodes && kind !== "wrongMethod" ? provider.resolved.errorCodes[kind] : undefined,
   };
 }
 
@@ -46,4 +47,27 @@ export function refusalMismatch(
   }
   if (stated.code !== undefined && answer.code !== stated.code) return `expected error code ${stated.code}, ${got}`;
   return undefined;
+}
+
+/**
+ * `refusalMismatch` for an HTTP answer read through the profile: its error
+ * code at the error pointer, its id where `body` (the send answer or the
+ * lookup) keeps one.
+ */
+export function answerRefusalMismatch(
+  provider: CompiledProfile,
+  kind: RefusalKind,
+  answer: { readonly status: number; readonly json: unknown },
+  body: OrderBodyKind,
+  failedOrderCounts = false,
+): string | undefined {
+  return refusalMismatch(
+    statedRefusal(provider, kind),
+    {
+      status: answer.status,
+      code: provider.readErrorCode(answer.json),
+      hasId: provider.readOrder(body, answer.json).id !== undefined,
+    },
+    failedOrderCounts,
+  );
 }

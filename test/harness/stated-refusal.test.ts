@@ -42,4 +42,14 @@ describe("statedRefusal", () => {
     expect(statedRefusal(profile, "invalidInput")).toEqual({ status: 422, code: undefined });
     expect(statedRefusal(profile, "notFound")).toEqual({ status: undefined, code: "NOPE" });
   });
+
+  test("a wrong method has a stated status and never a code; an insufficient balance has both", () => {
+    const profile = compileProfile({
+      profile: 1,
+      http: { wrongMethod: 404, insufficientBalance: 200 },
+      errorCodes: { notFound: "NOT_FOUND", insufficientBalance: "NO_FUNDS" },
+    });
+    expect(statedRefusal(profile, "wrongMethod")).toEqual({ status: 404, code: undefined });
+    expect(statedRefusal(profile, "insufficientBalance")).toEqual({ status: 200, code: "NO_FUNDS" });
+  });
 });

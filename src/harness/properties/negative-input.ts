@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import type { HarnessContext } from "../harness-context.ts";
 import { UnreachableError } from "../checker.ts";
-import { refusalMismatch, statedRefusal } from "../stated-refusal.ts";
+import { answerRefusalMismatch } from "../stated-refusal.ts";
 import { directApi, lazySession } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { CallResult, PublicApi } from "../api.ts";
@@ -115,26 +115,13 @@ async function judgeUnderInterface(sent: Sent, result: CallResult & { kind: "res
   const { harness, checker, negative } = sent;
   if (negative.missingRequired === undefined) return;
   const { provider } = harness;
-  const { response } = result;
-  const refused = refusalMismatch(
-    statedRefusal(provider, "invalidInput"),
-    {
-      status: response.status,
-      code: provider.readErrorCode(response.json),
-      hasId: provider.readOrder("order", response.json).id !== undefined,
-    },
-    true,
-  );
+  const refused = answerRefusalMismatch(provider, "invalidInput", result.response, "order", true);
   checker.that("negative_input_rejected", refused === undefined, () => `${negative.label} (§2.1): ${refused}`);
   if (!negative.referenceIntact) return;
   sent.transcript.step(`look up ${sent.reference}: the refused order must not exist`);
   const lookup = await sent.api.lookup(sent.reference, { token: sent.token });
   if (lookup.kind !== "response") return;
-  const absent = refusalMismatch(statedRefusal(provider, "notFound"), {
-    status: lookup.response.status,
-    code: provider.readErrorCode(lookup.response.json),
-    hasId: provider.readOrder("lookup", lookup.response.json).id !== undefined,
-  });
+  const absent = answerRefusalMismatch(provider, "notFound", lookup.response, "lookup");
   checker.that(
     "negative_input_rejected",
     absent === undefined,

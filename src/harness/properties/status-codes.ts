@@ -1,18 +1,26 @@
 /**
  * A tour of the statuses the contract documents — 200, 400, 402, 404, 405,
  * 409 — each provoked on purpose and judged by the conformance checks, so
- * every status's body, media type and code is exercised in every run.
+ * every status's body, media type and code is exercised in every run. Under
+ * `interface` the same requests are judged only by what the interface and
+ * the provider profile state: a wrong method by the profile's
+ * `http.wrongMethod` where given, and an insufficient balance as a failed
+ * order (beyond-balance.ts).
  */
 import type { CompiledProfile } from "../../contract/provider-profile/compile.ts";
 import fc from "fast-check";
 import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
+import type { Recipient } from "../accounts.ts";
 import type { CallResult, PublicApi } from "../api.ts";
 import { recordPlaced } from "../audit/ledger.ts";
 import type { Checker } from "../checker.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
+import type { Profile } from "../profiles.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import { answerRefusalMismatch, statedRefusal } from "../stated-refusal.ts";
 import type { Transcript } from "../transcript.ts";
+import { amountBeyond, orderBeyondSecondCustomer } from "./beyond-balance.ts";
 
 const AMOUNT = 10;
 
@@ -23,6 +31,7 @@ interface Tour {
   readonly transcript: Transcript;
   readonly token: string;
   readonly prefix: string;
+  readonly recipient: Recipient | undefined;
   readonly account: string;
 }
 
@@ -31,6 +40,8 @@ interface Stop {
   /** Cents the stop may spend (reserved from the budget first). */
   readonly cents: number;
   readonly adminOnly: boolean;
+  /** The one profile the stop belongs to; absent → both. */
+  readonly only?: Profile;
   visit(tour: Tour, harness: HarnessContext): Promise<void>;
 }
 
@@ -100,11 +111,12 @@ const STOPS: readonly Stop[] = [
     name: "DELETE /v1/airtime → 405 method_not_allowed",
     cents: 0,
     adminOnly: false,
-    async visit(tour) {
+    async visit(tour, harness) {
       const result = await tour.api.raw(
         { method: "DELETE", path: "/v1/airtime", headers: { authorization: `Bearer ${tour.token}` } },
         "other",
       );
+      if (harness.profile !== "strict") return expectStatedWrongMethod(tour, result);
       expectStatus(tour, result, 405, "method_not_allowed", "DELETE /v1/airtime");
       if (result.kind === "response") {
         tour.checker.that(
@@ -171,14 +183,15 @@ const STOPS: readonly Stop[] = [
     name: "an order beyond the smallest wallet → 402 insufficient_balance, no order (no admin powers needed)",
     cents: 0,
     adminOnly: false,
+    only: "strict",
     async visit(tour, harness) {
       // The smallest wallet, read from GET /v1/balance: an order one shilling beyond it cannot be covered.
       const balance = await tour.api.balance({ token: tour.token });
       if (balance.kind !== "response" || balance.response.status !== 200) return;
       const wallet = smallestWallet(balance.response.json);
       if (wallet === undefined) return;
-      const amount = Math.max(DEFAULT_ORDER_LIMITS.minAmount, Math.floor(wallet.amount) + 1);
-      if (amount > DEFAULT_ORDER_LIMITS.maxAmount || !harness.budget.reserve(amount * 100)) return;
+      const amount = amountBeyond(Math.round(wallet.amount * 100), DEFAULT_ORDER_LIMITS);
+      if (amount === undefined || !harness.budget.reserve(amount * 100)) return;
       const reference = `${tour.prefix}-beyond`;
       tour.transcript.step(
         `order KES ${amount} from the smallest wallet (${wallet.shortcode ?? "default"}, KES ${wallet.amount})`,
@@ -196,7 +209,30 @@ const STOPS: readonly Stop[] = [
       await expectNoOrder(tour, reference, tour.token);
     },
   },
+  {
+    name: "an order beyond the second customer's balance → a failed order without an id (§7), no order",
+    cents: 0,
+    adminOnly: false,
+    only: "interface",
+    async visit(tour, harness) {
+      await orderBeyondSecondCustomer({ ...tour, harness });
+    },
+  },
 ];
+
+/**
+ * Under `interface` a wrong method is judged only where the profile states
+ * its status (`http.wrongMethod`); the interface itself says nothing of it.
+ */
+function expectStatedWrongMethod(tour: Tour, result: CallResult): void {
+  if (result.kind !== "response" || statedRefusal(tour.provider, "wrongMethod").status === undefined) return;
+  const mismatch = answerRefusalMismatch(tour.provider, "wrongMethod", result.response, "order");
+  tour.checker.that(
+    "negative_input_rejected",
+    mismatch === undefined,
+    () => `DELETE /v1/airtime, a wrong method (http.wrongMethod): ${mismatch}`,
+  );
+}
 
 /** The wallet with the least money that one order can exceed, from a balance body. */
 function smallestWallet(body: unknown): { readonly shortcode: string | null; readonly amount: number } | undefined {
@@ -214,11 +250,16 @@ function smallestWallet(body: unknown): { readonly shortcode: string | null; rea
 
 export function createStatusCodesProperty(harness: HarnessContext): ContractProperty {
   const session = lazySession(harness);
-  const stops = STOPS.filter((stop) => !stop.adminOnly || harness.target.admin !== undefined);
+  const stops = STOPS.filter(
+    (stop) =>
+      (!stop.adminOnly || harness.target.admin !== undefined) &&
+      (stop.only === undefined || stop.only === harness.profile),
+  );
   return {
     name: "status-codes",
     summary: "each documented status provoked on purpose: 200, 400, 402, 404, 405, 409",
-    checks: CONFORMANCE_CHECKS,
+    // The stated wrong method is a refused request; a failed order that moved money is a wrong charge.
+    checks: [...CONFORMANCE_CHECKS, "negative_input_rejected", "no_double_charge"],
     build(env) {
       return fc.asyncProperty(fc.constantFrom(...stops), fc.nat({ max: 1000 }), async (stop, recipientIndex) => {
         fc.pre(harness.budget.canSpend(stop.cents));
@@ -236,6 +277,7 @@ export function createStatusCodesProperty(harness: HarnessContext): ContractProp
               transcript,
               token,
               prefix,
+              recipient,
               account: recipient?.account ?? "",
             },
             harness,

@@ -66,6 +66,9 @@ const QUIET = { failureRate: 0, reversalRate: 0 } as const;
 const FAILING = { failureRate: 1, reversalRate: 0 } as const;
 
 export const DEFECT_DEMOS = {
+  answer_status_as_word: {
+    misbehaves: async (kit) => typeof (await order(kit, anOrder())).body.data.statusCode !== "number",
+  },
   replay_new_id: {
     misbehaves: async (kit) => {
       const [first, again] = await placeAndReplay(kit);
@@ -128,6 +131,14 @@ export const DEFECT_DEMOS = {
       const body = anOrder({ amount: 5000 });
       const answer = await call(`${target.url}/v1/airtime`, target.tokens.other, { body });
       return answer.body.success !== false || idOf(answer) !== undefined;
+    },
+  },
+  failed_order_debited: {
+    misbehaves: async (kit) => {
+      const other = kit.target.tokens.other;
+      const before = await balance(kit, other);
+      await call(`${kit.target.url}/v1/airtime`, other, { body: anOrder({ amount: 5000 }) });
+      return (await balance(kit, other)) !== before;
     },
   },
   failure_not_refunded: { options: FAILING, misbehaves: async (kit) => (await spend(kit, 2)) !== 0 },

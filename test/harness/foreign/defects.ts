@@ -8,7 +8,7 @@ import type { CheckName } from "../../../src/harness/checks.ts";
 
 /** The stated rule a defect breaks, by its place in the interface document. */
 export type InterfaceRule =
-  "§2.1" | "§3 rule 2" | "§3 rule 3" | "§4.3" | "§4.4" | "§5" | "§7" | "§8" | "isolation" | "no 5xx";
+  "§2.1" | "§3 rule 1" | "§3 rule 2" | "§3 rule 3" | "§4.3" | "§4.4" | "§5" | "§7" | "§8" | "isolation" | "no 5xx";
 
 export interface DefectEntry {
   readonly name: string;
@@ -24,6 +24,8 @@ export interface DefectEntry {
 
 /** Each defect: the rule it breaks and the check that must catch it; the comment says what goes wrong. */
 const DEFECTS = {
+  /** The send answer writes its pending status as the word PENDING, not the number 0 (§2.3). */
+  answer_status_as_word: { rule: "§3 rule 1", expectedCheck: "response_schema_conformance" },
   /** A retry with the same key answers a new transaction id. */
   replay_new_id: { rule: "§3 rule 2", expectedCheck: "idempotent_replay" },
   /** A retry answers the first status (0), not the latest. */
@@ -46,6 +48,8 @@ const DEFECTS = {
   key_255_rejected: { rule: "§8", expectedCheck: "negative_input_rejected" },
   /** The insufficient-balance answer carries an id. */
   failed_order_keeps_id: { rule: "§7", expectedCheck: "response_schema_conformance" },
+  /** An order refused for an insufficient balance is debited all the same. */
+  failed_order_debited: { rule: "§7", expectedCheck: "no_double_charge" },
   /** A failed or timed-out order keeps its debit. */
   failure_not_refunded: { rule: "§4.3", expectedCheck: "no_double_charge" },
   /** A failed or timed-out order is refunded twice. */

@@ -61,6 +61,7 @@ export interface LedgerFaults {
   readonly acceptMismatch: boolean;
   readonly failureRefunds: 0 | 1 | 2;
   readonly refundReversal: boolean;
+  readonly debitRefused: boolean;
 }
 
 export interface Ledger {
@@ -166,7 +167,10 @@ export function createLedger(settings: LedgerSettings): Ledger {
       const known = key === undefined ? undefined : byKey.get(keyScope(customerId, key));
       if (known !== undefined && !forceNew) return replay(known, fingerprintOf(input));
       if (byReference.has(scoped(customerId, input.reference)) && !forceNew) return { kind: "duplicate_reference" };
-      if ((balances.get(customerId) ?? 0) < input.amountCents) return { kind: "insufficient_balance" };
+      if ((balances.get(customerId) ?? 0) < input.amountCents) {
+        if (faults.debitRefused) move(customerId, -input.amountCents);
+        return { kind: "insufficient_balance" };
+      }
       const order = newOrder(customerId, input);
       move(customerId, -input.amountCents);
       if (key !== undefined) byKey.set(keyScope(customerId, key), order);

@@ -111,7 +111,12 @@ export function createForeignRoutes(settings: RouteSettings) {
     const { code, message } = FOREIGN_STATUSES[status];
     return {
       success: true,
-      data: { ...(omitId ? {} : { transactionId: id }), reference: order.input.reference, statusCode: code, message },
+      data: {
+        ...(omitId ? {} : { transactionId: id }),
+        reference: order.input.reference,
+        statusCode: defect === "answer_status_as_word" ? status : code,
+        message,
+      },
     };
   }
 
