@@ -37,7 +37,19 @@ export interface StatusChanges {
   scheduleFirst(order: Order): Promise<string | undefined>;
   /** Applies a freshly stored order's steps due at once. Returns the order as it now stands. */
   start(order: Order): Promise<Order>;
+  /**
+   * Starts again the lifecycle of an order found by a retry of its key while
+   * it still stands as placed: the first attempt may have failed after the
+   * order was stored but before its steps were applied or its first step's
+   * job was kept (a Redis failover between the two). Steps due at once are
+   * applied again (each a compare-and-set, so never twice) and the first
+   * later step is scheduled unless its job is waiting or running.
+   */
+  resume(order: Order): Promise<void>;
 }
+
+/** A step's job id, one per order and step: scheduling it again leaves one job, never two. */
+const stepJobId = (orderId: string, stepIndex: number): string => `step_${orderId}_${stepIndex}`;
 
 /**
  * The order at its next status. Built field by field, not by spreading the
@@ -163,9 +175,15 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       : transitionFrom(known, orderId, step.status, step.message);
   }
 
-  function scheduleStep(orderId: string, customerId: string, stepIndex: number, dueAt: number): Promise<string> {
+  function scheduleStep(
+    orderId: string,
+    customerId: string,
+    stepIndex: number,
+    dueAt: number,
+    ifAbsent = false,
+  ): Promise<string> {
     const payload: OrderStepPayload = { orderId, stepIndex, customerId };
-    return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
+    return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload, id: stepJobId(orderId, stepIndex), ifAbsent });
   }
 
   async function runStepJob(job: Job): Promise<void> {
@@ -186,14 +204,21 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   scheduler.handle(ORDER_STEP_JOB, runStepJob);
 
-  return {
+  function scheduleFirst(order: Order, ifAbsent = false): Promise<string | undefined> {
+    const steps = order.plan?.steps ?? [];
+    const immediate = countImmediateSteps({ steps });
+    const first = steps[immediate];
+    if (first === undefined) return Promise.resolve(undefined);
+    return scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs, ifAbsent);
+  }
+
+  const changes: StatusChanges = {
     transition,
-    async scheduleFirst(order) {
-      const steps = order.plan?.steps ?? [];
-      const immediate = countImmediateSteps({ steps });
-      const first = steps[immediate];
-      if (first === undefined) return undefined;
-      return scheduleStep(order.id, order.customerId, immediate, order.createdAt + first.afterMs);
+    scheduleFirst: (order) => scheduleFirst(order),
+    async resume(order) {
+      if (order.history.length !== 1) return;
+      await changes.start(order);
+      await scheduleFirst(order, true);
     },
     async start(order) {
       const steps = order.plan?.steps ?? [];
@@ -211,4 +236,5 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };
+  return changes;
 }

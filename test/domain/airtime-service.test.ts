@@ -142,6 +142,23 @@ describe("idempotency", () => {
     expect(await domain.orders()).toHaveLength(1);
   });
 
+  it("starts a replayed order's lifecycle again when its first step's job was lost", async () => {
+    const domain = await createTestDomain();
+    const first = await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    expect(first).toMatchObject({ kind: "placed", order: { id: "ord_1", status: 0 } });
+    // As when a Redis failover dropped the job scheduled beside the stored order.
+    await domain.time.scheduler.cancel("step_ord_1_0");
+    await domain.time.advance(60_000);
+    expect(await domain.service.getOrderByReference(CUSTOMER, "ref-1")).toMatchObject({ status: 0 });
+
+    await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    await domain.time.advance(60_000);
+    expect(await domain.service.getOrderByReference(CUSTOMER, "ref-1")).toMatchObject({ status: 20 });
+    // Replayed twice, scheduled once: one final change.
+    expect(domain.changes.filter((change) => change.order.id === "ord_1" && change.final)).toHaveLength(1);
+  });
+
   it("answers payload_mismatch for the same key with another payload, and changes nothing", async () => {
     const domain = await createTestDomain();
     await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
