@@ -12,7 +12,14 @@
 import { isAllowedTransition, isFinalStatus, refundsWallet, type StatusTable } from "../contract/status-codes.ts";
 import { countImmediateSteps, isOrderStepPayload, ORDER_STEP_JOB, type OrderStepPayload } from "./lifecycle.ts";
 import type { Customer, Order, PlannedTransition, Wallet } from "./model.ts";
-import type { Clock, Job, Scheduler, Store } from "./ports.ts";
+import {
+  type Clock,
+  type Job,
+  type Scheduler,
+  type Store,
+  StoreNotReplicatedError,
+  StoreUnavailableError,
+} from "./ports.ts";
 import type { OrderEvents, TransitionOutcome } from "./service-types.ts";
 
 export interface StatusChangesDeps {
@@ -149,6 +156,9 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
     try {
       await events.statusChanged({ order, previousStatus, final, ...funding, ...(repeated ? { repeated } : {}) });
     } catch (error) {
+      // A listener cut off from the store may have created half of what it creates (a delivery without its
+      // attempt's job): the caller fails, so a step is run again after its lease and announces once more.
+      if (error instanceof StoreUnavailableError || error instanceof StoreNotReplicatedError) throw error;
       onEventError(error, order);
     }
   }
