@@ -161,7 +161,10 @@ export function createAirtimeService(deps: AirtimeServiceDeps): AirtimeService {
     if (record.fingerprint !== fingerprintOrder(fingerprint)) return { kind: "payload_mismatch" };
     // Same payload, same reference: found through the customer's own keys, whatever the indexes across customers hold.
     const order = await store.getOrderByReference(record.customerId, fingerprint.reference);
-    if (order !== undefined && order.id === record.orderId) return { kind: "replayed", order };
+    if (order !== undefined && order.id === record.orderId) {
+      await statusChanges.resume(order);
+      return { kind: "replayed", order };
+    }
     const evicted = record.orderId === undefined ? undefined : await store.getEvictedOrder(record.orderId, now);
     if (evicted !== undefined) return { kind: "replayed", order: orderFromEvicted(evicted, fingerprint) };
     throw new Error(`idempotency key of ${record.customerId} is bound to an order that is gone`);

@@ -12,7 +12,14 @@
 import { isAllowedTransition, isFinalStatus, refundsWallet, type StatusTable } from "../contract/status-codes.ts";
 import { countImmediateSteps, isOrderStepPayload, ORDER_STEP_JOB, type OrderStepPayload } from "./lifecycle.ts";
 import type { Customer, Order, PlannedTransition, Wallet } from "./model.ts";
-import type { Clock, Job, Scheduler, Store } from "./ports.ts";
+import {
+  type Clock,
+  type Job,
+  type Scheduler,
+  type Store,
+  StoreNotReplicatedError,
+  StoreUnavailableError,
+} from "./ports.ts";
 import type { OrderEvents, TransitionOutcome } from "./service-types.ts";
 
 export interface StatusChangesDeps {
@@ -37,7 +44,19 @@ export interface StatusChanges {
   scheduleFirst(order: Order): Promise<string | undefined>;
   /** Applies a freshly stored order's steps due at once. Returns the order as it now stands. */
   start(order: Order): Promise<Order>;
+  /**
+   * Starts again the lifecycle of an order found by a retry of its key while
+   * it still stands as placed: the first attempt may have failed after the
+   * order was stored but before its steps were applied or its first step's
+   * job was kept (a Redis failover between the two). Steps due at once are
+   * applied again (each a compare-and-set, so never twice) and the first
+   * later step is scheduled unless its job is waiting or running.
+   */
+  resume(order: Order): Promise<void>;
 }
+
+/** A step's job id, one per order and step: scheduling it again leaves one job, never two. */
+const stepJobId = (orderId: string, stepIndex: number): string => `step_${orderId}_${stepIndex}`;
 
 /**
  * The order at its next status. Built field by field, not by spreading the
@@ -146,9 +165,14 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   scheduler.handle(ORDER_STEP_JOB, runStepJob);
 
-  return {
+  const changes: StatusChanges = {
     transition,
     scheduleFirst: (order) => scheduleFirst(scheduler, order),
+    async resume(order) {
+      if (order.history.length !== 1) return;
+      await changes.start(order);
+      await scheduleFirst(scheduler, order, true);
+    },
     async start(order) {
       const steps = order.plan?.steps ?? [];
       const immediate = countImmediateSteps({ steps });
@@ -165,6 +189,7 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
       return exact ? current : ((await store.getOrder(order.id)) ?? current);
     },
   };
+  return changes;
 }
 
 /**
@@ -205,6 +230,9 @@ async function announce(
   try {
     await events.statusChanged({ order, previousStatus, final, ...funding, ...(repeated ? { repeated } : {}) });
   } catch (error) {
+    // A listener cut off from the store may have created half of what it creates (a delivery without its
+    // attempt's job): the caller fails, so a step is run again after its lease and announces once more.
+    if (error instanceof StoreUnavailableError || error instanceof StoreNotReplicatedError) throw error;
     onEventError(error, order);
   }
 }
@@ -231,16 +259,20 @@ function scheduleStep(
   customerId: string,
   stepIndex: number,
   dueAt: number,
+  ifAbsent = false,
 ): Promise<string> {
   const payload: OrderStepPayload = { orderId, stepIndex, customerId };
-  return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload });
+  return scheduler.schedule({ type: ORDER_STEP_JOB, dueAt, payload, id: stepJobId(orderId, stepIndex), ifAbsent });
 }
 
-/** The first step not due at once, scheduled from the order's creation time. */
-async function scheduleFirst(scheduler: Scheduler, order: Order): Promise<string | undefined> {
+/**
+ * The first step not due at once, scheduled from the order's creation time;
+ * `ifAbsent` leaves a waiting or running job of that step as it is.
+ */
+async function scheduleFirst(scheduler: Scheduler, order: Order, ifAbsent = false): Promise<string | undefined> {
   const steps = order.plan?.steps ?? [];
   const immediate = countImmediateSteps({ steps });
   const first = steps[immediate];
   if (first === undefined) return undefined;
-  return scheduleStep(scheduler, order.id, order.customerId, immediate, order.createdAt + first.afterMs);
+  return scheduleStep(scheduler, order.id, order.customerId, immediate, order.createdAt + first.afterMs, ifAbsent);
 }

@@ -16,6 +16,7 @@ import { StoreNotReplicatedError, StoreUnavailableError, type Store } from "../d
 import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
 import { createRedisStore } from "./redis-store.ts";
+import { noteWriteSlots } from "./replica-ack.ts";
 
 const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dependency: npm install ioredis@5";
 
@@ -80,7 +81,8 @@ async function openClient(url: string): Promise<RedisClient> {
     redisOptions: { ...CONNECTION, lazyConnect: false },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   };
-  return new ioredis.Cluster(clusterSeeds(url), options);
+  // Each command's slot is noted, so `replicated` waits only on the masters a write went to.
+  return new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
 }
 
 export async function connectRedisStore(

@@ -92,16 +92,21 @@ export interface Backend {
 }
 
 /**
- * The store's writes that an HTTP answer acknowledges (an order, a token, a
- * balance or a customer changed by the admin API): each waits for a replica
- * under `replicated`. Seeding at start and the lifecycle's steps do not: they
- * are not acknowledged to anyone, and a step is run again after its lease.
+ * The store's writes that wait for a replica under `replicated`: those an
+ * HTTP answer acknowledges (an order, a token, a balance or a customer
+ * changed by the admin API), and a lifecycle step's change of an order. A
+ * step is a job whose completion may lie on another master than the order:
+ * if the step's change were lost in a failover while its job's completion
+ * survived, the order would never go final. Waiting makes the step fail
+ * instead, and it is run again after its lease. Seeding at start does not
+ * wait: nothing is acknowledged there.
  */
-const ACKNOWLEDGED_WRITES = [
+const REPLICATED_WRITES = [
   "placeOrder",
   "patchCustomer",
   "setWalletBalance",
   "putIssuedToken",
+  "updateOrderIf",
 ] as const satisfies readonly (keyof Store)[];
 
 /** Refuses to start on a Redis that cannot give the durability asked for; warns of what weakens it. */
@@ -203,7 +208,7 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
   const sharedTypes = new Set([ORDER_STEP_JOB]);
   clock?.attach(time, shared);
   return {
-    store: ack === undefined ? connection.store : withReplicaAck(connection.store, ACKNOWLEDGED_WRITES, ack),
+    store: ack === undefined ? connection.store : withReplicaAck(connection.store, REPLICATED_WRITES, ack),
     time,
     scheduler: createRoutedScheduler(
       time.scheduler,

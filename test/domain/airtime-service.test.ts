@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_KEY_LIFETIME_MS } from "../../src/domain/idempotency.ts";
+import { StoreUnavailableError } from "../../src/domain/ports.ts";
+import { createEmbeddedDomain } from "../../src/simulator/embedded-domain.ts";
 import { liveKey } from "../store/store-contract.ts";
 import { CUSTOMER, command, createTestDomain, SHORTCODE, START, TOKEN } from "./support.ts";
 
@@ -142,6 +144,23 @@ describe("idempotency", () => {
     expect(await domain.orders()).toHaveLength(1);
   });
 
+  it("starts a replayed order's lifecycle again when its first step's job was lost", async () => {
+    const domain = await createTestDomain();
+    const first = await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    expect(first).toMatchObject({ kind: "placed", order: { id: "ord_1", status: 0 } });
+    // As when a Redis failover dropped the job scheduled beside the stored order.
+    await domain.time.scheduler.cancel("step_ord_1_0");
+    await domain.time.advance(60_000);
+    expect(await domain.service.getOrderByReference(CUSTOMER, "ref-1")).toMatchObject({ status: 0 });
+
+    await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
+    await domain.time.advance(60_000);
+    expect(await domain.service.getOrderByReference(CUSTOMER, "ref-1")).toMatchObject({ status: 20 });
+    // Replayed twice, scheduled once: one final change.
+    expect(domain.changes.filter((change) => change.order.id === "ord_1" && change.final)).toHaveLength(1);
+  });
+
   it("answers payload_mismatch for the same key with another payload, and changes nothing", async () => {
     const domain = await createTestDomain();
     await domain.service.placeOrder(command({ idempotencyKey: "k1" }));
@@ -214,6 +233,32 @@ describe("idempotency", () => {
 });
 
 describe("virtual clock and lifecycle", () => {
+  it("fails a step whose listener was cut off from the store, and tells other listener errors apart", async () => {
+    const jobErrors: unknown[] = [];
+    const eventErrors: unknown[] = [];
+    const domain = createEmbeddedDomain({
+      clock: "virtual",
+      startAt: START,
+      ids: "sequential",
+      onJobError: (error) => jobErrors.push(error),
+      onEventError: (error) => eventErrors.push(error),
+    });
+    await domain.customers.create({ id: CUSTOMER, tokens: [TOKEN], wallets: [{ balanceCents: 100_000 }] });
+    const failures = [new StoreUnavailableError("Redis went away"), new Error("a listener's own bug")];
+    domain.events.subscribe({
+      statusChanged: async () => {
+        const failure = failures.shift();
+        if (failure !== undefined) throw failure;
+      },
+    });
+    await domain.service.placeOrder(command({ reference: "cut-off" }));
+    await domain.service.placeOrder(command({ reference: "buggy" }));
+    await domain.time.advance(60_000);
+    // The first step failed as a job (a shared scheduler runs it again); the second is only reported.
+    expect(jobErrors).toEqual([expect.any(StoreUnavailableError)]);
+    expect(eventErrors).toEqual([new Error("a listener's own bug")]);
+  });
+
   it("keeps an order at 0 until the clock reaches its sampled time, then makes it final", async () => {
     const domain = await createTestDomain({ timing: { kind: "uniform", minMs: 1_000, maxMs: 5_000 } });
     const placed = await domain.service.placeOrder(command());

@@ -41,6 +41,16 @@ export interface ClusterNode {
   readonly port: number;
   /** SIGKILL, as a crash: nothing is flushed, the cluster sees it fail. */
   kill(): Promise<void>;
+  /** Starts a killed node again on its port and directory: it rejoins from its `nodes.conf`. */
+  restart(): Promise<void>;
+}
+
+/** A range of hash slots and who serves it, as `CLUSTER SLOTS` says. */
+export interface SlotRange {
+  readonly from: number;
+  readonly to: number;
+  readonly masterPort: number;
+  readonly replicaPorts: readonly number[];
 }
 
 export interface TestRedisCluster {
@@ -49,13 +59,17 @@ export interface TestRedisCluster {
   readonly nodes: readonly ClusterNode[];
   /** The ports of the nodes that are masters right now, as the cluster says. */
   masterPorts(): Promise<number[]>;
+  /** The slot map, asked of a running node. */
+  slotRanges(): Promise<SlotRange[]>;
   /** Stops every node and removes their directories. */
   stop(): Promise<void>;
 }
 
 interface RunningNode {
   readonly port: number;
-  readonly process: RunningProcess;
+  readonly busPort: number;
+  readonly dir: string;
+  process: RunningProcess;
 }
 
 /**
@@ -76,8 +90,9 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
     await Promise.all(nodes.map((node) => waitForClusterOk(node.port)));
     return {
       url: `redis+cluster://${addresses.join(",")}`,
-      nodes: nodes.map((node) => ({ port: node.port, kill: () => killNode(node) })),
+      nodes: nodes.map((node) => ({ port: node.port, kill: () => killNode(node), restart: () => restartNode(node) })),
       masterPorts: () => masterPorts(nodes),
+      slotRanges: () => slotRanges(nodes),
       stop,
     };
   } catch (error) {
@@ -89,6 +104,10 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
 async function launchNode(directory: string, index: number): Promise<RunningNode> {
   const [port, busPort] = [await freePort(), await freePort()];
   const dir = await mkdtemp(join(directory, `node-${index}-`));
+  return { port, busPort, dir, process: await startServer(port, busPort, dir) };
+}
+
+async function startServer(port: number, busPort: number, dir: string): Promise<RunningProcess> {
   // The bus port is chosen too: port + 10000, Redis's default, may be taken or out of range.
   const server = startProcess(REDIS_SERVER, [
     ...["--port", String(port), "--cluster-port", String(busPort), "--bind", "127.0.0.1"],
@@ -100,7 +119,12 @@ async function launchNode(directory: string, index: number): Promise<RunningNode
     await server.stop();
     throw new Error(`redis-server (cluster node) did not start (${ready.kind}): ${server.output()}`);
   }
-  return { port, process: server };
+  return server;
+}
+
+async function restartNode(node: RunningNode): Promise<void> {
+  node.process = await startServer(node.port, node.busPort, node.dir);
+  await waitForClusterOk(node.port);
 }
 
 async function killNode(node: RunningNode): Promise<void> {
@@ -131,20 +155,51 @@ async function waitForClusterOk(port: number): Promise<void> {
   }
 }
 
-async function masterPorts(nodes: readonly RunningNode[]): Promise<number[]> {
+/** `ask` of the first node still running. */
+async function askRunningNode<T>(nodes: readonly RunningNode[], ask: (client: Redis) => Promise<T>): Promise<T> {
   for (const node of nodes) {
     if (node.process.child.exitCode !== null || node.process.child.signalCode !== null) continue;
     const client = new Redis({ port: node.port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
     try {
-      const lines = String(await client.call("CLUSTER", "NODES")).split("\n");
-      return lines
-        .filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line))
-        .map((line) => Number(/:(\d+)@/.exec(line)?.[1]));
+      return await ask(client);
     } finally {
       client.disconnect();
     }
   }
   throw new Error("no cluster node is running");
+}
+
+function masterPorts(nodes: readonly RunningNode[]): Promise<number[]> {
+  return askRunningNode(nodes, async (client) =>
+    String(await client.call("CLUSTER", "NODES"))
+      .split("\n")
+      .filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line))
+      .map((line) => Number(/:(\d+)@/.exec(line)?.[1])),
+  );
+}
+
+/**
+ * From `CLUSTER NODES`, not `CLUSTER SLOTS`: the latter leaves out a replica
+ * whose replication offset is still 0, as on a cluster nothing was written to.
+ */
+function slotRanges(nodes: readonly RunningNode[]): Promise<SlotRange[]> {
+  return askRunningNode(nodes, async (client) => {
+    const lines = String(await client.call("CLUSTER", "NODES"))
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => line.split(" "));
+    const portOf = (fields: string[]) => Number(/:(\d+)@/.exec(fields[1] ?? "")?.[1]);
+    const live = lines.filter((fields) => !/\bfail\b/.test(fields[2] ?? ""));
+    return live
+      .filter((fields) => /\bmaster\b/.test(fields[2] ?? ""))
+      .flatMap((master) =>
+        master.slice(8).map((range) => {
+          const [from = "", to = from] = range.split("-");
+          const replicaPorts = live.filter((fields) => fields[3] === master[0]).map(portOf);
+          return { from: Number(from), to: Number(to), masterPort: portOf(master), replicaPorts };
+        }),
+      );
+  });
 }
 
 /**

@@ -23,7 +23,8 @@ export interface SharedRedisKind {
   start(): Promise<SharedRedis>;
 }
 
-async function flushMasters(cluster: TestRedisCluster): Promise<void> {
+/** Empties every master of the test cluster (their replicas follow). */
+export async function flushMasters(cluster: TestRedisCluster): Promise<void> {
   for (const port of await cluster.masterPorts()) {
     const client = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
     try {
