@@ -35,14 +35,14 @@
  * BENCH_ONLY=http|redis|pending, BENCH_DIALECTS=1, BENCH_LOAD=wrk|autocannon (default: wrk when
  * installed), BENCH_WRITE_DOCS=0 to leave the docs as they are.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { cpuCostLines, startDialectTargets } from "./dialect-targets.ts";
 import { startMockoon, startWiremock } from "./peers.ts";
+import { cpuSeconds } from "./process-cpu.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
@@ -69,27 +69,6 @@ interface Target {
   /** Seconds of warm-up load per request before the rounds (longer for a JIT that needs it). */
   readonly warmupS?: number;
   readonly stop: () => Promise<void>;
-}
-
-const CLOCK_TICKS_PER_S = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU seconds of a process (all its threads), or undefined where /proc is missing. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which may contain spaces: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-  } catch {
-    return undefined;
-  }
 }
 
 const SERVER_NAMES = { simulator: "simulator", express: "bare express 5", node: "bare node:http" } as const;

@@ -37,6 +37,10 @@ export interface ServeOptions {
   readonly name?: string;
   /** More flags for `serve`, e.g. `--provider FILE`. */
   readonly flags?: readonly string[];
+  /** Flags for node itself, e.g. `--cpu-prof`, `--trace-gc`. */
+  readonly nodeFlags?: readonly string[];
+  /** Where the server's output goes once it listens (dropped by default). */
+  readonly onOutput?: (chunk: Buffer) => void;
 }
 
 export async function startServe(root: string, options: ServeOptions): Promise<ServeTarget> {
@@ -46,7 +50,10 @@ export async function startServe(root: string, options: ServeOptions): Promise<S
   if (log === "quiet") args.push("--quiet");
   args.push(...(options.flags ?? []));
   // The launcher is the server process itself (tsx registered in it), so its pid is the one measured.
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((done) => child.once("close", () => done()));
   const url = await new Promise<string>((found, failed) => {
     let banner = "";
@@ -54,8 +61,9 @@ export async function startServe(root: string, options: ServeOptions): Promise<S
       banner += chunk.toString("utf8");
       const match = /listening on (http:\/\/\S+)/.exec(banner);
       if (match?.[1] === undefined) return;
-      // From here on the request lines are read and dropped, never kept.
+      // From here on the request lines are read and dropped, never kept (unless asked for).
       child.stdout.off("data", onData);
+      if (options.onOutput !== undefined) child.stdout.on("data", options.onOutput);
       child.stdout.resume();
       found(match[1]);
     };
