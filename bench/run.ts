@@ -46,6 +46,7 @@ import { cpuSeconds } from "./process-cpu.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
+import { serveGoalLines } from "./serve-goals.ts";
 import { startServe } from "./serve-targets.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
 import { median } from "./soak-verdict.ts";
@@ -263,6 +264,8 @@ async function runHttp(): Promise<void> {
       const logLabel = `${label}: serve (log) ÷ serve --quiet`;
       console.log(ratioLine(logLabel, ratios.get(`${endpoint}/log`) ?? [], post ? 0.9 : undefined));
     }
+    const postRounds = (target: Target) => ({ name: target.name, rounds: results.get(target)?.get("post") ?? [] });
+    for (const line of serveGoalLines(postRounds(serveLogged), [bareNode, ...peers].map(postRounds))) console.log(line);
     if (dialects !== undefined) {
       const postCpu = (target: Target) => ({
         name: target.name,
