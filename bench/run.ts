@@ -13,7 +13,9 @@
  *     two, which are skipped when missing), and `serve` itself with its
  *     default request log and with `--quiet` (`bench/serve-targets.ts`) — on
  *     `POST /v1/airtime` (a fresh idempotency key and reference per request),
- *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds.
+ *     `GET /v1/airtime/{ref}` and `GET /v1/balance`, in alternating rounds;
+ *     with `BENCH_DIALECTS=1`, also `serve --quiet` from before the dialect
+ *     renderer and with an example dialect (`bench/dialect-targets.ts`).
  *
  * On a small shared machine one measurement of each target means little: a
  * neighbour's burst lands on one target and not the other. So every round
@@ -30,21 +32,24 @@
  *
  * Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per target
  * per round (4), BENCH_CONNECTIONS (32), BENCH_ORDERS (100000),
- * BENCH_ONLY=http|redis|pending, BENCH_LOAD=wrk|autocannon (default: wrk when
+ * BENCH_ONLY=http|redis|pending, BENCH_DIALECTS=1, BENCH_LOAD=wrk|autocannon (default: wrk when
  * installed), BENCH_WRITE_DOCS=0 to leave the docs as they are.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { renderSvg, renderTable, type ServerSummary, writeBetweenMarkers } from "./http-report.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
+import { cpuCostLines, startDialectTargets } from "./dialect-targets.ts";
 import { startMockoon, startWiremock } from "./peers.ts";
+import { cpuSeconds } from "./process-cpu.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
+import { serveGoalLines } from "./serve-goals.ts";
 import { startServe } from "./serve-targets.ts";
 import { BENCH_TOKEN, ENDPOINT_LABELS, ENDPOINTS, type Endpoint, type LoadResult } from "./requests.ts";
+import { median } from "./soak-verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -54,6 +59,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
 const ONLY = process.env.BENCH_ONLY;
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== "0";
+const DIALECTS = process.env.BENCH_DIALECTS === "1";
 const FIXED_RATES = [1_000, 5_000] as const;
 const PRISM_ENTRY = resolve(ROOT, "node_modules/@stoplight/prism-cli/dist/index.js");
 
@@ -64,27 +70,6 @@ interface Target {
   /** Seconds of warm-up load per request before the rounds (longer for a JIT that needs it). */
   readonly warmupS?: number;
   readonly stop: () => Promise<void>;
-}
-
-const CLOCK_TICKS_PER_S = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU seconds of a process (all its threads), or undefined where /proc is missing. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name, which may contain spaces: state is field 3, utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
-  } catch {
-    return undefined;
-  }
 }
 
 const SERVER_NAMES = { simulator: "simulator", express: "bare express 5", node: "bare node:http" } as const;
@@ -175,14 +160,6 @@ async function measure(
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 const fmt = (value: number | undefined, digits = 0): string => (value === undefined ? "n/a" : value.toFixed(digits));
 const verdict = (ok: boolean) => (ok ? "meets the goal" : "BELOW the goal");
 
@@ -218,8 +195,11 @@ async function runHttp(): Promise<void> {
   const mockoon = await startMockoon(ROOT, WARMUP_S);
   const peers = [prism, wiremock, mockoon].filter((t): t is Target => t !== undefined);
   // `serve` with its default request log against `serve --quiet`: what the log costs.
-  const [serveQuiet, serveLogged] = [await startServe(ROOT, "quiet"), await startServe(ROOT, "default")];
-  const targets = [sim, bareExpress, bareNode, serveQuiet, serveLogged, ...peers];
+  const serveQuiet = await startServe(ROOT, { log: "quiet" });
+  const serveLogged = await startServe(ROOT, { log: "default" });
+  const dialects = DIALECTS ? await startDialectTargets(ROOT) : undefined;
+  const dialectTargets = [dialects?.before, dialects?.enveloped].filter((t): t is Target => t !== undefined);
+  const targets = [sim, bareExpress, bareNode, serveQuiet, serveLogged, ...peers, ...dialectTargets];
   try {
     for (const target of targets) {
       const durationS = target.warmupS ?? WARMUP_S;
@@ -283,6 +263,19 @@ async function runHttp(): Promise<void> {
       }
       const logLabel = `${label}: serve (log) ÷ serve --quiet`;
       console.log(ratioLine(logLabel, ratios.get(`${endpoint}/log`) ?? [], post ? 0.9 : undefined));
+    }
+    const postRounds = (target: Target) => ({ name: target.name, rounds: results.get(target)?.get("post") ?? [] });
+    for (const line of serveGoalLines(postRounds(serveLogged), [bareNode, ...peers].map(postRounds))) console.log(line);
+    if (dialects !== undefined) {
+      const postCpu = (target: Target) => ({
+        name: target.name,
+        cpuUs: (results.get(target)?.get("post") ?? []).map((m) => m.cpuPerRequestUs),
+      });
+      const now = postCpu(serveQuiet);
+      if (dialects.before !== undefined)
+        for (const line of cpuCostLines("POST, default profile", postCpu(dialects.before), [now], 1.05))
+          console.log(line);
+      for (const line of cpuCostLines("POST, a dialect", now, [postCpu(dialects.enveloped)])) console.log(line);
     }
     for (const rate of FIXED_RATES) {
       const p99s = fixedP99.get(rate) as { sim: number[]; node: number[] };

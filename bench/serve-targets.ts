@@ -3,7 +3,9 @@
  * default request log (a readable line per request on stdout) and once with
  * `--quiet`, so the bench shows what the log costs in the same run. Its
  * stdout is a pipe that the bench reads and discards, like a terminal or a
- * log shipper that keeps up.
+ * log shipper that keeps up. The same launcher starts `serve` from another
+ * tree (an earlier commit's, `bench/baseline-tree.ts`) or with extra flags
+ * (`--provider FILE`), under a name of the caller's.
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
@@ -29,12 +31,29 @@ async function placeLookupOrder(url: string): Promise<void> {
   if (placed.status !== 200) throw new Error(`placing the lookup order: ${placed.status}`);
 }
 
-export async function startServe(root: string, log: "default" | "quiet"): Promise<ServeTarget> {
+export interface ServeOptions {
+  readonly log: "default" | "quiet";
+  /** Shown in the bench's rows; by default `serve (log)` or `serve --quiet`. */
+  readonly name?: string;
+  /** More flags for `serve`, e.g. `--provider FILE`. */
+  readonly flags?: readonly string[];
+  /** Flags for node itself, e.g. `--cpu-prof`, `--trace-gc`. */
+  readonly nodeFlags?: readonly string[];
+  /** Where the server's output goes once it listens (dropped by default). */
+  readonly onOutput?: (chunk: Buffer) => void;
+}
+
+export async function startServe(root: string, options: ServeOptions): Promise<ServeTarget> {
+  const { log } = options;
   const args = [resolve(root, "bin/airtime-harness.js"), "serve", "--port", "0", "--seed", "1"];
   args.push("--demo-token", BENCH_TOKEN, "--demo-balance", "1000000000", "--admin-token", ADMIN_TOKEN);
   if (log === "quiet") args.push("--quiet");
+  args.push(...(options.flags ?? []));
   // The launcher is the server process itself (tsx registered in it), so its pid is the one measured.
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((done) => child.once("close", () => done()));
   const url = await new Promise<string>((found, failed) => {
     let banner = "";
@@ -42,8 +61,9 @@ export async function startServe(root: string, log: "default" | "quiet"): Promis
       banner += chunk.toString("utf8");
       const match = /listening on (http:\/\/\S+)/.exec(banner);
       if (match?.[1] === undefined) return;
-      // From here on the request lines are read and dropped, never kept.
+      // From here on the request lines are read and dropped, never kept (unless asked for).
       child.stdout.off("data", onData);
+      if (options.onOutput !== undefined) child.stdout.on("data", options.onOutput);
       child.stdout.resume();
       found(match[1]);
     };
@@ -55,5 +75,6 @@ export async function startServe(root: string, log: "default" | "quiet"): Promis
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     await exited;
   };
-  return { name: log === "quiet" ? "serve --quiet" : "serve (log)", url, pid: child.pid, stop };
+  const name = options.name ?? (log === "quiet" ? "serve --quiet" : "serve (log)");
+  return { name, url, pid: child.pid, stop };
 }

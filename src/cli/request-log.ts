@@ -12,10 +12,12 @@
  *
  * The lines go to stdout through an asynchronous sonic-boom destination
  * (pino's own): on a pipe or a file, a synchronous write per request cost a
- * system call on the request path, while sonic-boom gathers the lines
- * written during one write in flight into the next. Nothing waits for a
- * buffer to fill, so a line still appears as soon as its request ends; what
- * is pending is written out at shutdown and on any exit.
+ * system call on the request path. In front of it, the lines of up to
+ * {@link LOG_BATCH_MS} ms are gathered and handed over as one write: under
+ * load sonic-boom alone still wrote whenever its last write came back,
+ * thousands of writes a second, and those writes were half of what the log
+ * cost in a profile. No line waits for a buffer to fill, only for those few
+ * milliseconds; what is pending is written out at shutdown and on any exit.
  */
 import { pino } from "pino";
 import type { JournalRecord } from "../http/journal.ts";
@@ -95,12 +97,43 @@ export interface LogDestination extends Writable {
   flushSync(): void;
 }
 
+/** How long a line may wait for others before they are written together. */
+const LOG_BATCH_MS = 5;
+/** Written at once past this many characters, whatever the time. */
+const LOG_BATCH_CHARS = 16_384;
+
+/** Gathers what is written for up to {@link LOG_BATCH_MS} ms and hands it to `destination` as one write. */
+export function createBatchingWriter(destination: LogDestination): LogDestination {
+  let pending = "";
+  let timer: NodeJS.Timeout | undefined;
+  const handOver = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    destination.write(text);
+  };
+  return {
+    write(text) {
+      pending += text;
+      if (pending.length >= LOG_BATCH_CHARS) handOver();
+      // Unreferenced: a process otherwise done exits, and the exit hook writes what is left.
+      else timer ??= setTimeout(handOver, LOG_BATCH_MS).unref();
+    },
+    flushSync() {
+      handOver();
+      destination.flushSync();
+    },
+  };
+}
+
 /**
  * Standard output as the request log's asynchronous destination, written out
  * on any exit too (a second stop signal exits at once, past the shutdown).
  */
 export function openLogDestination(): LogDestination {
-  const destination = pino.destination({ dest: 1, sync: false });
+  const destination = createBatchingWriter(pino.destination({ dest: 1, sync: false }));
   process.once("exit", () => flushQuietly(destination));
   return destination;
 }

@@ -77,8 +77,11 @@ type OperationHandler = (
   params: Readonly<Record<string, string>>,
 ) => Promise<void>;
 
-function decodeParams(params: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(params).map(([name, raw]) => [name, decodeReference(raw)]));
+function decodeParams(params: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const names = Object.keys(params);
+  // Most requests name no parameter (POST /v1/airtime, GET /v1/balance): nothing to build.
+  if (names.length === 0) return params;
+  return Object.fromEntries(names.map((name) => [name, decodeReference(params[name] as string)]));
 }
 
 export function createPublicPipeline(deps: PublicApiDeps, report: (error: unknown) => void): PublicPipeline {

@@ -42,9 +42,27 @@ interface Sequence {
   seqs: number[];
   ids: string[];
   dead: number;
+  /**
+   * Every slot before it is dead, but for those in `pinned`. The oldest
+   * records are the ones evicted, so dead slots gather at the front, and the
+   * eviction scan starts there on every batch: without this, each batch
+   * would look up every dead id again (up to half the sequence, in a map of
+   * hundreds of thousands) — a cost per order that grows with the orders
+   * kept, until the next compaction.
+   */
+  liveFrom: number;
+  /**
+   * Indexes of the live slots before `liveFrom`, ascending: the few old
+   * records that outlive those around them (an order pending for hours),
+   * which would otherwise stop `liveFrom` for good.
+   */
+  pinned: number[];
 }
 
-const newSequence = (): Sequence => ({ seqs: [], ids: [], dead: 0 });
+/** Live slots kept in `pinned` at most; past them the dead front stops moving until a compaction. */
+const MAX_PINNED = 64;
+
+const newSequence = (): Sequence => ({ seqs: [], ids: [], dead: 0, liveFrom: 0, pinned: [] });
 
 /** Index of the first entry with a sequence number above `seq`. */
 function after(sequence: Sequence, seq: number): number {
@@ -67,6 +85,71 @@ function decodeCursor(cursor: string): number {
   const seq = /^[0-9a-z]{1,11}$/.test(cursor) ? Number.parseInt(cursor, 36) : Number.NaN;
   if (!Number.isSafeInteger(seq)) throw new RangeError(`not a cursor of this listing: ${JSON.stringify(cursor)}`);
   return seq;
+}
+
+/** Moves the dead front past slot `index`, just examined (live when `record` is defined). */
+function passFront<T>(sequence: Sequence, index: number, record: T | undefined): void {
+  if (index !== sequence.liveFrom) return;
+  if (record === undefined) sequence.liveFrom++;
+  else if (sequence.pinned.length < MAX_PINNED) {
+    sequence.pinned.push(index);
+    sequence.liveFrom++;
+  }
+}
+
+/** The live pinned slots at or after `from`, in order; forgets the pinned slots that died. */
+function pinnedFrom<T>(
+  sequence: Sequence,
+  from: number,
+  lookup: (id: string) => T | undefined,
+): { index: number; record: T }[] {
+  const live: { index: number; record: T }[] = [];
+  const kept: number[] = [];
+  for (const index of sequence.pinned) {
+    const record = lookup(sequence.ids[index] as string);
+    if (record === undefined) continue;
+    kept.push(index);
+    if (index >= from) live.push({ index, record });
+  }
+  if (kept.length < sequence.pinned.length) sequence.pinned = kept;
+  return live;
+}
+
+function scan<T extends Indexed>(
+  sequence: Sequence,
+  query: PageQuery,
+  matches: (record: T) => boolean,
+  lookup: (id: string) => T | undefined,
+): Page<T> {
+  const items: T[] = [];
+  const { ids, seqs } = sequence;
+  const budget = Math.max(PAGE_SCAN_BUDGET, query.limit);
+  const start = query.cursor === undefined ? 0 : after(sequence, decodeCursor(query.cursor));
+  // Before the dead front only the pinned slots hold records: examined first, then the rest.
+  const front = start < sequence.liveFrom ? pinnedFrom(sequence, start, lookup) : [];
+  let examined = 0;
+  /** False once the page is over: past `to`, or full. */
+  const take = (record: T): boolean => {
+    // Creation order is time order: nothing later can be created before `to`.
+    if (query.to !== undefined && record.createdAt > query.to) return false;
+    if ((query.from === undefined || record.createdAt >= query.from) && matches(record)) items.push(record);
+    return true;
+  };
+  for (const { index, record } of front) {
+    examined++;
+    if (!take(record)) return { items, nextCursor: null };
+    if (items.length >= query.limit) return { items, nextCursor: encodeCursor(seqs[index] as number) };
+  }
+  let index = Math.max(start, sequence.liveFrom);
+  const end = Math.min(ids.length, index + budget - examined);
+  for (; index < end && items.length < query.limit; index++) {
+    const record = lookup(ids[index] as string);
+    // A removed record never comes back (ids are not reused): the dead front only moves on.
+    passFront(sequence, index, record);
+    if (record === undefined) continue;
+    if (!take(record)) return { items, nextCursor: null };
+  }
+  return { items, nextCursor: index < ids.length ? encodeCursor(seqs[index - 1] as number) : null };
 }
 
 export interface CreationIndex<T extends Indexed> {
@@ -104,26 +187,13 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
     sequence.seqs = seqs;
     sequence.ids = ids;
     sequence.dead = 0;
+    sequence.liveFrom = 0;
+    sequence.pinned = [];
   }
 
   function noteDead(sequence: Sequence): void {
     sequence.dead++;
     if (sequence.dead >= MIN_DEAD_TO_COMPACT && sequence.dead * 2 > sequence.ids.length) compact(sequence);
-  }
-
-  function scan(sequence: Sequence, query: PageQuery, matches: (record: T) => boolean): Page<T> {
-    const items: T[] = [];
-    const { ids, seqs } = sequence;
-    let index = query.cursor === undefined ? 0 : after(sequence, decodeCursor(query.cursor));
-    const end = Math.min(ids.length, index + Math.max(PAGE_SCAN_BUDGET, query.limit));
-    for (; index < end && items.length < query.limit; index++) {
-      const record = lookup(ids[index] as string);
-      if (record === undefined) continue;
-      // Creation order is time order: nothing later can be created before `to`.
-      if (query.to !== undefined && record.createdAt > query.to) return { items, nextCursor: null };
-      if ((query.from === undefined || record.createdAt >= query.from) && matches(record)) items.push(record);
-    }
-    return { items, nextCursor: index < ids.length ? encodeCursor(seqs[index - 1] as number) : null };
   }
 
   return {
@@ -152,9 +222,9 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
       noteDead(all);
     },
     page(query, matches = () => true) {
-      if (query.customerId === undefined) return scan(all, query, matches);
+      if (query.customerId === undefined) return scan(all, query, matches, lookup);
       const own = byCustomer.get(query.customerId);
-      return own === undefined ? { items: [], nextCursor: null } : scan(own, query, matches);
+      return own === undefined ? { items: [], nextCursor: null } : scan(own, query, matches, lookup);
     },
     clear() {
       all = newSequence();

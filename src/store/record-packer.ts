@@ -47,8 +47,17 @@ export function createRecordPacker<T extends object, Held extends keyof T>(
   sample: T,
   held: readonly Held[],
 ): RecordPacker<T, Held> {
-  const blanks = Object.fromEntries(held.map((field) => [field, 0]));
-  const text = (record: T): string => JSON.stringify({ ...record, ...blanks });
+  const heldFields = new Set<PropertyKey>(held);
+  /**
+   * The record's JSON with the held fields as 0, in the record's key order. Copied key by key:
+   * a spread of a frozen record takes V8's slow cloning path, and this runs for every record packed.
+   */
+  const text = (record: T): string => {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) copy[key] = heldFields.has(key) ? 0 : record[key as keyof T];
+    for (const field of held) if (!(field in copy)) copy[field as string] = 0;
+    return JSON.stringify(copy);
+  };
   const sampleText = text(sample);
   // A 4 KB window holds the dictionary and a record; zlib's default 32 KB window and 128 KB hash
   // table cost more to set up, on every call, than the record takes to deflate (half the time, measured).

@@ -45,4 +45,18 @@ describe("the public route table, derived from the declarations", () => {
     expect(operationFor(matched, "DELETE")).toBe("cancelOrder");
     expect(grown.operationIds).toContain("cancelOrder");
   });
+
+  it("finds a path declared after a template that matches it where the template is, as declared", () => {
+    const route = (path: string, operationId: string): RouteDeclaration => ({
+      method: "get" as RouteDeclaration["method"],
+      path,
+      operation: { operationId, responses: {} },
+    });
+    const shadowed = createRouteTable([route("/v1/items/{id}", "getItem"), route("/v1/items/latest", "getLatest")]);
+    expect(shadowed.match("/v1/items/latest")?.template).toBe("/v1/items/{id}");
+    expect(shadowed.match("/v1/items/latest")?.params).toEqual({ id: "latest" });
+    const first = createRouteTable([route("/v1/items/latest", "getLatest"), route("/v1/items/{id}", "getItem")]);
+    expect(first.match("/v1/items/latest/")?.template).toBe("/v1/items/latest");
+    expect(first.match("/v1/items/latest")?.params).toEqual({});
+  });
 });

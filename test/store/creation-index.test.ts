@@ -1,0 +1,72 @@
+import { expect, it } from "vitest";
+import { createCreationIndex, type Indexed } from "../../src/store/creation-index.ts";
+
+function indexOf(count: number) {
+  const live = new Map<string, Indexed>();
+  let lookups = 0;
+  const index = createCreationIndex<Indexed>((id) => {
+    lookups++;
+    return live.get(id);
+  });
+  for (let i = 0; i < count; i++) {
+    const record = { id: `r${i}`, customerId: i % 2 === 0 ? "even" : "odd", createdAt: i };
+    live.set(record.id, record);
+    index.add(record);
+  }
+  const remove = (id: string) => {
+    const record = live.get(id) as Indexed;
+    live.delete(id);
+    index.removed(record.customerId);
+  };
+  return { index, remove, lookups: () => lookups };
+}
+
+it("looks past the removed oldest records once, not on every page from the start", () => {
+  // 900 removed: under the 1,024 dead slots that would compact the sequence.
+  const { index, remove, lookups } = indexOf(3_000);
+  for (let i = 0; i < 900; i++) remove(`r${i}`);
+
+  const first = index.page({ limit: 10 });
+  expect(first.items.map((r) => r.id)).toEqual(Array.from({ length: 10 }, (_, i) => `r${900 + i}`));
+  expect(lookups()).toBe(910);
+
+  const before = lookups();
+  const again = index.page({ limit: 10 });
+  expect(again.items).toEqual(first.items);
+  expect(lookups() - before).toBe(10);
+});
+
+it("still finds a record removed from the middle skipped, and pages per customer past the dead front", () => {
+  const { index, remove } = indexOf(40);
+  for (let i = 0; i < 10; i++) remove(`r${i}`);
+  remove("r15");
+  index.page({ limit: 5 });
+  expect(index.page({ limit: 6 }).items.map((r) => r.id)).toEqual(["r10", "r11", "r12", "r13", "r14", "r16"]);
+  expect(index.page({ customerId: "odd", limit: 3 }).items.map((r) => r.id)).toEqual(["r11", "r13", "r17"]);
+  // A cursor from before the dead front still starts at the first live record after it.
+  const page = index.page({ limit: 2 });
+  expect(index.page({ limit: 2, cursor: page.nextCursor ?? undefined }).items.map((r) => r.id)).toEqual(["r12", "r13"]);
+});
+
+it("looks past the dead front even when an old record outlives it (an order pending for hours)", () => {
+  const { index, remove, lookups } = indexOf(3_000);
+  // r0 and r500 stay; the 898 others before r900 are removed.
+  for (let i = 1; i < 900; i++) if (i !== 500) remove(`r${i}`);
+
+  const first = index.page({ limit: 4 });
+  expect(first.items.map((r) => r.id)).toEqual(["r0", "r500", "r900", "r901"]);
+
+  const before = lookups();
+  const again = index.page({ limit: 4 });
+  expect(again.items).toEqual(first.items);
+  expect(lookups() - before).toBeLessThanOrEqual(6);
+
+  // Paging on from a pinned record continues in creation order; a pinned record removed is skipped.
+  const second = index.page({ limit: 1 });
+  expect(index.page({ limit: 2, cursor: second.nextCursor ?? undefined }).items.map((r) => r.id)).toEqual([
+    "r500",
+    "r900",
+  ]);
+  remove("r500");
+  expect(index.page({ limit: 2 }).items.map((r) => r.id)).toEqual(["r0", "r900"]);
+});
