@@ -192,6 +192,8 @@ function openMemoryBackend(settings: BackendSettings): Backend {
 async function openRedisBackend(url: string, settings: BackendSettings): Promise<Backend> {
   const { onError } = settings;
   const connection = await connectRedisStore(url, {
+    prefix: REDIS_PREFIX,
+    shards: settings.jobShards ?? DEFAULT_JOB_SHARDS,
     onError: (error) => onError(new Error(`Redis: ${error.message}`)),
   });
   const redis = connection.client;
