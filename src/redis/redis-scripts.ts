@@ -91,9 +91,9 @@ if holder then
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then return {'unknown_wallet'} end
 local field = 'b:' .. ARGV[1]
-local stored = redis.call('HGET', KEYS[1], field)
+local wallet = redis.call('HMGET', KEYS[1], field, 'c:' .. ARGV[1])
+local stored, currency = wallet[1], wallet[2]
 if not stored then return {'unknown_wallet'} end
-local currency = redis.call('HGET', KEYS[1], 'c:' .. ARGV[1])
 if tonumber(stored) < tonumber(ARGV[2]) then return {'insufficient', stored, currency} end
 redis.call('HINCRBY', KEYS[1], field, -tonumber(ARGV[2]))
 if holder then

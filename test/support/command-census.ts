@@ -42,6 +42,24 @@ export interface Census {
   readonly perSlot: ReadonlyMap<number, number>;
   /** Commands `MONITOR` showed naming no key. */
   readonly keyless: number;
+  /**
+   * Commands by what sent them: a script call with the commands it ran,
+   * under `script <its first key's shape>`; any other command under its name.
+   */
+  readonly perCall: ReadonlyMap<string, number>;
+  /** Each master's commands (`MONITOR`), by the shape of the key, as `perCall`. */
+  readonly perMasterCall: ReadonlyMap<number, ReadonlyMap<string, number>>;
+}
+
+/** A key with its hash tag's variable part named: `ah:{cus_1}:orders` → `{C}:orders`, `ah:{jobs:3}:due` → `{jobs:S}:due`. */
+export function keyShape(key: string): string {
+  const tagged = /\{([^}]*)\}(.*)$/.exec(key);
+  if (tagged === null) return key;
+  const [tag = "", rest = ""] = [tagged[1], tagged[2]];
+  const shard = /^([a-z]+):\d+$/.exec(tag);
+  const shape =
+    shard !== null ? `${shard[1]}:S` : ["idx", "issued", "journal", "clock", "deliveries"].includes(tag) ? tag : "C";
+  return `{${shape}}${rest}`;
 }
 
 /** The slot of a command's first key, or undefined for one that names none. */
@@ -74,14 +92,25 @@ function commandCalls(info: string): number {
 export async function watchCommands(ports: readonly number[]): Promise<{ stop(): Promise<Census> }> {
   const admins = ports.map((port) => new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 1 }));
   const perSlot = new Map<number, number>();
+  const perMasterCall = new Map<number, Map<string, number>>(ports.map((port) => [port, new Map()]));
+  const perCall = new Map<string, number>();
   let keyless = 0;
   const monitors = await Promise.all(admins.map((admin) => admin.monitor()));
   const ended = monitors.map(
-    (monitor) =>
+    (monitor, index) =>
       new Promise<void>((resolve) => {
-        monitor.on("monitor", (_time: string, args: string[]) => {
+        const calls = perMasterCall.get(ports[index] as number) as Map<string, number>;
+        let script: string | undefined;
+        monitor.on("monitor", (_time: string, args: string[], source: string) => {
           const name = (args[0] ?? "").toLowerCase();
           if (name === "echo" && args[1] === END) resolve();
+          if (name === "evalsha" || name === "eval") script = `script ${keyShape(args[3] ?? "")}`;
+          else if (source !== "lua") script = undefined;
+          const call = script ?? name;
+          if (!OWN.has(name)) {
+            calls.set(call, (calls.get(call) ?? 0) + 1);
+            perCall.set(call, (perCall.get(call) ?? 0) + 1);
+          }
           const slot = slotOfCall(args);
           if (slot !== undefined) perSlot.set(slot, (perSlot.get(slot) ?? 0) + 1);
           else if (!OWN.has(name)) keyless += 1;
@@ -99,6 +128,8 @@ export async function watchCommands(ports: readonly number[]): Promise<{ stop():
         perMaster: new Map(ports.map((port, index) => [port, commandCalls(infos[index] ?? "")])),
         perSlot,
         keyless,
+        perCall,
+        perMasterCall,
       };
     },
   };
