@@ -44,7 +44,7 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
 `;
 
-export function indexShards(prefix: string, count: number): IndexShardKeys[] {
+function indexShards(prefix: string, count: number): IndexShardKeys[] {
   return Array.from({ length: count }, (_, index) => ({
     owners: `${prefix}{idx:${index}}:owners`,
     orders: `${prefix}{idx:${index}}:orders`,

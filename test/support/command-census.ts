@@ -52,7 +52,7 @@ export interface Census {
 }
 
 /** A key with its hash tag's variable part named: `ah:{cus_1}:orders` → `{C}:orders`, `ah:{jobs:3}:due` → `{jobs:S}:due`. */
-export function keyShape(key: string): string {
+function keyShape(key: string): string {
   const tagged = /\{([^}]*)\}(.*)$/.exec(key);
   if (tagged === null) return key;
   const [tag = "", rest = ""] = [tagged[1], tagged[2]];
@@ -63,7 +63,7 @@ export function keyShape(key: string): string {
 }
 
 /** The slot of a command's first key, or undefined for one that names none. */
-export function slotOfCall(args: readonly string[]): number | undefined {
+function slotOfCall(args: readonly string[]): number | undefined {
   const name = (args[0] ?? "").toLowerCase();
   if (KEYLESS.has(name) || OWN.has(name)) return undefined;
   if (name === "evalsha" || name === "eval" || name === "fcall") {
