@@ -19,15 +19,16 @@ const ROOT = resolve(import.meta.dirname, "..");
 const BIN = resolve(ROOT, "bin/airtime-harness.js");
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 
-interface Served {
+export interface Served {
   readonly name: string;
   readonly url: string;
   stop(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<{ port: number; stop(): Promise<void> }> {
+/** A redis-server on a free loopback port, saving no snapshots; `args` add to its settings. */
+export async function startRedisServer(args: readonly string[] = []): Promise<{ port: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const server = startProcess(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", ""]);
+  const server = startProcess(REDIS_SERVER, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...args]);
   const ready = await server.waitFor(/Ready to accept connections/, 15_000);
   if (ready.kind !== "matched") throw new Error(`redis-server did not start: ${server.output()}`);
   return { port, stop: () => server.stop() };
@@ -43,7 +44,7 @@ export async function commandsProcessed(port: number): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
 }
 
-async function serve(name: string, args: readonly string[]): Promise<Served> {
+export async function serve(name: string, args: readonly string[]): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), "airtime-bench-redis-"));
   const config = join(dir, "bench.json");
   writeFileSync(config, JSON.stringify({ demo: { token: BENCH_TOKEN, balance: 1_000_000_000 }, timing: "2s" }));
@@ -57,7 +58,7 @@ async function serve(name: string, args: readonly string[]): Promise<Served> {
   return { name, url: started.match[1], stop: () => server.stop(15_000) };
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1

@@ -15,7 +15,7 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { StoreNotReplicatedError, StoreUnavailableError, type Store } from "../domain/ports.ts";
 import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { createRedisStore } from "./redis-store.ts";
+import { createRedisStore, type RedisStoreOptions } from "./redis-store.ts";
 import { noteWriteSlots } from "./replica-ack.ts";
 
 const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dependency: npm install ioredis@5";
@@ -87,7 +87,7 @@ async function openClient(url: string): Promise<RedisClient> {
 
 export async function connectRedisStore(
   url: string,
-  options: { readonly prefix?: string; readonly onError?: (error: Error) => void } = {},
+  options: RedisStoreOptions & { readonly onError?: (error: Error) => void } = {},
 ): Promise<RedisStoreConnection> {
   const redis = await openClient(url);
   // Reported once per outage (a failed start is reported by `connect` below); the client keeps reconnecting.
@@ -106,7 +106,10 @@ export async function connectRedisStore(
     throw new Error(`cannot reach Redis at ${url}: ${(error as Error).message}`, { cause: error });
   }
   const store = guardUnavailable(
-    createRedisStore(redis, options.prefix === undefined ? {} : { prefix: options.prefix }),
+    createRedisStore(redis, {
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+      ...(options.shards === undefined ? {} : { shards: options.shards }),
+    }),
   );
   return {
     store,

@@ -8,6 +8,7 @@
  * count the same N.
  */
 import { keySlot } from "./key-slot.ts";
+import type { RedisClient } from "./redis-client.ts";
 
 export interface ShardKeys {
   /** Sorted set: waiting job ids by due time. */
@@ -50,4 +51,30 @@ export function byShard<T>(items: Iterable<T>, idOf: (item: T) => string, count:
     else group.push(item);
   }
   return groups;
+}
+
+/** The key recording the shard count of the queue under `prefix`: in shard 0, which every count has. */
+function shardCountKey(prefix: string): string {
+  return `${prefix}{jobs:0}:shards`;
+}
+
+/**
+ * Records `count` as the queue's shard count, or throws when the queue
+ * already has another: instances counting different shards would each
+ * claim from only the shards they know, and a job in a shard one of them
+ * does not count would run only on the others, or never. The record is
+ * written once (`SET NX`) and read back in the same command; a reset of the
+ * database clears it with the queue.
+ *
+ * @example
+ * await claimShardCount(redis, "ah:", 16); // ok, and an instance asking for 8 on it is refused
+ */
+export async function claimShardCount(redis: RedisClient, prefix: string, count: number): Promise<void> {
+  jobShards(prefix, count);
+  const recorded = (await redis.call("SET", shardCountKey(prefix), String(count), "NX", "GET")) as string | null;
+  if (recorded === null || Number(recorded) === count) return;
+  throw new RangeError(
+    `redisJobShards ${count} differs from the ${recorded} shards the job queue on this Redis already has: ` +
+      "every instance sharing a Redis must count the same shards",
+  );
 }

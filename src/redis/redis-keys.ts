@@ -2,9 +2,9 @@
  * Where the Redis store keeps what. A customer's own records share the hash
  * tag `{customerId}`, so every atomic step (a debit, an order insert, a key
  * claim, an eviction) touches one hash slot and the layout works on Redis
- * Cluster. The few indexes across customers share the tag `{idx}` (or
- * `{issued}`), and are written by a script of their own, sent in the same
- * round trip as the atomic step.
+ * Cluster. The indexes across customers written on every order or token
+ * are split into shards (`order-index.ts`, `issued-tokens.ts`); the few
+ * written only by admin changes and evictions share the tag `{idx}`.
  */
 export interface CustomerKeys {
   /** String: the customer as JSON, wallets without balances (they are in `wallets`). */
@@ -36,18 +36,8 @@ export interface SharedKeys {
   readonly customers: string;
   /** Hash: SHA-256 hex of a static token → customer id. */
   readonly tokens: string;
-  /** Hash: order id → customer id (orders and kept evicted records). */
-  readonly owners: string;
-  /** Sorted set: order id by creation sequence, across customers. */
-  readonly orders: string;
-  /** String: the creation sequence counter. */
-  readonly sequence: string;
   /** Sorted set: `customerId NUL orderId` of kept evicted records, by the time they end. */
   readonly evicted: string;
-  /** Hash: SHA-256 hex of an issued token → `{customerId, expiresAt}` JSON. */
-  readonly issued: string;
-  /** Sorted set: issued token digest by expiry. */
-  readonly issuedExpiry: string;
 }
 
 /** The wallet field suffix: the shortcode, or `-` for the default wallet (shortcodes are digits). */
@@ -76,11 +66,6 @@ export function sharedKeys(prefix: string): SharedKeys {
   return {
     customers: `${prefix}{idx}:customers`,
     tokens: `${prefix}{idx}:tokens`,
-    owners: `${prefix}{idx}:owners`,
-    orders: `${prefix}{idx}:orders`,
-    sequence: `${prefix}{idx}:sequence`,
     evicted: `${prefix}{idx}:evicted`,
-    issued: `${prefix}{issued}:tokens`,
-    issuedExpiry: `${prefix}{issued}:expiry`,
   };
 }

@@ -2,8 +2,8 @@
  * The Lua scripts behind the Redis store's atomic steps. Redis runs a script
  * alone, so each check and its write happen with nothing in between: the
  * atomicity the Store port promises, without locks. Each script touches the
- * keys of one hash slot only: one customer's, or the indexes across
- * customers (`{idx}`).
+ * keys of one customer's hash slot only; the indexes across customers have
+ * their scripts beside them (`order-index.ts`, `issued-tokens.ts`).
  */
 
 /**
@@ -65,21 +65,6 @@ return 1
 `;
 
 /**
- * Keeps an issued token and sweeps expired ones. KEYS: issued, issuedExpiry.
- * ARGV: digest, JSON, expires at, issued at.
- */
-const PUT_ISSUED = `
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 64)
-for _, digest in ipairs(expired) do
-  redis.call('HDEL', KEYS[1], digest)
-  redis.call('ZREM', KEYS[2], digest)
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-return 1
-`;
-
-/**
  * The whole placement of an order. KEYS: wallets, customer, references,
  * orders, versions, orderSequence, evicted, evictedUntil, idempotency,
  * idempotencyExpiry, orderCounter. ARGV: wallet field, cents, reference, id,
@@ -106,9 +91,9 @@ if holder then
 end
 if redis.call('EXISTS', KEYS[2]) == 0 then return {'unknown_wallet'} end
 local field = 'b:' .. ARGV[1]
-local stored = redis.call('HGET', KEYS[1], field)
+local wallet = redis.call('HMGET', KEYS[1], field, 'c:' .. ARGV[1])
+local stored, currency = wallet[1], wallet[2]
 if not stored then return {'unknown_wallet'} end
-local currency = redis.call('HGET', KEYS[1], 'c:' .. ARGV[1])
 if tonumber(stored) < tonumber(ARGV[2]) then return {'insufficient', stored, currency} end
 redis.call('HINCRBY', KEYS[1], field, -tonumber(ARGV[2]))
 if holder then
@@ -126,27 +111,11 @@ end
 return {'placed'}
 `;
 
-/**
- * An order in the indexes across customers: its owner, and its place in the
- * creation order of all orders. KEYS: owners, orders, sequence. ARGV: id,
- * customer id. Sent in the same round trip as the order's own script, just
- * before it, so an order is never stored without its index entries; an id
- * already indexed is left as it is. Returns 1 when it indexed the id (the
- * caller then unindexes it if the order was refused).
- */
-const INDEX_ORDER = `
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
-return 1
-`;
-
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
-  ahIndexOrder: { numberOfKeys: 3, lua: INDEX_ORDER },
   ahUpdateOrder: { numberOfKeys: 3, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
-  ahPutIssued: { numberOfKeys: 2, lua: PUT_ISSUED },
   ahPlaceOrder: { numberOfKeys: 11, lua: PLACE_ORDER },
 } as const;
 

@@ -25,27 +25,22 @@ function decodeCursor(cursor: string): number {
 }
 
 /**
- * @param source the sorted set: record id by creation sequence.
+ * @param source the sorted set: record id by creation sequence; or several, read as one (merged by score,
+ *   which must be unique across them).
  * @param load the records with these ids (those gone left out), in any order.
  * @example
- * const page = await readSequencePage(redis, "ah:{idx}:orders", { limit: 100 }, readOrders, () => "keep");
+ * const page = await readSequencePage(redis, "ah:{cus_1}:order-sequence", { limit: 100 }, readOrders, () => "keep");
  */
 export async function readSequencePage<T extends { readonly id: string }>(
   redis: RedisClient,
-  source: string,
+  source: string | readonly string[],
   query: { readonly limit: number; readonly cursor?: string | undefined },
   load: (ids: readonly string[]) => Promise<readonly T[]>,
   verdict: (record: T) => PageVerdict,
 ): Promise<SequencePage<T>> {
   const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
   const budget = Math.max(query.limit, 1) * SCAN_FACTOR;
-  const scanned = await redis.zrangebyscore(source, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget);
-  const ids: string[] = [];
-  const sequences: number[] = [];
-  for (let i = 0; i < scanned.length; i += 2) {
-    ids.push(scanned[i] as string);
-    sequences.push(Number(scanned[i + 1]));
-  }
+  const { ids, sequences, more } = await candidates(redis, source, after, budget);
   const byId = new Map((await load(ids)).map((record) => [record.id, record]));
   const items: T[] = [];
   for (let i = 0; i < ids.length; i++) {
@@ -58,5 +53,33 @@ export async function readSequencePage<T extends { readonly id: string }>(
     if (items.length === query.limit) return { items, nextCursor: (sequences[i] as number).toString(36) };
   }
   const last = sequences[sequences.length - 1];
-  return { items, nextCursor: ids.length < budget || last === undefined ? null : last.toString(36) };
+  return { items, nextCursor: !more || last === undefined ? null : last.toString(36) };
+}
+
+/**
+ * The first `budget` ids after `after`, by sequence, from every source
+ * (each sends at most `budget`, together in one round trip), and whether
+ * any may follow them.
+ */
+async function candidates(
+  redis: RedisClient,
+  source: string | readonly string[],
+  after: number,
+  budget: number,
+): Promise<{ ids: string[]; sequences: number[]; more: boolean }> {
+  const sources = typeof source === "string" ? [source] : source;
+  const replies = await Promise.all(
+    sources.map((key) => redis.zrangebyscore(key, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget)),
+  );
+  const scanned: { id: string; sequence: number }[] = [];
+  for (const reply of replies) {
+    for (let i = 0; i < reply.length; i += 2) scanned.push({ id: reply[i] as string, sequence: Number(reply[i + 1]) });
+  }
+  if (sources.length > 1) scanned.sort((a, b) => a.sequence - b.sequence);
+  const taken = scanned.slice(0, budget);
+  return {
+    ids: taken.map(({ id }) => id),
+    sequences: taken.map(({ sequence }) => sequence),
+    more: scanned.length > budget || replies.some((reply) => reply.length / 2 >= budget),
+  };
 }

@@ -31,6 +31,7 @@ import { connectRedisStore, guardUnavailable, isRedisUrl } from "../redis/connec
 import { checkDurability, type RedisDurability } from "../redis/durability.ts";
 import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
+import { claimShardCount, DEFAULT_JOB_SHARDS } from "../redis/job-shards.ts";
 import { createRedisScheduler } from "../redis/redis-scheduler.ts";
 import type { RedisClient } from "../redis/redis-client.ts";
 import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
@@ -46,6 +47,8 @@ export interface BackendSettings {
   readonly store: string | undefined;
   /** What an acknowledged write survives on Redis (`docs/redis.md`); only `memory` without Redis. */
   readonly durability: RedisDurability;
+  /** On Redis, the shards of the shared job queue (16 when undefined); refused when the queue has another count. */
+  readonly jobShards?: number | undefined;
   readonly clock: "real" | "virtual";
   /** Where a virtual clock starts, ms since the epoch; a clock already shared on Redis keeps its time. */
   readonly startAt: number | undefined;
@@ -109,19 +112,26 @@ const REPLICATED_WRITES = [
   "updateOrderIf",
 ] as const satisfies readonly (keyof Store)[];
 
-/** Refuses to start on a Redis that cannot give the durability asked for; warns of what weakens it. */
-async function checkDurabilityOrClose(
+/**
+ * Refuses to start on a Redis that cannot give the durability asked for, or
+ * whose job queue counts other shards; warns of what weakens durability.
+ */
+async function checkRedisOrClose(
   connection: { readonly client: RedisClient; close(): Promise<void> },
   settings: BackendSettings,
 ): Promise<void> {
   try {
     const check = await checkDurability(connection.client, settings.durability);
     for (const warning of check.warnings) settings.onWarning(`${warning} (loss window: ${check.lossWindow})`);
+    await claimShardCount(connection.client, REDIS_PREFIX, settings.jobShards ?? DEFAULT_JOB_SHARDS);
   } catch (error) {
     await connection.close();
     throw error;
   }
 }
+
+/** The prefix of every key the simulator keeps on Redis (each adapter's default). */
+const REDIS_PREFIX = "ah:";
 
 const LOCAL_JOBS: JobPlacement = { kind: "local", share: () => undefined };
 
@@ -187,12 +197,20 @@ function openMemoryBackend(settings: BackendSettings): Backend {
 async function openRedisBackend(url: string, settings: BackendSettings): Promise<Backend> {
   const { onError } = settings;
   const connection = await connectRedisStore(url, {
+    prefix: REDIS_PREFIX,
+    shards: settings.jobShards ?? DEFAULT_JOB_SHARDS,
     onError: (error) => onError(new Error(`Redis: ${error.message}`)),
   });
   const redis = connection.client;
-  await checkDurabilityOrClose(connection, settings);
+  await checkRedisOrClose(connection, settings);
   // Guarded like the store: a job scheduled with an order while Redis is away answers 503, not 500.
-  const shared = guardUnavailable(createRedisScheduler(redis, { onError: (error) => onError(error) }));
+  const shared = guardUnavailable(
+    createRedisScheduler(redis, {
+      prefix: REDIS_PREFIX,
+      shards: settings.jobShards ?? DEFAULT_JOB_SHARDS,
+      onError: (error) => onError(error),
+    }),
+  );
   const ack = settings.durability === "replicated" ? replicaAck(redis, REPLICA_ACK_TIMEOUT_MS) : undefined;
   const startAt = settings.startAt;
   const clock =

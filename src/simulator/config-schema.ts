@@ -149,6 +149,15 @@ export const SimulatorSettingsSchema = z.object({
         "On Redis, what an acknowledged write survives: memory (default; applied in memory), aof (the server's " +
         "append-only file, which it must have), replicated (a replica holds it, WAIT after each write; else 503).",
     }),
+  redisJobShards: numeric(
+    z.int({ error: "must be an integer" }).min(1, "must be at least 1").max(1024, "must be at most 1024"),
+  )
+    .optional()
+    .meta({
+      description:
+        "On Redis, the shards the shared job queue is split into, {jobs:0} to {jobs:N-1} (default 16); every " +
+        "instance on one Redis must use the same number, and one that does not is refused at start.",
+    }),
   stateFile: z.string().min(1).optional().meta({
     description:
       "A JSON file keeping the whole state across restarts: loaded at start when it exists, written on shutdown. Relative to the working directory.",

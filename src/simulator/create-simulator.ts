@@ -166,6 +166,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   const backend = await openBackend({
     store: settings.store,
     durability: settings.redisDurability ?? "memory",
+    jobShards: settings.redisJobShards,
     clock: mode,
     startAt: options.startAt,
     statusTable,

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Customer } from "../../src/domain/model.ts";
+import { DEFAULT_JOB_SHARDS, shardOf } from "../../src/redis/job-shards.ts";
 import { createRedisStore } from "../../src/redis/redis-store.ts";
 import { redisSkipReason, useRedis } from "../support/redis.ts";
 import { describeStoreContract, liveKey, order } from "./store-contract.ts";
@@ -91,6 +92,35 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect(await one.findCustomerByIssuedToken("issued-2", 0)).toBeUndefined();
   });
 
+  it("lists two clients' orders across customers and index shards by creation time, each client's in its order", async () => {
+    const prefix = `t${++prefixes}:`;
+    const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];
+    const owners = ["a", "b", "c"];
+    for (const id of owners) await one.putCustomer(customer(id, [], 1_000_000));
+    // 30 orders a millisecond, 3 milliseconds, split across both clients, so many share one millisecond.
+    const expected: string[] = [];
+    for (let i = 0; i < 90; i++) {
+      const placed = { ...order(`o${i}`, owners[i % 3] as string, `r${i}`), createdAt: Math.floor(i / 30) };
+      expect((await (i % 2 === 0 ? one : two).placeOrder({ order: placed, now: 0 })).kind).toBe("placed");
+      expected.push(placed.id);
+    }
+    const pages: string[][] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await two.listOrderPage({ limit: 7, ...(cursor === null ? {} : { cursor }) });
+      pages.push(page.orders.map((placed) => placed.id));
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    const listed = pages.flat();
+    expect([...listed].sort()).toEqual([...expected].sort());
+    const byClient = (client: number) => (ids: string[]) => ids.filter((id) => Number(id.slice(1)) % 2 === client);
+    for (const side of [0, 1]) expect(byClient(side)(listed)).toEqual(byClient(side)(expected));
+    const createdAt = (id: string) => Math.floor(Number(id.slice(1)) / 30);
+    expect(listed.map(createdAt)).toEqual([...listed.map(createdAt)].sort((a, b) => a - b));
+    expect((await one.listOrders()).map((placed) => placed.id)).toEqual(listed);
+    expect(await one.countOrders()).toBe(90);
+  });
+
   it("leaves a refused order out of the indexes across customers, and keeps a placed one in them", async () => {
     const prefix = `t${++prefixes}:`;
     const store = createRedisStore(client(), { prefix });
@@ -100,8 +130,11 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect((await store.placeOrder({ order: order("o3", "c", "r1"), now: 0 })).kind).toBe("duplicate_reference");
     // The same id again: its index entries stay those of the stored order.
     expect((await store.placeOrder({ order: order("o1", "c", "r1"), now: 0 })).kind).toBe("duplicate_reference");
-    expect(await client().hgetall(`${prefix}{idx}:owners`)).toEqual({ o1: "c" });
-    expect(await client().zrange(`${prefix}{idx}:orders`, 0, -1)).toEqual(["o1"]);
+    const shard = `${prefix}{idx:${shardOf("o1", DEFAULT_JOB_SHARDS)}}`;
+    expect(await client().keys(`${prefix}{idx:*`)).toEqual(expect.arrayContaining([`${shard}:owners`]));
+    expect(await client().keys(`${prefix}{idx:*`)).toHaveLength(2);
+    expect(await client().hgetall(`${shard}:owners`)).toEqual({ o1: "c" });
+    expect(await client().zrange(`${shard}:orders`, 0, -1)).toEqual(["o1"]);
     expect(await store.countOrders()).toBe(1);
     expect((await store.getOrder("o1"))?.reference).toBe("r1");
   });

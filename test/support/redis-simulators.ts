@@ -37,19 +37,26 @@ export function useRedisSimulators(): (count: number, options?: SimulatorOptions
   return async (count, options = {}) => {
     const store = `redis://127.0.0.1:${server().port}/${++databases}`;
     const made: Simulator[] = [];
-    for (let i = 0; i < count; i++) {
-      const sim = await createSimulator({
-        clock: "virtual",
-        demo: { token: SHARED_TOKEN, balance: 100_000 },
-        scenarios: false,
-        onError: () => undefined,
-        ...options,
-        store,
-      });
-      started.push(sim);
-      await sim.listen(0);
-      made.push(sim);
-    }
+    for (let i = 0; i < count; i++) made.push(await startOnRedis(store, options, started));
     return made;
   };
+}
+
+/**
+ * One simulator on `store` (virtual clock, the demo customer with
+ * `SHARED_TOKEN`, no shipped scenarios), listening; pushed on `started`
+ * before it listens, so the caller closes it even when listening fails.
+ */
+export async function startOnRedis(store: string, options: SimulatorOptions, started: Simulator[]): Promise<Simulator> {
+  const sim = await createSimulator({
+    clock: "virtual",
+    demo: { token: SHARED_TOKEN, balance: 100_000 },
+    scenarios: false,
+    onError: () => undefined,
+    ...options,
+    store,
+  });
+  started.push(sim);
+  await sim.listen(0);
+  return sim;
 }
