@@ -98,10 +98,10 @@ function driveLoad(
   return { result, acknowledged: () => acknowledged.size };
 }
 
-/** The range of the master to kill: one not serving the index every order writes to, so the load goes on. */
+/** The range of the master to kill: one not serving the request journal every request writes to. */
 async function victimRange(cluster: TestRedisCluster): Promise<SlotRange> {
   const ranges = await cluster.slotRanges();
-  const index = keySlot("{idx}");
+  const index = keySlot("{journal}");
   const victim = ranges.find((range) => (index < range.from || index > range.to) && range.replicaPorts.length > 0);
   if (victim === undefined) throw new Error("no master to kill has a replica");
   return victim;
