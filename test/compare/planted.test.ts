@@ -78,6 +78,40 @@ describe("a planted divergence is reported under its rule and nothing else", () 
     expect(rules, report).toEqual([rule]);
   });
 
+  test("a lookup that shows a pending order as not found", async () => {
+    const upstream = await targets.simulator({ seed: 11 });
+    // The target answers a pending order's lookup as it answers an unknown reference.
+    const proxy = await targets.rewritingProxy(upstream, (answer) => {
+      const lookup = answer.method === "GET" && answer.path.startsWith("/v1/airtime/") && answer.status === 200;
+      if (!lookup || (JSON.parse(answer.body) as { status?: number }).status !== 0) return answer;
+      const notFound = {
+        title: "Not found",
+        status: 404,
+        detail: "No order of yours has this reference.",
+        code: "not_found",
+      };
+      return { status: 404, body: JSON.stringify(notFound) };
+    });
+    const { rules, report } = await compareWith(proxy);
+    expect(rules, report).toEqual(["a placed order is found"]);
+  });
+
+  test("an extra final status the simulator never uses", async () => {
+    // Enough failures on both sides, at the same rate, for the statuses to count.
+    const failing = { failureRate: 0.3 };
+    const upstream = await targets.simulator({ seed: 11, ...failing });
+    // The target ends its failed orders in Expired (18), a failed status the simulator never reaches.
+    const proxy = await targets.rewritingProxy(upstream, (answer) => {
+      if (answer.method !== "GET" || !answer.path.startsWith("/v1/airtime/") || answer.status !== 200) return answer;
+      const order = JSON.parse(answer.body) as { status?: number; message?: string };
+      if (order.status !== 2) return answer;
+      return { status: 200, body: JSON.stringify({ ...order, status: 18, message: "Expired" }) };
+    });
+    const { rules, report } = await compareWith(proxy, 30, { reference: failing });
+    expect(rules, report).toEqual(["final statuses reached"]);
+    expect(report).toContain("Expired");
+  });
+
   test("ids, times and request ids alone differ: no divergence", async () => {
     const upstream = await targets.simulator({ seed: 11 });
     const proxy = await targets.renamingProxy(upstream);
