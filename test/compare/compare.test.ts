@@ -19,7 +19,7 @@ const targets = new CompareTargets();
 afterEach(() => targets.close());
 
 describe("the simulator compared with itself", () => {
-  test.each([1, 2, 3])("seed %i: no divergence, fidelity 100 percent on every operation", async (seed) => {
+  test.each([1, 2, 3, 4, 5])("seed %i: no divergence, fidelity 100 percent on every operation", async (seed) => {
     const { url, webhooks } = await targets.simulatorWithWebhooks({ seed: seed + 1000 });
     const report = await runCompare({
       target: url,
