@@ -19,7 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { hasWrk, loadWithAutocannon, loadWithWrk } from "./load.ts";
-import { median, type Served, serve, startRedisServer } from "./redis-store.ts";
+import { type Served, serve, startRedisServer } from "./redis-store.ts";
+import { median } from "./soak-verdict.ts";
 import type { LoadResult } from "./requests.ts";
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";

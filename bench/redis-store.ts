@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { freePort, startProcess } from "../src/harness/child-process.ts";
 import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { BENCH_TOKEN, type LoadResult } from "./requests.ts";
+import { median } from "./soak-verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const BIN = resolve(ROOT, "bin/airtime-harness.js");
@@ -56,14 +57,6 @@ export async function serve(name: string, args: readonly string[]): Promise<Serv
     throw new Error(`${name}: ${started.kind}\n${server.output()}`);
   }
   return { name, url: started.match[1], stop: () => server.stop(15_000) };
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 let measurements = 0;
