@@ -54,7 +54,12 @@ export function createRecordPacker<T extends object, Held extends keyof T>(
    */
   const text = (record: T): string => {
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(record)) copy[key] = heldFields.has(key) ? 0 : record[key as keyof T];
+    for (const key of Object.keys(record)) {
+      const value = heldFields.has(key) ? 0 : record[key as keyof T];
+      // Assigning `__proto__` would set the copy's prototype and drop the field from the JSON.
+      if (key === "__proto__") Object.defineProperty(copy, key, { value, enumerable: true, writable: true });
+      else copy[key] = value;
+    }
     for (const field of held) if (!(field in copy)) copy[field as string] = 0;
     return JSON.stringify(copy);
   };
