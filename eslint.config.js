@@ -91,7 +91,6 @@ const PENDING_SPLIT = [
   "src/harness/properties/model-run.ts",
   "src/harness/webhook-receiver.ts",
   "src/simulator/create-simulator.ts",
-  "src/store/memory-store.ts",
 ];
 
 export default tseslint.config(

@@ -1,0 +1,55 @@
+/**
+ * The memory store's idempotency keys, kept for a key lifetime (a day by
+ * default, so hundreds of thousands of them), as {@link KeptKey} strings
+ * under their customer-and-key composite. Lifted out of the store's factory
+ * as plain functions over one explicit {@link KeyTable}; the placement reads
+ * and binds a key through it, with the composite built once per request.
+ */
+import type { IdempotencyRecord } from "../domain/model.ts";
+import { expiryOf, type KeptKey, keptKey, keyOf, recordOf } from "./kept-key.ts";
+import { type Swept, sweepDue } from "./sweep-due.ts";
+
+/** What the store holds of its keys; `sweptAt` is their last sweep. */
+export interface KeyTable extends Swept {
+  /** `customerId\0key` → record; insertion order is expiry order while the key lifetime is constant. */
+  readonly keys: Map<string, KeptKey>;
+}
+
+export function createKeyTable(): KeyTable {
+  return { keys: new Map(), sweptAt: -Infinity };
+}
+
+/** Drops expired keys from the front; stops at the first live one. */
+export function sweepExpiredKeys(table: KeyTable, now: number): void {
+  if (!sweepDue(table, now)) return;
+  for (const [composite, kept] of table.keys) {
+    if (expiryOf(kept) > now) return;
+    table.keys.delete(composite);
+  }
+}
+
+/** Binds `key` under `composite`, where `previous` (expired, if any) was kept. */
+export function bindKey(
+  table: KeyTable,
+  composite: string,
+  key: IdempotencyRecord,
+  previous: KeptKey | undefined,
+): void {
+  // Delete first so a key bound again after it expired moves to the back (keeps expiry order).
+  if (previous !== undefined) table.keys.delete(composite);
+  table.keys.set(composite, keptKey(key));
+}
+
+export function forgetCustomerKeys(table: KeyTable, customerId: string): void {
+  const prefix = `${customerId}\u0000`;
+  for (const composite of table.keys.keys()) if (composite.startsWith(prefix)) table.keys.delete(composite);
+}
+
+export function savedKeys(table: KeyTable): IdempotencyRecord[] {
+  return Array.from(table.keys, ([composite, kept]) => recordOf(composite, kept));
+}
+
+/** Loads saved keys (in expiry order) into an emptied table. */
+export function loadKeys(table: KeyTable, records: readonly IdempotencyRecord[]): void {
+  for (const record of records) table.keys.set(keyOf(record.customerId, record.key), keptKey(record));
+}

@@ -1,0 +1,209 @@
+/**
+ * The memory store's orders: the orders themselves (settled ones packed by
+ * the cold queue), each customer's references, the records evicted orders
+ * leave, and the creation index that pages them. Lifted out of the store's
+ * factory as plain functions over one explicit {@link OrderTables}, because
+ * these maps change together: a reference points at an order or at an
+ * evicted order's record, and the index's slots at the orders. A call costs
+ * what it did inside the closure (no object or closure is made per call).
+ */
+import type { EvictedOrder, Order } from "../domain/model.ts";
+import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
+import { evictedRecordOf } from "../domain/order-retention.ts";
+import { type ColdQueue, type ColdQueueOptions, createColdQueue } from "./cold-queue.ts";
+import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
+import { freezeCopy } from "./freeze-copy.ts";
+import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
+import { type Swept, sweepDue } from "./sweep-due.ts";
+
+/** What the store holds of its orders; `sweptAt` is the evicted-order records' last sweep. */
+export interface OrderTables extends Swept {
+  readonly orders: Map<string, StoredOrder>;
+  /** customerId → reference → order id */
+  readonly references: Map<string, Map<string, string>>;
+  /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
+  readonly evicted: Map<string, EvictedOrder>;
+  readonly index: CreationIndex<StoredOrder>;
+  readonly cold: ColdQueue;
+  /** Whether an order is settled (final), so packed once it is no longer hot. */
+  readonly settled: (order: Order) => boolean;
+}
+
+export function createOrderTables(settled: (order: Order) => boolean, packing: ColdQueueOptions): OrderTables {
+  const orders = new Map<string, StoredOrder>();
+  const cold = createColdQueue(packing, (id) => {
+    const stored = orders.get(id);
+    if (stored !== undefined && !(stored instanceof PackedOrder) && settled(stored)) {
+      orders.set(id, new PackedOrder(stored));
+    }
+  });
+  const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
+  return { orders, references: new Map(), evicted: new Map(), index, cold, settled, sweptAt: -Infinity };
+}
+
+/** Keeps a new version of an order, and queues it for packing once it is settled. */
+function keepOrder(tables: OrderTables, order: Order): void {
+  tables.orders.set(order.id, order);
+  if (tables.settled(order)) tables.cold.settled(order.id);
+}
+
+export function readOrder(tables: OrderTables, id: string | undefined): Order | undefined {
+  const stored = id === undefined ? undefined : tables.orders.get(id);
+  return stored === undefined ? undefined : orderOf(stored);
+}
+
+/** The id of the order (or evicted order) holding a customer's reference. */
+export function idByReference(tables: OrderTables, customerId: string, reference: string): string | undefined {
+  return tables.references.get(customerId)?.get(reference);
+}
+
+function takeReference(tables: OrderTables, customerId: string, reference: string, id: string): void {
+  let byReference = tables.references.get(customerId);
+  if (byReference === undefined) {
+    byReference = new Map();
+    tables.references.set(customerId, byReference);
+  }
+  byReference.set(reference, id);
+}
+
+/** Forgets an evicted order's reference, unless a newer order has taken it since. */
+function freeReference(tables: OrderTables, customerId: string, reference: string, id: string): void {
+  const byReference = tables.references.get(customerId);
+  if (byReference?.get(reference) !== id) return;
+  byReference.delete(reference);
+  if (byReference.size === 0) tables.references.delete(customerId);
+}
+
+/** Keeps an order whose reference the caller has found free. */
+export function addOrder(tables: OrderTables, order: Order): void {
+  const stored = freezeCopy(order);
+  takeReference(tables, stored.customerId, stored.reference, stored.id);
+  keepOrder(tables, stored);
+  tables.index.add(stored);
+}
+
+/** Stores `order` when the stored one still has `expectedVersion` history entries. */
+export function replaceOrderIf(tables: OrderTables, order: Order, expectedVersion: number): boolean {
+  const current = tables.orders.get(order.id);
+  if (current === undefined || versionOf(current) !== expectedVersion) return false;
+  keepOrder(tables, freezeCopy(order, current));
+  return true;
+}
+
+export function keptEvicted(tables: OrderTables, id: string | undefined, now: number): EvictedOrder | undefined {
+  const record = id === undefined ? undefined : tables.evicted.get(id);
+  return record !== undefined && record.keptUntil > now ? record : undefined;
+}
+
+/** Drops evicted-order records whose retention ended, from the front (all of them when `force`d). */
+export function sweepEvicted(tables: OrderTables, now: number, force = false): void {
+  if (!sweepDue(tables, now) && !force) return;
+  for (const [id, record] of tables.evicted) {
+    if (record.keptUntil > now) return;
+    tables.evicted.delete(id);
+    freeReference(tables, record.customerId, record.reference, id);
+  }
+}
+
+/** Whether an order, or an evicted order still kept, holds the reference; frees it from one whose time is up. */
+export function referenceTaken(tables: OrderTables, customerId: string, reference: string, now: number): boolean {
+  const id = idByReference(tables, customerId, reference);
+  if (id === undefined) return false;
+  if (tables.orders.has(id) || keptEvicted(tables, id, now) !== undefined) return true;
+  tables.evicted.delete(id);
+  freeReference(tables, customerId, reference, id);
+  return false;
+}
+
+/** Removes an order of `expectedVersion`, keeping its record until `keepUntil`; false when it changed or went. */
+export function evictOrder(
+  tables: OrderTables,
+  id: string,
+  expectedVersion: number,
+  keepUntil: number,
+  now: number,
+  known: Order | undefined,
+): boolean {
+  const stored = tables.orders.get(id);
+  if (stored === undefined || versionOf(stored) !== expectedVersion) return false;
+  // A packed order need not be unpacked again: the caller's copy is of this very version.
+  const order = known?.id === id && known.history.length === expectedVersion ? known : orderOf(stored);
+  tables.orders.delete(id);
+  tables.index.removed(order.customerId);
+  sweepEvicted(tables, now);
+  if (keepUntil > now) {
+    tables.evicted.set(id, Object.freeze(evictedRecordOf(order, keepUntil)));
+  } else {
+    freeReference(tables, order.customerId, order.reference, id);
+  }
+  return true;
+}
+
+export function listOrderPage(tables: OrderTables, query: OrderPageQuery): OrderPage {
+  if (query.reference === undefined) {
+    const { status, referencePrefix } = query;
+    const page = tables.index.page(
+      query,
+      (order) =>
+        (status === undefined || order.status === status) &&
+        (referencePrefix === undefined || order.reference.startsWith(referencePrefix)),
+    );
+    return { orders: page.items.map(orderOf), nextCursor: page.nextCursor };
+  }
+  // An exact reference names at most one order per customer: no scan.
+  const found: Order[] = [];
+  const customerIds = query.customerId === undefined ? [...tables.references.keys()] : [query.customerId];
+  for (const customerId of customerIds) {
+    const order = readOrder(tables, idByReference(tables, customerId, query.reference));
+    if (order !== undefined) found.push(order);
+  }
+  const matching = found
+    .filter(
+      (order) =>
+        (query.status === undefined || order.status === query.status) &&
+        (query.from === undefined || order.createdAt >= query.from) &&
+        (query.to === undefined || order.createdAt <= query.to) &&
+        (query.referencePrefix === undefined || order.reference.startsWith(query.referencePrefix)),
+    )
+    .sort((a, b) => a.createdAt - b.createdAt);
+  return { orders: matching.slice(0, query.limit), nextCursor: null };
+}
+
+export function listOrders(tables: OrderTables, customerId: string | undefined): Order[] {
+  const all = Array.from(tables.orders.values(), orderOf);
+  return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
+}
+
+/** Forgets a customer's orders, evicted-order records and references. */
+export function removeCustomerOrders(tables: OrderTables, customerId: string): void {
+  for (const [id, order] of tables.orders) if (order.customerId === customerId) tables.orders.delete(id);
+  tables.index.dropCustomer(customerId);
+  for (const [id, record] of tables.evicted) if (record.customerId === customerId) tables.evicted.delete(id);
+  tables.references.delete(customerId);
+}
+
+export function clearOrders(tables: OrderTables): void {
+  tables.orders.clear();
+  tables.references.clear();
+  tables.evicted.clear();
+  tables.index.clear();
+  tables.cold.clear();
+}
+
+/** Loads saved orders (in creation order) and evicted-order records (in eviction order) into emptied tables. */
+export function loadOrders(
+  tables: OrderTables,
+  orders: readonly Order[],
+  evictedOrders: readonly EvictedOrder[],
+): void {
+  for (const order of orders) {
+    const stored = freezeCopy(order);
+    keepOrder(tables, stored);
+    tables.index.add(stored);
+    takeReference(tables, stored.customerId, stored.reference, stored.id);
+  }
+  for (const record of evictedOrders) {
+    tables.evicted.set(record.id, freezeCopy(record));
+    takeReference(tables, record.customerId, record.reference, record.id);
+  }
+}
