@@ -89,7 +89,6 @@ const PENDING_SPLIT = [
   "src/domain/airtime-service.ts",
   "src/harness/api.ts",
   "src/harness/webhook-receiver.ts",
-  "src/simulator/create-simulator.ts",
   "src/store/memory-store.ts",
 ];
 
