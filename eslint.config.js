@@ -87,7 +87,6 @@ const PENDING_SPLIT = [
   "src/http/public-pipeline.ts",
   // Factories whose methods still sit in one closure over 80 lines.
   "src/domain/airtime-service.ts",
-  "src/harness/webhook-receiver.ts",
   "src/store/memory-store.ts",
 ];
 
