@@ -11,12 +11,8 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
-import {
-  createSimulator,
-  DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  type ShutdownReport,
-  type Simulator,
-} from "../simulator/create-simulator.ts";
+import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ShutdownReport } from "../simulator/shutdown.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import cluster from "node:cluster";
 import { existsSync } from "node:fs";

@@ -6,7 +6,7 @@
  */
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type Checker, HarnessError, UnreachableError } from "./checker.ts";
-import { assertConformance } from "./conformance.ts";
+import { assertConformance, type ConformanceOptions } from "./conformance.ts";
 import type { Endpoint } from "./target-spec.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
 import { type Fault, REQUEST_ID_HEADER } from "./faults.ts";
@@ -94,123 +94,170 @@ function bearerOf(spec: HttpRequestSpec): string | undefined {
   return header?.startsWith("Bearer ") === true ? header.slice("Bearer ".length) : undefined;
 }
 
+/** `spec` with `token` as its bearer token. */
+function withBearer(spec: HttpRequestSpec, token: string): HttpRequestSpec {
+  return { ...spec, headers: { ...spec.headers, authorization: `Bearer ${token}` } };
+}
+
+/** `spec` with the token source's current token in place of a stale one. */
+function withCurrentToken(spec: HttpRequestSpec, tokens: TokenSource | undefined): HttpRequestSpec {
+  const token = bearerOf(spec);
+  if (token === undefined || tokens === undefined) return spec;
+  const current = tokens.current(token);
+  return current === token ? spec : withBearer(spec, current);
+}
+
+/**
+ * What every call of one client shares: its options, what the conformance
+ * checks are told, and the counter its request ids are drawn from. The
+ * steps of a call are functions over it, so each reads on its own.
+ */
+interface Caller {
+  readonly options: PublicApiOptions;
+  readonly conformance: ConformanceOptions;
+  nextRequestId(): string;
+}
+
+/** A request as last sent, and what came of it. */
+interface Sent {
+  readonly spec: HttpRequestSpec;
+  readonly outcome: HttpOutcome;
+}
+
+/** The harness's client of the public API, one per run: each call is judged before a property sees it. */
 export function createPublicApi(options: PublicApiOptions): PublicApi {
-  const shouldWaitOut = (outcome: HttpOutcome) =>
-    options.waitOutRateLimits === true && outcome.kind === "response" && outcome.status === 429;
-  const withCurrentToken = (spec: HttpRequestSpec): HttpRequestSpec => {
-    const token = bearerOf(spec);
-    if (token === undefined || options.tokens === undefined) return spec;
-    const current = options.tokens.current(token);
-    return current === token ? spec : { ...spec, headers: { ...spec.headers, authorization: `Bearer ${current}` } };
-  };
   let counter = 0;
-  const conformance = {
-    prism: options.prism === true,
-    ...(options.profile === undefined ? {} : { profile: options.profile }),
-    ...(options.provider === undefined ? {} : { provider: options.provider }),
-    ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
+  const caller: Caller = {
+    options,
+    conformance: {
+      prism: options.prism === true,
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      ...(options.provider === undefined ? {} : { provider: options.provider }),
+      ...(options.targetSpec === undefined ? {} : { targetSpec: options.targetSpec }),
+    },
+    nextRequestId: () => `${options.requestIdPrefix}-${++counter}`,
   };
-
-  async function call(original: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {
-    const requestId = `${options.requestIdPrefix}-${++counter}`;
-    let spec = withCurrentToken(original);
-    const send = () => {
-      const headers = spec.fault === undefined ? spec.headers : { ...spec.headers, [REQUEST_ID_HEADER]: requestId };
-      return options.client.send({ ...spec, ...(headers === undefined ? {} : { headers }) });
-    };
-    let outcome: HttpOutcome = await send();
-    for (let waits = 0; shouldWaitOut(outcome) && waits < MAX_RATE_LIMIT_WAITS; waits++) {
-      await sleep(retryAfterMs(outcome));
-      outcome = await send();
-    }
-    const token = bearerOf(spec);
-    if (outcome.kind === "response" && token !== undefined && options.tokens !== undefined) {
-      if (outcome.status !== 401) options.tokens.worked(token);
-      else {
-        const fresh = await options.tokens.expired(token);
-        if (fresh !== undefined) {
-          spec = { ...spec, headers: { ...spec.headers, authorization: `Bearer ${fresh}` } };
-          outcome = await send();
-        }
-      }
-    }
-    const eats = spec.fault?.kind === "drop_response" || spec.fault?.kind === "reset_before";
-    if (outcome.kind === "network_error") {
-      if (spec.fault !== undefined && eats) {
-        const observed = options.observe?.(requestId);
-        // The target's answer is judged even though the client never saw it.
-        if (observed?.upstream !== undefined) {
-          const { status, headers: answerHeaders, text } = observed.upstream;
-          assertConformance(
-            options.checker,
-            endpoint,
-            { kind: "response", status, headers: answerHeaders, text, json: parseJson(text) },
-            conformance,
-          );
-        }
-        return { kind: "lost", fault: spec.fault, observed };
-      }
-      throw new UnreachableError(
-        `${spec.method} ${spec.path}: the target could not be reached (${outcome.code}: ${outcome.message})`,
-        outcome.code,
-      );
-    }
-    if (eats) {
-      throw new HarnessError(
-        `${spec.method} ${spec.path}: a response arrived although the fault proxy was asked to lose it`,
-      );
-    }
-    assertConformance(options.checker, endpoint, outcome, conformance);
-    return { kind: "response", response: outcome };
-  }
-
+  const call = (spec: HttpRequestSpec, endpoint: Endpoint) => callEndpoint(caller, spec, endpoint);
   return {
-    sendAirtime(request) {
-      const keyIn = request.keyIn ?? "header";
-      const withKey =
-        typeof request.body === "string" || request.key === undefined || keyIn === "header"
-          ? request.body
-          : { ...request.body, idempotencyKey: request.key };
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: "application/json",
-        ...authHeaders(request.token),
-        ...(request.key !== undefined && keyIn === "header" ? { "idempotency-key": request.key } : {}),
-        ...request.headers,
-      };
-      return call(
-        {
-          method: "POST",
-          path: "/v1/airtime",
-          headers,
-          body: typeof withKey === "string" ? withKey : JSON.stringify(withKey),
-          ...(request.fault === undefined ? {} : { fault: request.fault }),
-        },
-        "send_airtime",
-      );
-    },
-    lookup(reference, { token, fault }) {
-      return call(
-        {
-          method: "GET",
-          path: `/v1/airtime/${encodeURIComponent(reference)}`,
-          headers: { accept: "application/json", ...authHeaders(token) },
-          ...(fault === undefined ? {} : { fault }),
-        },
-        "lookup",
-      );
-    },
-    balance({ token, fault }) {
-      return call(
-        {
-          method: "GET",
-          path: "/v1/balance",
-          headers: { accept: "application/json", ...authHeaders(token) },
-          ...(fault === undefined ? {} : { fault }),
-        },
-        "balance",
-      );
-    },
+    sendAirtime: (request) => call(sendAirtimeSpec(request), "send_airtime"),
+    lookup: (reference, { token, fault }) =>
+      call(readSpec(`/v1/airtime/${encodeURIComponent(reference)}`, token, fault), "lookup"),
+    balance: ({ token, fault }) => call(readSpec("/v1/balance", token, fault), "balance"),
     raw: call,
   };
+}
+
+/** `POST /v1/airtime`: the body as given, its idempotency key in a header (the default) or in the body. */
+function sendAirtimeSpec(request: SendAirtimeCall): HttpRequestSpec {
+  const keyIn = request.keyIn ?? "header";
+  const withKey =
+    typeof request.body === "string" || request.key === undefined || keyIn === "header"
+      ? request.body
+      : { ...request.body, idempotencyKey: request.key };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json",
+    ...authHeaders(request.token),
+    ...(request.key !== undefined && keyIn === "header" ? { "idempotency-key": request.key } : {}),
+    ...request.headers,
+  };
+  return {
+    method: "POST",
+    path: "/v1/airtime",
+    headers,
+    body: typeof withKey === "string" ? withKey : JSON.stringify(withKey),
+    ...(request.fault === undefined ? {} : { fault: request.fault }),
+  };
+}
+
+/** A `GET` of the public API, as `token`, with a fault when one is asked for. */
+function readSpec(path: string, token: string | undefined, fault: Fault | undefined): HttpRequestSpec {
+  return {
+    method: "GET",
+    path,
+    headers: { accept: "application/json", ...authHeaders(token) },
+    ...(fault === undefined ? {} : { fault }),
+  };
+}
+
+/**
+ * One call: sent with the current token, rate limits waited out, an expired
+ * token renewed once, and the result judged.
+ */
+async function callEndpoint(caller: Caller, original: HttpRequestSpec, endpoint: Endpoint): Promise<CallResult> {
+  const requestId = caller.nextRequestId();
+  const spec = withCurrentToken(original, caller.options.tokens);
+  const sent = await renewExpiredToken(caller, await sendWaitingOutLimits(caller, spec, requestId), requestId);
+  return judge(caller, sent, endpoint, requestId);
+}
+
+/** Sends once; the request id goes along only when the fault proxy is to act on the request. */
+function sendOnce(caller: Caller, spec: HttpRequestSpec, requestId: string): Promise<HttpOutcome> {
+  const headers = spec.fault === undefined ? spec.headers : { ...spec.headers, [REQUEST_ID_HEADER]: requestId };
+  return caller.options.client.send({ ...spec, ...(headers === undefined ? {} : { headers }) });
+}
+
+/** Sends; under `waitOutRateLimits` a 429 is waited out and the request sent again, a few times at most. */
+async function sendWaitingOutLimits(caller: Caller, spec: HttpRequestSpec, requestId: string): Promise<Sent> {
+  const shouldWaitOut = (outcome: HttpOutcome) =>
+    caller.options.waitOutRateLimits === true && outcome.kind === "response" && outcome.status === 429;
+  let outcome = await sendOnce(caller, spec, requestId);
+  for (let waits = 0; shouldWaitOut(outcome) && waits < MAX_RATE_LIMIT_WAITS; waits++) {
+    await sleep(retryAfterMs(outcome));
+    outcome = await sendOnce(caller, spec, requestId);
+  }
+  return { spec, outcome };
+}
+
+/**
+ * With expiring tokens: a token answered with anything but 401 worked; a
+ * 401 asks for a fresh token and, when there is one, sends once more with it.
+ */
+async function renewExpiredToken(caller: Caller, sent: Sent, requestId: string): Promise<Sent> {
+  const { tokens } = caller.options;
+  const token = bearerOf(sent.spec);
+  if (sent.outcome.kind !== "response" || token === undefined || tokens === undefined) return sent;
+  if (sent.outcome.status !== 401) {
+    tokens.worked(token);
+    return sent;
+  }
+  const fresh = await tokens.expired(token);
+  if (fresh === undefined) return sent;
+  const spec = withBearer(sent.spec, fresh);
+  return { spec, outcome: await sendOnce(caller, spec, requestId) };
+}
+
+/**
+ * What a call came to: a response the conformance checks passed, or a loss
+ * the fault proxy was asked for, with the target's own answer judged when the
+ * proxy saw it. A target out of reach, or a response that should have been
+ * lost, ends the run.
+ */
+function judge(caller: Caller, sent: Sent, endpoint: Endpoint, requestId: string): CallResult {
+  const { spec, outcome } = sent;
+  const { checker } = caller.options;
+  const eats = spec.fault?.kind === "drop_response" || spec.fault?.kind === "reset_before";
+  if (outcome.kind === "network_error") {
+    if (spec.fault !== undefined && eats) {
+      const observed = caller.options.observe?.(requestId);
+      // The target's answer is judged even though the client never saw it.
+      if (observed?.upstream !== undefined) {
+        const { status, headers, text } = observed.upstream;
+        const answer: HttpResponse = { kind: "response", status, headers, text, json: parseJson(text) };
+        assertConformance(checker, endpoint, answer, caller.conformance);
+      }
+      return { kind: "lost", fault: spec.fault, observed };
+    }
+    throw new UnreachableError(
+      `${spec.method} ${spec.path}: the target could not be reached (${outcome.code}: ${outcome.message})`,
+      outcome.code,
+    );
+  }
+  if (eats) {
+    throw new HarnessError(
+      `${spec.method} ${spec.path}: a response arrived although the fault proxy was asked to lose it`,
+    );
+  }
+  assertConformance(checker, endpoint, outcome, caller.conformance);
+  return { kind: "response", response: outcome };
 }

@@ -77,6 +77,22 @@ interface Waiter {
 }
 
 /**
+ * What the receiver has kept, and the waits still open on it: the request
+ * handler writes it and the waits read it, so both are functions over this
+ * one object rather than closures over loose variables.
+ */
+interface Inbox {
+  readonly provider: CompiledProfile;
+  readonly verifier: SignatureVerifier;
+  readonly deliveries: ReceivedDelivery[];
+  /** Delivery ids already kept: a retry of one is acknowledged and not kept again. */
+  readonly seen: Set<string>;
+  readonly rejections: ReceivedRejection[];
+  waiters: Waiter[];
+  requests: number;
+}
+
+/**
  * @example
  * const receiver = await startWebhookReceiver({ secret, provider: compileProfile(), host: "127.0.0.1", port: 0 });
  * const wait = await receiver.waitForFinal("ORDER-1", 5_000);
@@ -90,96 +106,110 @@ export async function startWebhookReceiver(options: {
   readonly port?: number;
 }): Promise<WebhookReceiver> {
   const { provider } = options;
-  const verifier = options.verifier ?? provider.verifier(options.secret);
-  const deliveries: ReceivedDelivery[] = [];
-  const seen = new Set<string>();
-  const rejections: ReceivedRejection[] = [];
-  let waiters: Waiter[] = [];
-  const notify = () => {
-    const pending: Waiter[] = [];
-    for (const waiter of waiters) {
-      const result = waiter.test();
-      if (result === undefined) pending.push(waiter);
-      else waiter.resolve(result);
-    }
-    waiters = pending;
+  const inbox: Inbox = {
+    provider,
+    verifier: options.verifier ?? provider.verifier(options.secret),
+    deliveries: [],
+    seen: new Set<string>(),
+    rejections: [],
+    waiters: [],
+    requests: 0,
   };
-
-  let requests = 0;
-  const handle = (req: IncomingMessage, res: ServerResponse, bytes: Buffer, receivedAt: number) => {
-    requests += 1;
-    const headers = flattenHeaders(req);
-    const body = bytes.toString("utf8");
-    const payload = parseJson(body);
-    const fields = provider.readOrder("webhook", payload);
-    const outcome = verifier.verify(body, headers);
-    if (outcome.kind === "rejected") {
-      rejections.push({ receivedAt, headers, body, reason: outcome.reason, reference: fields.reference });
-      res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end(`rejected: ${outcome.reason}`);
-      queueMicrotask(notify);
-      return;
-    }
-    res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
-    // Other events (a balance alert, a test ping) are acknowledged and set aside.
-    if (!provider.isStatusEvent(payload)) return;
-    const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
-    if (seen.has(webhookId)) return; // a retry of a delivery already kept
-    seen.add(webhookId);
-    deliveries.push({
-      webhookId,
-      receivedAt,
-      headers,
-      body,
-      payload,
-      reference: fields.reference,
-      status: fields.status,
-    });
-    queueMicrotask(notify);
-  };
-
-  const server = createWebhookServer({}, handle);
+  const server = createWebhookServer({}, (req, res, bytes, receivedAt) => receive(inbox, req, res, bytes, receivedAt));
   const base = await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1");
-  const deliveriesFor = (reference: string) => deliveries.filter((d) => d.reference === reference);
+  const deliveriesFor = (reference: string) => inbox.deliveries.filter((d) => d.reference === reference);
   const isFinal = (delivery: ReceivedDelivery) =>
     delivery.status !== undefined && provider.statuses.isFinal(delivery.status);
 
   return {
     url: `${base}/webhooks`,
     secret: options.secret,
-    signing: verifier.description,
+    signing: inbox.verifier.description,
     deliveriesFor,
     arrivals: () => ({
-      requests,
-      rejected: rejections.length,
-      statusEvents: deliveries.length,
-      correlated: deliveries.filter((d) => d.reference !== undefined).length,
+      requests: inbox.requests,
+      rejected: inbox.rejections.length,
+      statusEvents: inbox.deliveries.length,
+      correlated: inbox.deliveries.filter((d) => d.reference !== undefined).length,
     }),
     waitForFinal(reference, timeoutMs, accept = () => true) {
-      const test = (): WebhookWait | undefined => {
-        const rejection = rejections.find((r) => r.reference === reference);
+      return waitFor(inbox, timeoutMs, () => {
+        const rejection = inbox.rejections.find((r) => r.reference === reference);
         if (rejection !== undefined) return { kind: "rejected", rejection };
         const delivery = deliveriesFor(reference).find((d) => isFinal(d) && accept(d));
         return delivery === undefined ? undefined : { kind: "delivered", delivery };
-      };
-      const now = test();
-      if (now !== undefined) return Promise.resolve(now);
-      return new Promise<WebhookWait>((resolve) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w !== waiter);
-          resolve({ kind: "timeout" });
-        }, timeoutMs);
-        const waiter: Waiter = {
-          test,
-          resolve: (wait) => {
-            clearTimeout(timer);
-            resolve(wait);
-          },
-        };
-        waiters.push(waiter);
       });
     },
     close: () => closeServer(server),
   };
+}
+
+/**
+ * One request: verified under the profile's scheme (a failure is kept as a
+ * rejection and answered 400), then, when it is an order-status event, kept
+ * once per delivery id. The waits are told after this request is done.
+ */
+function receive(inbox: Inbox, req: IncomingMessage, res: ServerResponse, bytes: Buffer, receivedAt: number): void {
+  const { provider, deliveries, rejections } = inbox;
+  inbox.requests += 1;
+  const headers = flattenHeaders(req);
+  const body = bytes.toString("utf8");
+  const payload = parseJson(body);
+  const fields = provider.readOrder("webhook", payload);
+  const outcome = inbox.verifier.verify(body, headers);
+  if (outcome.kind === "rejected") {
+    rejections.push({ receivedAt, headers, body, reason: outcome.reason, reference: fields.reference });
+    res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end(`rejected: ${outcome.reason}`);
+    queueMicrotask(() => notifyWaiters(inbox));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
+  // Other events (a balance alert, a test ping) are acknowledged and set aside.
+  if (!provider.isStatusEvent(payload)) return;
+  const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
+  if (inbox.seen.has(webhookId)) return; // a retry of a delivery already kept
+  inbox.seen.add(webhookId);
+  deliveries.push({
+    webhookId,
+    receivedAt,
+    headers,
+    body,
+    payload,
+    reference: fields.reference,
+    status: fields.status,
+  });
+  queueMicrotask(() => notifyWaiters(inbox));
+}
+
+/** Resolves every wait whose test now passes, and keeps the others open. */
+function notifyWaiters(inbox: Inbox): void {
+  const pending: Waiter[] = [];
+  for (const waiter of inbox.waiters) {
+    const result = waiter.test();
+    if (result === undefined) pending.push(waiter);
+    else waiter.resolve(result);
+  }
+  inbox.waiters = pending;
+}
+
+/** `test`'s answer now if it has one, else the first it gives after a request, else a timeout. */
+function waitFor(inbox: Inbox, timeoutMs: number, test: () => WebhookWait | undefined): Promise<WebhookWait> {
+  const now = test();
+  if (now !== undefined) return Promise.resolve(now);
+  return new Promise<WebhookWait>((resolve) => {
+    const timer = setTimeout(() => {
+      inbox.waiters = inbox.waiters.filter((w) => w !== waiter);
+      resolve({ kind: "timeout" });
+    }, timeoutMs);
+    const waiter: Waiter = {
+      test,
+      resolve: (wait) => {
+        clearTimeout(timer);
+        resolve(wait);
+      },
+    };
+    inbox.waiters.push(waiter);
+  });
 }
 
 function parseJson(text: string): unknown {

@@ -6,31 +6,32 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
-import { compileRenderer } from "../contract/provider-profile/render.ts";
+import { compileRenderer, type DialectRenderer } from "../contract/provider-profile/render.ts";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
-import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
+import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
+import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import { DEFAULT_TIMING } from "../domain/timing.ts";
-import { createHttpListeners, type PublicHandler } from "../http/create-listener.ts";
+import { createHttpListeners, type HttpDeps, type PublicHandler } from "../http/create-listener.ts";
 import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal, type JournalRecord } from "../http/journal.ts";
-import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
+import { type Backend, type BackendSettings, openBackend } from "./backend.ts";
+import { buildPlugins } from "./build-plugins.ts";
 import { type SimulatorSettings, SimulatorSettingsSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
-import { buildPlugins } from "./build-plugins.ts";
-import { createEmbeddedDomain, type EmbeddedDomain } from "./embedded-domain.ts";
+import { createEmbeddedDomain, type EmbeddedDomain, type EmbeddedDomainOptions } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
-import { captureState, readStateFile, restartSeed, restoreState, writeStateFile } from "./state-file.ts";
-import { type Backend, openBackend } from "./backend.ts";
-import type { AdminExtension, LeftPending, SimulatorPlugin } from "./plugin.ts";
+import type { AdminExtension, SimulatorPlugin } from "./plugin.ts";
+import { type CloseOptions, type ShutdownReport, shutdownOnce } from "./shutdown.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,
   DEMO_CUSTOMER_ID,
   type SimulatorOptions,
 } from "./simulator-options.ts";
+import { readStateFile, restartSeed, restoreState, type SimulatorState, type StateHolders } from "./state-file.ts";
 
 export interface SimulatorClock {
   readonly mode: "real" | "virtual";
@@ -42,31 +43,6 @@ export interface SimulatorClock {
    * background work to settle.
    */
   advance(ms: number): Promise<void>;
-}
-
-/** How long `close()` lets work in flight finish when not told: requests only (see `CloseOptions`). */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
-
-export interface CloseOptions {
-  /**
-   * How long requests and webhook attempts in flight may take to finish, ms;
-   * then connections still open are destroyed and attempts still out are
-   * recorded as failed (`shutdown`). Without it, requests get 10 s and webhook
-   * attempts are aborted at once, so a test never waits on its receivers.
-   */
-  readonly timeoutMs?: number | undefined;
-}
-
-/** What a closed simulator left undone. */
-export interface ShutdownReport {
-  /** Requests still unanswered at the deadline: their connections were destroyed. */
-  readonly requestsCutOff: number;
-  /** Orders still pending: their next lifecycle step will not run (unless saved to a state file). */
-  readonly pendingOrders: number;
-  /** What the plugins left, e.g. `{ "undelivered webhooks": 2, "webhook attempts cut off": 1 }`. */
-  readonly left: LeftPending;
-  /** The state file written, with what was left, to be taken up at the next start. */
-  readonly savedTo?: string;
 }
 
 export interface Simulator {
@@ -140,63 +116,19 @@ function parseSettings(options: SimulatorOptions): SimulatorSettings {
  * await sim.close();
  */
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
-  const settings = parseSettings(options);
-  const mode = settings.clock ?? "real";
-  const {
-    minAmount = DEFAULT_ORDER_LIMITS.minAmount,
-    maxAmount = DEFAULT_ORDER_LIMITS.maxAmount,
-    currencies = DEFAULT_ORDER_LIMITS.currencies,
-  } = settings.limits ?? {};
-  // The schema holds currencies to at least one, which its array type does not say.
-  const limits: OrderLimits = { minAmount, maxAmount, currencies: currencies as OrderLimits["currencies"] };
-  const tokenTtlSeconds = settings.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
-  const failureRate = settings.failureRate ?? 0;
-
-  // A saved run goes on with its own seed, on a new stream per restart (ids never repeat).
-  const saved = settings.stateFile === undefined ? undefined : await readStateFile(settings.stateFile);
-  const run = {
-    seed: saved?.seed ?? settings.seed ?? randomInt(2 ** 31),
-    restarts: saved === undefined ? 0 : saved.restarts + 1,
-  };
-  const statusTable = resolveStatusTable(options.statusTable);
-  // Compiled once: every public answer and webhook is written through it.
-  const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
-  const journal = createJournal(settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
-  const backend = await openBackend({
-    store: settings.store,
-    durability: settings.redisDurability ?? "memory",
-    jobShards: settings.redisJobShards,
-    clock: mode,
-    startAt: options.startAt,
-    statusTable,
-    stateFile: settings.stateFile,
-    journal,
-    journalLimit: settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
-    onError,
-    onWarning: (message) => console.warn(`airtime simulator: ${message}`),
-  });
-  const domain = createEmbeddedDomain({
-    store: backend.store,
-    time: backend.time,
-    scheduler: backend.scheduler,
-    seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
-    timing: settings.timing ?? DEFAULT_TIMING,
-    failureRate,
-    statusTable,
-    keyLifetimeMs: options.idempotencyRetentionMs,
-    maxOrders: settings.maxOrders,
-    onEventError: (error) => onError(error),
-  });
+  const start = await readStart(options);
+  const { settings, journal } = start;
+  const backend = await openBackend(backendSettings(start, options));
+  const domain = createEmbeddedDomain(domainOptions(start, options, backend));
   const { store, time, service } = domain;
 
-  const plugins = await buildPlugins(options, backend, domain, journal, dialect);
+  const plugins = await buildPlugins(options, backend, domain, journal, start.dialect);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
   };
   const clock: SimulatorClock = {
-    mode,
+    mode: settings.clock ?? "real",
     now: () => time.clock.now(),
     async advance(ms) {
       await backend.advance(ms);
@@ -218,55 +150,23 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const holders = backend.persistence === undefined ? undefined : { ...backend.persistence, plugins };
-  if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
-  // Customers a saved state brought back keep their balances: only new ones are seeded.
-  const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
-  const demo = options.demo === false ? undefined : await seedDemo(customers, options.demo ?? {}, store);
-  for (const input of options.customers ?? []) if (!(await restored(input.id))) await customers.seed(input);
-
-  const issueToken = tokenIssuer(domain.customers, tokenTtlSeconds);
+  const demo = await restoreAndSeed({ saved: start.saved, holders, options, customers, store });
 
   const adminToken = settings.adminToken ?? generateToken("adm");
-  const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
-  const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
-  const http = createHttpListeners({
-    clock: time.clock,
-    journal: backend.journal.recorder,
-    reportError: onError,
-    ...(settings.cors === undefined ? {} : { corsOrigins: settings.cors }),
-    ...requestListener(options.onRequest, plugins),
-    publicApi: {
-      service,
-      limits,
-      dialect,
-      scenarioEngines: engines,
-      beforeResponse: async (order: Order) => {
-        for (const plugin of plugins) await plugin.beforeResponse?.(order);
-      },
-      issueToken,
-    },
-    adminApi:
-      settings.admin === false
-        ? undefined
-        : {
-            adminToken,
-            authenticateCustomer: (token: string) => service.authenticate(token),
-            // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
-            controls: customers,
-            extensions,
-          },
-  });
-
+  const http = createHttpListeners(httpDeps({ start, options, backend, domain, plugins, customers, adminToken }));
   const server = createHttpServer(http.requestListener);
   backend.start();
-  let closed: Promise<ShutdownReport> | undefined;
-  const shutdown = (closeOptions: CloseOptions = {}): Promise<ShutdownReport> => {
-    closed ??= closeOnce(
-      { backend, plugins, server, store, statusTable, stateFile: settings.stateFile, run, holders },
-      closeOptions.timeoutMs,
-    );
-    return closed;
-  };
+  const { statusTable, run } = start;
+  const shutdown = shutdownOnce({
+    backend,
+    plugins,
+    server,
+    store,
+    statusTable,
+    stateFile: settings.stateFile,
+    run,
+    holders,
+  });
   return {
     listen: (port = 0, host = "127.0.0.1") => server.listen(port, host),
     get url() {
@@ -291,6 +191,157 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   };
 }
 
+/**
+ * What a simulator reads before it opens anything: its settings, validated
+ * once, and what follows from them alone. Read first so that a broken setting
+ * or state file fails before a Redis connection is opened.
+ */
+interface Start {
+  readonly settings: SimulatorSettings;
+  readonly onError: (error: unknown) => void;
+  /** The state file's saved run, when there is one to go on with. */
+  readonly saved: SimulatorState | undefined;
+  readonly run: { readonly seed: number; readonly restarts: number };
+  readonly statusTable: StatusTable;
+  readonly dialect: DialectRenderer;
+  readonly journal: Journal;
+}
+
+async function readStart(options: SimulatorOptions): Promise<Start> {
+  const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
+  const settings = parseSettings(options);
+  // A saved run goes on with its own seed, on a new stream per restart (ids never repeat).
+  const saved = settings.stateFile === undefined ? undefined : await readStateFile(settings.stateFile);
+  const run = {
+    seed: saved?.seed ?? settings.seed ?? randomInt(2 ** 31),
+    restarts: saved === undefined ? 0 : saved.restarts + 1,
+  };
+  const statusTable = resolveStatusTable(options.statusTable);
+  // Compiled once: every public answer and webhook is written through it.
+  const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
+  const journal = createJournal(settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
+  return { settings, onError, saved, run, statusTable, dialect, journal };
+}
+
+/** The simulator's settings as the backend seam takes them: storage, durability, clock and journal. */
+function backendSettings(
+  { settings, statusTable, journal, onError }: Start,
+  options: SimulatorOptions,
+): BackendSettings {
+  return {
+    store: settings.store,
+    durability: settings.redisDurability ?? "memory",
+    jobShards: settings.redisJobShards,
+    clock: settings.clock ?? "real",
+    startAt: options.startAt,
+    statusTable,
+    stateFile: settings.stateFile,
+    journal,
+    journalLimit: settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    onError,
+    onWarning: (message) => console.warn(`airtime simulator: ${message}`),
+  };
+}
+
+/** The domain's options: the backend's ports, and the run's seed, timing and order rules. */
+function domainOptions(start: Start, options: SimulatorOptions, backend: Backend): EmbeddedDomainOptions {
+  const { settings, run, onError } = start;
+  return {
+    store: backend.store,
+    time: backend.time,
+    scheduler: backend.scheduler,
+    seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
+    timing: settings.timing ?? DEFAULT_TIMING,
+    failureRate: settings.failureRate ?? 0,
+    statusTable: start.statusTable,
+    keyLifetimeMs: options.idempotencyRetentionMs,
+    maxOrders: settings.maxOrders,
+    onEventError: (error) => onError(error),
+  };
+}
+
+/**
+ * Puts a saved state back, then seeds the demo customer and the configured
+ * ones. Customers a saved state brought back keep their balances: only new
+ * ones are seeded.
+ */
+async function restoreAndSeed(parts: {
+  readonly saved: SimulatorState | undefined;
+  readonly holders: StateHolders | undefined;
+  readonly options: SimulatorOptions;
+  readonly customers: SimulatorCustomers;
+  readonly store: Store;
+}): Promise<Simulator["demo"]> {
+  const { saved, holders, options, customers, store } = parts;
+  if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
+  const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
+  const demo = options.demo === false ? undefined : await seedDemo(customers, options.demo ?? {}, store);
+  for (const input of options.customers ?? []) if (!(await restored(input.id))) await customers.seed(input);
+  return demo;
+}
+
+/** The parts the HTTP layer answers from. */
+interface HttpWiring {
+  readonly start: Start;
+  readonly options: SimulatorOptions;
+  readonly backend: Backend;
+  readonly domain: EmbeddedDomain;
+  readonly plugins: readonly SimulatorPlugin[];
+  readonly customers: ReturnType<typeof createAdminControls>;
+  readonly adminToken: string;
+}
+
+/**
+ * The HTTP layer's dependencies: the public API over the domain's service,
+ * the order limits and the dialect, with the plugins' scenario engines and
+ * hooks; the admin API, unless `admin: false`, over the customer service.
+ */
+function httpDeps(wiring: HttpWiring): HttpDeps {
+  const { start, options, backend, domain, plugins, customers } = wiring;
+  const { settings } = start;
+  const { service } = domain;
+  const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
+  const extensions = plugins.map((p) => p.admin).filter((a): a is AdminExtension => a !== undefined);
+  return {
+    clock: domain.time.clock,
+    journal: backend.journal.recorder,
+    reportError: start.onError,
+    ...(settings.cors === undefined ? {} : { corsOrigins: settings.cors }),
+    ...requestListener(options.onRequest, plugins),
+    publicApi: {
+      service,
+      limits: orderLimits(settings),
+      dialect: start.dialect,
+      scenarioEngines: engines,
+      beforeResponse: async (order: Order) => {
+        for (const plugin of plugins) await plugin.beforeResponse?.(order);
+      },
+      issueToken: tokenIssuer(domain.customers, settings.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
+    },
+    adminApi:
+      settings.admin === false
+        ? undefined
+        : {
+            adminToken: wiring.adminToken,
+            authenticateCustomer: (token: string) => service.authenticate(token),
+            // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
+            controls: customers,
+            extensions,
+          },
+  };
+}
+
+/** The order limits the public API enforces: the settings' own, each defaulted. */
+function orderLimits(settings: SimulatorSettings): OrderLimits {
+  const {
+    minAmount = DEFAULT_ORDER_LIMITS.minAmount,
+    maxAmount = DEFAULT_ORDER_LIMITS.maxAmount,
+    currencies = DEFAULT_ORDER_LIMITS.currencies,
+  } = settings.limits ?? {};
+  // The schema holds currencies to at least one, which its array type does not say.
+  return { minAmount, maxAmount, currencies: currencies as OrderLimits["currencies"] };
+}
+
 /** `POST /v1/auth/token`: a customer's API key exchanged for a token that lives `ttlSeconds`. */
 function tokenIssuer(
   directory: EmbeddedDomain["customers"],
@@ -309,47 +360,6 @@ function tokenIssuer(
       }
     }
   };
-}
-
-/** What closing a simulator stops, waits for, counts and saves. */
-interface Closing {
-  readonly backend: Backend;
-  readonly plugins: readonly SimulatorPlugin[];
-  readonly server: ReturnType<typeof createHttpServer>;
-  readonly store: Store;
-  readonly statusTable: StatusTable;
-  readonly stateFile: string | undefined;
-  readonly run: { readonly seed: number; readonly restarts: number };
-  readonly holders: Parameters<typeof captureState>[1] | undefined;
-}
-
-/**
- * Stops timers and accepting, finishes in-flight requests and then the
- * plugins' work within `timeoutMs`, saves the state file when there is one,
- * and reports what was left. Runs once per simulator (see `shutdown`).
- */
-async function closeOnce(closing: Closing, timeoutMs: number | undefined): Promise<ShutdownReport> {
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
-    throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
-  }
-  const { backend, plugins, stateFile, holders } = closing;
-  // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
-  const backendStopped = backend.stop();
-  for (const plugin of plugins) plugin.closing?.();
-  const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
-  const { requestsCutOff } = await closing.server.close(deadline);
-  const left: Record<string, number> = {};
-  for (const plugin of plugins) {
-    const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
-    for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
-  }
-  await backendStopped;
-  const orders = await closing.store.listOrders();
-  const pendingOrders = orders.filter((order) => !isFinalStatus(closing.statusTable, order.status)).length;
-  await backend.close();
-  if (stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
-  await writeStateFile(stateFile, await captureState(closing.run, holders));
-  return { requestsCutOff, pendingOrders, left, savedTo: stateFile };
 }
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */
