@@ -163,6 +163,8 @@ class EffectsAccumulator {
   }
 
   result(): ResolvedEffects {
+    // Every effect comes from a rule that fired: none fired, nothing to collect (most requests).
+    if (this.fired.length === 0) return { fired: this.fired };
     const webhook = Object.fromEntries(Object.entries(this.webhook).filter(([, value]) => value !== undefined));
     return {
       fired: this.fired,
@@ -176,9 +178,11 @@ class EffectsAccumulator {
   }
 }
 
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
 /** The names in an `X-Sim-Scenario` header: one name, or several separated by commas. */
-function parseRequestedScenarios(header: string | undefined): string[] {
-  if (header === undefined) return [];
+function parseRequestedScenarios(header: string | undefined): readonly string[] {
+  if (header === undefined) return NO_NAMES;
   const names = header
     .split(",")
     .map((name) => name.trim())
@@ -305,17 +309,14 @@ async function evaluate(parts: EngineParts, facts: RequestFacts): Promise<Resolv
     };
   }
   const into = new EffectsAccumulator(parts.defaultOutcomeTiming);
-  const runEach = async (names: readonly string[], scope: string): Promise<void> => {
-    for (const name of names) {
-      const entry = loaded.get(name);
-      if (entry !== undefined)
-        await runScenario(parts, entry.compiled, states.stateOf(scope, entry.compiled), facts, into);
-    }
-  };
-  await runEach(requested, scopeOf("request", facts.customerId));
-  await runEach(parts.perCustomer.get(facts.customerId) ?? [], scopeOf("customer", facts.customerId));
-  await runEach(parts.global, "global");
-  if (magic !== undefined) await runScenario(parts, magic, states.stateOf("magic", magic), facts, into);
+  // Most requests name no scenario and meet none active: each list is looked at, not walked.
+  if (requested.length > 0) await runEach(parts, requested, scopeOf("request", facts.customerId), facts, into);
+  const own = parts.perCustomer.get(facts.customerId);
+  if (own !== undefined) await runEach(parts, own, scopeOf("customer", facts.customerId), facts, into);
+  if (parts.global.length > 0) await runEach(parts, parts.global, "global", facts, into);
+  if (magic !== undefined && appliesTo(magic, facts)) {
+    await runScenario(parts, magic, states.stateOf("magic", magic), facts, into);
+  }
   return into.result();
 }
 
@@ -338,9 +339,30 @@ function listing({ loaded, global, perCustomer, magic }: EngineParts): ScenarioL
   };
 }
 
+/** The loaded scenarios of `names` against a request, in order, each in its activation's state for `scope`. */
+async function runEach(
+  parts: EngineParts,
+  names: readonly string[],
+  scope: string,
+  facts: RequestFacts,
+  into: EffectsAccumulator,
+): Promise<void> {
+  for (const name of names) {
+    const entry = parts.loaded.get(name);
+    if (entry !== undefined && appliesTo(entry.compiled, facts)) {
+      await runScenario(parts, entry.compiled, parts.states.stateOf(scope, entry.compiled), facts, into);
+    }
+  }
+}
+
+/** False when a scenario only names accounts and this request's is none of them: its rules cannot match. */
+function appliesTo(scenario: CompiledScenario, facts: RequestFacts): boolean {
+  return scenario.onlyAccounts === undefined || scenario.onlyAccounts.has(facts.account);
+}
+
 /**
- * Runs one scenario's rules against a request, top to bottom, into the
- * effects: attempts are counted in the activation's own state, or in the
+ * Runs one scenario's rules against a request that it applies to, top to
+ * bottom, into the effects: attempts are counted in the activation's own state, or in the
  * counters shared with other instances when there are some.
  */
 async function runScenario(
@@ -350,7 +372,6 @@ async function runScenario(
   facts: RequestFacts,
   into: EffectsAccumulator,
 ): Promise<void> {
-  if (scenario.onlyAccounts !== undefined && !scenario.onlyAccounts.has(facts.account)) return;
   // Attempts are counted per customer and idempotency key, or per reference without a key.
   const attempt = facts.idempotencyKey === undefined ? `r:${facts.reference}` : `k:${facts.idempotencyKey}`;
   const attemptKey = `${facts.customerId}\u0000${attempt}`;

@@ -39,6 +39,8 @@ export interface TimeKeeperState {
 
 /** The number in a generated job id (`job_12`), or 0. */
 function generatedNumber(id: string): number {
+  // Most ids given are an order's step (`step_…`): no regular expression for those.
+  if (!id.startsWith("job_")) return 0;
   const match = /^job_(\d{1,15})$/.exec(id);
   return match === null ? 0 : Number(match[1]);
 }
