@@ -32,7 +32,7 @@ export function assertCents(cents: number): void {
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
 }
 
-/** The keys of the placement script after the wallet and the customer, in its order. */
+/** The keys of the placement script after the wallet, in its order. */
 function orderKeys(keys: CustomerKeys): string[] {
   return [keys.references, keys.orders, keys.versions, keys.orderSequence, keys.evicted, keys.evictedUntil];
 }
@@ -78,7 +78,6 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
         run(
           "ahPlaceOrder",
           keys.wallets,
-          keys.customer,
           ...orderKeys(keys),
           keys.idempotency,
           keys.idempotencyExpiry,
