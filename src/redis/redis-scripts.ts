@@ -25,70 +25,70 @@ return {'set', tonumber(ARGV[2]), redis.call('HGET', KEYS[2], currencyField), st
 `;
 
 /**
- * Compare-and-set of an order on its version. KEYS: orders, versions,
- * wallets. ARGV: id, order JSON, expected version, new version,
- * then, for a refund, the wallet field and the cents to credit back (in the
- * same step, so no kill between the two can lose the refund; a wallet gone
- * meanwhile is left alone). Returns 1 when stored.
+ * Compare-and-set of an order on its version. KEYS: book, wallets. ARGV:
+ * id, order JSON, expected version, then, for a refund, the wallet field
+ * and the cents to credit back (in the same step, so no kill between the
+ * two can lose the refund; a wallet gone meanwhile is left alone). The
+ * version is the stored order's history length. Returns 1 when stored.
  */
 const UPDATE_ORDER = `
-local version = redis.call('HGET', KEYS[2], ARGV[1])
-if not version then return 0 end
-if tonumber(version) ~= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-if ARGV[5] and redis.call('HEXISTS', KEYS[3], 'b:' .. ARGV[5]) == 1 then
-  redis.call('HINCRBY', KEYS[3], 'b:' .. ARGV[5], tonumber(ARGV[6]))
+local field = 'o:' .. ARGV[1]
+local stored = redis.call('HGET', KEYS[1], field)
+if not stored or #cjson.decode(stored).history ~= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], field, ARGV[2])
+if ARGV[4] and redis.call('HEXISTS', KEYS[2], 'b:' .. ARGV[4]) == 1 then
+  redis.call('HINCRBY', KEYS[2], 'b:' .. ARGV[4], tonumber(ARGV[5]))
 end
 return 1
 `;
 
 /**
- * Removes an order still at the expected version. KEYS: orders, versions,
- * references, orderSequence, evicted, evictedUntil. ARGV: id, expected
- * version, keep until, now, reference, evicted record JSON. Returns 1 when
- * removed.
+ * Removes an order still at the expected version. KEYS: book,
+ * orderSequence, evicted, evictedUntil. ARGV: id, expected version, keep
+ * until, now, reference, evicted record JSON. Returns 1 when removed.
  */
 const EVICT_ORDER = `
-local version = redis.call('HGET', KEYS[2], ARGV[1])
-if not version or tonumber(version) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
+local field = 'o:' .. ARGV[1]
+local stored = redis.call('HGET', KEYS[1], field)
+if not stored or #cjson.decode(stored).history ~= tonumber(ARGV[2]) then return 0 end
+redis.call('HDEL', KEYS[1], field)
+redis.call('ZREM', KEYS[2], ARGV[1])
 if tonumber(ARGV[3]) > tonumber(ARGV[4]) then
-  redis.call('HSET', KEYS[5], ARGV[1], ARGV[6])
-  redis.call('HSET', KEYS[6], ARGV[1], ARGV[3])
-elseif redis.call('HGET', KEYS[3], ARGV[5]) == ARGV[1] then
-  redis.call('HDEL', KEYS[3], ARGV[5])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[6])
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+elseif redis.call('HGET', KEYS[1], 'r:' .. ARGV[5]) == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'r:' .. ARGV[5])
 end
 return 1
 `;
 
 /**
- * The whole placement of an order. KEYS: wallets, references, orders,
- * versions, orderSequence, evicted, evictedUntil, idempotency,
- * idempotencyExpiry, orderCounter. ARGV: wallet field, cents, reference,
- * id, order JSON, version, now, idempotency key ('' for none), key record
- * JSON, key expiry. Returns {'placed'}, {'existing', record JSON},
- * {'duplicate'}, {'insufficient', balance, currency} or {'unknown_wallet'}.
+ * The whole placement of an order. KEYS: wallets, book, orderSequence,
+ * evicted, evictedUntil, idempotencyExpiry, orderCounter. ARGV: wallet
+ * field, cents, reference, id, order JSON, now, idempotency key ('' for
+ * none), key record JSON, key expiry. Returns {'placed'}, {'existing',
+ * record JSON}, {'duplicate'}, {'insufficient', balance, currency} or
+ * {'unknown_wallet'}.
  *
- * A wallet exists only with its customer (both are written in one MULTI
- * and never removed apart), so the wallet's read answers for both. Expired
- * keys are swept on one placement in 16 of the customer's (by its
- * sequence), up to 32 at a time: twice the rate keys are added, at one read
- * every 16 orders instead of one every order. A key past its expiry is
- * never answered, swept or not.
+ * The key and the reference are read with one HMGET of the book, and the
+ * order, its reference and its key written with one HSET. A wallet exists
+ * only with its customer (both are written in one MULTI and never removed
+ * apart), so the wallet's read answers for both. Expired keys are swept on
+ * one placement in 16 of the customer's (by its sequence), up to 32 at a
+ * time: twice the rate keys are added, at one read every 16 orders instead
+ * of one every order. A key past its expiry is never answered, swept or not.
  */
 const PLACE_ORDER = `
-local now = tonumber(ARGV[7])
-if ARGV[8] ~= '' then
-  local current = redis.call('HGET', KEYS[8], ARGV[8])
-  if current and tonumber(cjson.decode(current).expiresAt) > now then return {'existing', current} end
+local now = tonumber(ARGV[6])
+local keyField, referenceField, orderField = 'k:' .. ARGV[7], 'r:' .. ARGV[3], 'o:' .. ARGV[4]
+local found = redis.call('HMGET', KEYS[2], keyField, referenceField)
+local current, holder = found[1], found[2]
+if ARGV[7] ~= '' and current and tonumber(cjson.decode(current).expiresAt) > now then
+  return {'existing', current}
 end
-local holder = redis.call('HGET', KEYS[2], ARGV[3])
 if holder then
-  if redis.call('HEXISTS', KEYS[3], holder) == 1 then return {'duplicate'} end
-  local kept = redis.call('HGET', KEYS[7], holder)
+  if redis.call('HEXISTS', KEYS[2], 'o:' .. holder) == 1 then return {'duplicate'} end
+  local kept = redis.call('HGET', KEYS[5], holder)
   if kept and tonumber(kept) > now then return {'duplicate'} end
 end
 local field = 'b:' .. ARGV[1]
@@ -98,23 +98,24 @@ if not stored then return {'unknown_wallet'} end
 if tonumber(stored) < tonumber(ARGV[2]) then return {'insufficient', stored, currency} end
 redis.call('HINCRBY', KEYS[1], field, -tonumber(ARGV[2]))
 if holder then
-  redis.call('HDEL', KEYS[6], holder)
-  redis.call('HDEL', KEYS[7], holder)
+  redis.call('HDEL', KEYS[4], holder)
+  redis.call('HDEL', KEYS[5], holder)
 end
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
-redis.call('HSET', KEYS[4], ARGV[4], ARGV[6])
-local sequence = redis.call('INCR', KEYS[10])
-redis.call('ZADD', KEYS[5], sequence, ARGV[4])
-if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[8], ARGV[8], ARGV[9])
-  redis.call('ZADD', KEYS[9], ARGV[10], ARGV[8])
+local sequence = redis.call('INCR', KEYS[7])
+redis.call('ZADD', KEYS[3], sequence, ARGV[4])
+if ARGV[7] == '' then
+  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5])
+else
+  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5], keyField, ARGV[8])
+  redis.call('ZADD', KEYS[6], ARGV[9], ARGV[7])
 end
 if sequence % 16 == 0 then
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 32)
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now, 'LIMIT', 0, 32)
   if #expired > 0 then
-    redis.call('HDEL', KEYS[8], unpack(expired))
-    redis.call('ZREM', KEYS[9], unpack(expired))
+    local fields = {}
+    for i, key in ipairs(expired) do fields[i] = 'k:' .. key end
+    redis.call('HDEL', KEYS[2], unpack(fields))
+    redis.call('ZREM', KEYS[6], unpack(expired))
   end
 end
 return {'placed'}
@@ -123,9 +124,9 @@ return {'placed'}
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 2, lua: WALLET },
-  ahUpdateOrder: { numberOfKeys: 3, lua: UPDATE_ORDER },
-  ahEvictOrder: { numberOfKeys: 6, lua: EVICT_ORDER },
-  ahPlaceOrder: { numberOfKeys: 10, lua: PLACE_ORDER },
+  ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
+  ahEvictOrder: { numberOfKeys: 4, lua: EVICT_ORDER },
+  ahPlaceOrder: { numberOfKeys: 7, lua: PLACE_ORDER },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;

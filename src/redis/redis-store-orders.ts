@@ -10,7 +10,7 @@ import { evictedRecordOf } from "../domain/order-retention.ts";
 import type { OrderPage, OrderPageQuery, PlaceResult, Store } from "../domain/ports.ts";
 import type { OrderIndex } from "./order-index.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { type CustomerKeys, type SharedKeys, walletField } from "./redis-keys.ts";
+import { bookField, type CustomerKeys, type SharedKeys, walletField } from "./redis-keys.ts";
 import type { RedisScriptName } from "./redis-scripts.ts";
 import { type PageVerdict, readSequencePage } from "./sequence-page.ts";
 
@@ -32,9 +32,17 @@ export function assertCents(cents: number): void {
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
 }
 
-/** The keys of the placement script after the wallet, in its order. */
-function orderKeys(keys: CustomerKeys): string[] {
-  return [keys.references, keys.orders, keys.versions, keys.orderSequence, keys.evicted, keys.evictedUntil];
+/** The keys of the placement script, in its order. */
+function placementKeys(keys: CustomerKeys): string[] {
+  return [
+    keys.wallets,
+    keys.book,
+    keys.orderSequence,
+    keys.evicted,
+    keys.evictedUntil,
+    keys.idempotencyExpiry,
+    keys.orderCounter,
+  ];
 }
 
 function matchesPage(order: Order, query: OrderPageQuery): boolean {
@@ -77,17 +85,12 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
         index.add(order.id, order.customerId, order.createdAt),
         run(
           "ahPlaceOrder",
-          keys.wallets,
-          ...orderKeys(keys),
-          keys.idempotency,
-          keys.idempotencyExpiry,
-          keys.orderCounter,
+          ...placementKeys(keys),
           walletField(order.shortcode),
           order.amountCents,
           order.reference,
           order.id,
           JSON.stringify(order),
-          order.history.length,
           now,
           key?.key ?? "",
           key === undefined ? "" : JSON.stringify(key),
@@ -100,12 +103,12 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
     },
     async updateOrderIf(order, expectedVersion, refund) {
       const keys = keysOf(order.customerId);
-      const args = [order.id, JSON.stringify(order), expectedVersion, order.history.length];
+      const args = [order.id, JSON.stringify(order), expectedVersion];
       if (refund === true) {
         assertCents(order.amountCents);
         args.push(walletField(order.shortcode), order.amountCents);
       }
-      return (await run("ahUpdateOrder", keys.orders, keys.versions, keys.wallets, ...args)) === 1;
+      return (await run("ahUpdateOrder", keys.book, keys.wallets, ...args)) === 1;
     },
   };
 }
@@ -114,11 +117,13 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
     if (pairs.length === 0) return [];
     // Sent together, not as one pipeline: on a cluster the customers' slots lie on several nodes.
-    const replies = await Promise.all(pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).orders, id)));
+    const replies = await Promise.all(
+      pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).book, bookField.order(id))),
+    );
     return replies.flatMap((json) => (json === null ? [] : [JSON.parse(json) as Order]));
   }
   async function getOrderByReference(customerId: string, reference: string): Promise<Order | undefined> {
-    const id = await redis.hget(keysOf(customerId).references, reference);
+    const id = await redis.hget(keysOf(customerId).book, bookField.reference(reference));
     return id === null ? undefined : (await readOrders([[customerId, id]]))[0];
   }
   async function page(query: OrderPageQuery): Promise<OrderPage> {
@@ -183,7 +188,8 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       const batch = redis.multi().hdel(keys.evicted, id).hdel(keys.evictedUntil, id);
       if (record !== null) {
         const { reference } = JSON.parse(record) as EvictedOrder;
-        if ((await redis.hget(keys.references, reference)) === id) batch.hdel(keys.references, reference);
+        const field = bookField.reference(reference);
+        if ((await redis.hget(keys.book, field)) === id) batch.hdel(keys.book, field);
       }
       await batch.exec();
       await index.forgetOwner(id);
@@ -198,9 +204,7 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       const record = evictedRecordOf(order, keepUntil);
       const removed = await run(
         "ahEvictOrder",
-        keys.orders,
-        keys.versions,
-        keys.references,
+        keys.book,
         keys.orderSequence,
         keys.evicted,
         keys.evictedUntil,
@@ -223,7 +227,8 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       return pair === undefined ? undefined : keptEvicted(pair[0], id, now);
     },
     async getEvictedOrderByReference(customerId, reference, now) {
-      return keptEvicted(customerId, await redis.hget(keysOf(customerId).references, reference), now);
+      const id = await redis.hget(keysOf(customerId).book, bookField.reference(reference));
+      return keptEvicted(customerId, id, now);
     },
     async countEvictedOrders(now) {
       await sweepEvicted(now);

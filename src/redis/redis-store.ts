@@ -84,14 +84,11 @@ async function removeCustomerData({ redis, shared, index, keysOf }: OrderContext
   await index.removeCustomer(ids, evictedIds);
   if (evictedIds.length > 0) await redis.zrem(shared.evicted, ...evictedIds.map((id) => `${customerId}\u0000${id}`));
   await redis.del(
-    keys.references,
-    keys.orders,
-    keys.versions,
+    keys.book,
     keys.orderSequence,
     keys.orderCounter,
     keys.evicted,
     keys.evictedUntil,
-    keys.idempotency,
     keys.idempotencyExpiry,
   );
 }
