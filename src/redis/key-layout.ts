@@ -1,9 +1,10 @@
 /**
  * The version of the Redis key layout this code reads and writes, recorded
  * in Redis so that processes on one database agree on it. Layout 1 kept an
- * order, its version, its reference and its idempotency key in four hashes;
- * layout 2 keeps them as fields of one hash per customer (its book), which
- * layout 1 code would not find: its compare-and-set would refuse every
+ * order, its version, its reference and its idempotency key in four hashes,
+ * and a customer's JSON in a string beside its wallets' hash; layout 2 keeps
+ * the order's as fields of one hash per customer (its book), and the
+ * customer's with its wallets in one hash, which layout 1 code would not find: its compare-and-set would refuse every
  * change and its placements would miss every reference and key. A process
  * therefore refuses a Redis holding another layout, naming both, as it
  * refuses a job queue counting other shards.

@@ -8,10 +8,13 @@
  * is layout 2, recorded in Redis (`key-layout.ts`).
  */
 export interface CustomerKeys {
-  /** String: the customer as JSON, wallets without balances (they are in `wallets`). */
+  /**
+   * Hash: `record` → the customer as JSON (wallets without balances),
+   * `b:<shortcode>` → balance in cents, `c:<shortcode>` → currency (`-`
+   * names the default wallet). One hash, so the customer is read with one
+   * HGETALL and a placement reads its wallet from the same key.
+   */
   readonly customer: string;
-  /** Hash: `b:<shortcode>` → balance in cents, `c:<shortcode>` → currency (`-` names the default wallet). */
-  readonly wallets: string;
   /**
    * Hash: the customer's orders with what points at them, one field each:
    * `o:<order id>` → the order as JSON (its version is its history's
@@ -48,6 +51,9 @@ export function walletField(shortcode: string | null): string {
   return shortcode ?? "-";
 }
 
+/** The field of the customer hash holding the customer's JSON. */
+export const CUSTOMER_RECORD = "record";
+
 /** The fields of a customer's book (`CustomerKeys.book`). */
 export const bookField = {
   order: (id: string): string => `o:${id}`,
@@ -58,7 +64,6 @@ export function customerKeys(prefix: string, customerId: string): CustomerKeys {
   const base = `${prefix}{${customerId}}:`;
   return {
     customer: `${base}customer`,
-    wallets: `${base}wallets`,
     book: `${base}book`,
     orderSequence: `${base}order-sequence`,
     orderCounter: `${base}order-counter`,

@@ -7,8 +7,8 @@
  */
 
 /**
- * Sets a wallet's balance, adding the wallet when absent. KEYS: customer,
- * wallets. ARGV: shortcode field, cents, currency ('' keeps it, KES for a new
+ * Sets a wallet's balance, adding the wallet when absent. KEYS: customer
+ * (its record and its wallets' fields). ARGV: shortcode field, cents, currency ('' keeps it, KES for a new
  * wallet). Returns {kind, balance, currency, added}. Debits and refunds are
  * steps of their own scripts (placing an order, a compare-and-set with a
  * refund), never a wallet change alone.
@@ -16,16 +16,16 @@
 const WALLET = `
 local field = 'b:' .. ARGV[1]
 local currencyField = 'c:' .. ARGV[1]
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_customer'} end
-local stored = redis.call('HGET', KEYS[2], field)
-redis.call('HSET', KEYS[2], field, ARGV[2])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[2], currencyField, ARGV[3])
-elseif not stored then redis.call('HSET', KEYS[2], currencyField, 'KES') end
-return {'set', tonumber(ARGV[2]), redis.call('HGET', KEYS[2], currencyField), stored and 0 or 1}
+if redis.call('HEXISTS', KEYS[1], 'record') == 0 then return {'unknown_customer'} end
+local stored = redis.call('HGET', KEYS[1], field)
+redis.call('HSET', KEYS[1], field, ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], currencyField, ARGV[3])
+elseif not stored then redis.call('HSET', KEYS[1], currencyField, 'KES') end
+return {'set', tonumber(ARGV[2]), redis.call('HGET', KEYS[1], currencyField), stored and 0 or 1}
 `;
 
 /**
- * Compare-and-set of an order on its version. KEYS: book, wallets. ARGV:
+ * Compare-and-set of an order on its version. KEYS: book, customer. ARGV:
  * id, order JSON, expected version, then, for a refund, the wallet field
  * and the cents to credit back (in the same step, so no kill between the
  * two can lose the refund; a wallet gone meanwhile is left alone). The
@@ -63,7 +63,7 @@ return 1
 `;
 
 /**
- * The whole placement of an order. KEYS: wallets, book, orderSequence,
+ * The whole placement of an order. KEYS: customer, book, orderSequence,
  * evicted, evictedUntil, idempotencyExpiry, orderCounter. ARGV: wallet
  * field, cents, reference, id, order JSON, now, idempotency key ('' for
  * none), key record JSON, key expiry. Returns {'placed'}, {'existing',
@@ -71,9 +71,9 @@ return 1
  * {'unknown_wallet'}.
  *
  * The key and the reference are read with one HMGET of the book, and the
- * order, its reference and its key written with one HSET. A wallet exists
- * only with its customer (both are written in one MULTI and never removed
- * apart), so the wallet's read answers for both. Expired keys are swept on
+ * order, its reference and its key written with one HSET. A wallet's
+ * fields exist only beside the customer's record (written in one MULTI,
+ * never removed apart), so the wallet's read answers for both. Expired keys are swept on
  * one placement in 16 of the customer's (by its sequence), up to 32 at a
  * time: twice the rate keys are added, at one read every 16 orders instead
  * of one every order. A key past its expiry is never answered, swept or not.
@@ -123,7 +123,7 @@ return {'placed'}
 
 /** Every script: its name (the client command it becomes), its key count and its source. */
 export const REDIS_SCRIPTS = {
-  ahWallet: { numberOfKeys: 2, lua: WALLET },
+  ahWallet: { numberOfKeys: 1, lua: WALLET },
   ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 4, lua: EVICT_ORDER },
   ahPlaceOrder: { numberOfKeys: 7, lua: PLACE_ORDER },

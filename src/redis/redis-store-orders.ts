@@ -35,7 +35,7 @@ export function assertCents(cents: number): void {
 /** The keys of the placement script, in its order. */
 function placementKeys(keys: CustomerKeys): string[] {
   return [
-    keys.wallets,
+    keys.customer,
     keys.book,
     keys.orderSequence,
     keys.evicted,
@@ -108,7 +108,7 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
         assertCents(order.amountCents);
         args.push(walletField(order.shortcode), order.amountCents);
       }
-      return (await run("ahUpdateOrder", keys.book, keys.wallets, ...args)) === 1;
+      return (await run("ahUpdateOrder", keys.book, keys.customer, ...args)) === 1;
     },
   };
 }
