@@ -20,15 +20,13 @@ export interface CustomerKeys {
    * `o:<order id>` → the order as JSON (its version is its history's
    * length, read in Lua with `cjson`), `r:<reference>` → order id (an
    * evicted order's id while its record is kept), `k:<idempotency key>` →
-   * the key's record JSON. One hash, so a placement reads the key and the
-   * reference with one HMGET and writes the order, its reference and its key
-   * with one HSET.
+   * the key's record JSON, and `n` → the customer's order counter (its
+   * orders' creation sequence). One hash, so a placement reads the key, the
+   * reference and the counter with one HMGET and writes them with one HSET.
    */
   readonly book: string;
-  /** Sorted set: order id by creation sequence (the customer's own counter). */
+  /** Sorted set: order id by creation sequence (the book's counter `n`, taken inside the placement's script). */
   readonly orderSequence: string;
-  /** String: the customer's creation sequence counter, taken inside the placement's script. */
-  readonly orderCounter: string;
   /** Hash: order id → what an evicted order left (JSON). */
   readonly evicted: string;
   /** Hash: order id → until when its evicted record is kept (simulator ms). */
@@ -66,7 +64,6 @@ export function customerKeys(prefix: string, customerId: string): CustomerKeys {
     customer: `${base}customer`,
     book: `${base}book`,
     orderSequence: `${base}order-sequence`,
-    orderCounter: `${base}order-counter`,
     evicted: `${base}evicted`,
     evictedUntil: `${base}evicted-until`,
     idempotencyExpiry: `${base}idempotency-expiry`,

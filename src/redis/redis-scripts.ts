@@ -64,14 +64,15 @@ return 1
 
 /**
  * The whole placement of an order. KEYS: customer, book, orderSequence,
- * evicted, evictedUntil, idempotencyExpiry, orderCounter. ARGV: wallet
+ * evicted, evictedUntil, idempotencyExpiry. ARGV: wallet
  * field, cents, reference, id, order JSON, now, idempotency key ('' for
  * none), key record JSON, key expiry. Returns {'placed'}, {'existing',
  * record JSON}, {'duplicate'}, {'insufficient', balance, currency} or
  * {'unknown_wallet'}.
  *
- * The key and the reference are read with one HMGET of the book, and the
- * order, its reference and its key written with one HSET. A wallet's
+ * The key, the reference and the customer's order counter are read with
+ * one HMGET of the book, and the order, its reference, its key and the
+ * counter written with one HSET. A wallet's
  * fields exist only beside the customer's record (written in one MULTI,
  * never removed apart), so the wallet's read answers for both. Expired keys are swept on
  * one placement in 16 of the customer's (by its sequence), up to 32 at a
@@ -81,7 +82,7 @@ return 1
 const PLACE_ORDER = `
 local now = tonumber(ARGV[6])
 local keyField, referenceField, orderField = 'k:' .. ARGV[7], 'r:' .. ARGV[3], 'o:' .. ARGV[4]
-local found = redis.call('HMGET', KEYS[2], keyField, referenceField)
+local found = redis.call('HMGET', KEYS[2], keyField, referenceField, 'n')
 local current, holder = found[1], found[2]
 if ARGV[7] ~= '' and current and tonumber(cjson.decode(current).expiresAt) > now then
   return {'existing', current}
@@ -101,12 +102,12 @@ if holder then
   redis.call('HDEL', KEYS[4], holder)
   redis.call('HDEL', KEYS[5], holder)
 end
-local sequence = redis.call('INCR', KEYS[7])
+local sequence = (tonumber(found[3]) or 0) + 1
 redis.call('ZADD', KEYS[3], sequence, ARGV[4])
 if ARGV[7] == '' then
-  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5])
+  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5], 'n', sequence)
 else
-  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5], keyField, ARGV[8])
+  redis.call('HSET', KEYS[2], referenceField, ARGV[4], orderField, ARGV[5], 'n', sequence, keyField, ARGV[8])
   redis.call('ZADD', KEYS[6], ARGV[9], ARGV[7])
 end
 if sequence % 16 == 0 then
@@ -126,7 +127,7 @@ export const REDIS_SCRIPTS = {
   ahWallet: { numberOfKeys: 1, lua: WALLET },
   ahUpdateOrder: { numberOfKeys: 2, lua: UPDATE_ORDER },
   ahEvictOrder: { numberOfKeys: 4, lua: EVICT_ORDER },
-  ahPlaceOrder: { numberOfKeys: 7, lua: PLACE_ORDER },
+  ahPlaceOrder: { numberOfKeys: 6, lua: PLACE_ORDER },
 } as const;
 
 export type RedisScriptName = keyof typeof REDIS_SCRIPTS;

@@ -2,7 +2,7 @@
  * The Redis store's orders: placing, changing, reading, listing and
  * evicting them. Each atomic step is one script on the customer's keys
  * (`redis-scripts.ts`); the order's entries in the indexes across customers
- * (`order-index.ts`) are written by a script of their own on the order's
+ * (`order-index.ts`) are written by commands of their own on the order's
  * index shard, sent in the same round trip, just before it.
  */
 import type { EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
@@ -34,15 +34,7 @@ export function assertCents(cents: number): void {
 
 /** The keys of the placement script, in its order. */
 function placementKeys(keys: CustomerKeys): string[] {
-  return [
-    keys.customer,
-    keys.book,
-    keys.orderSequence,
-    keys.evicted,
-    keys.evictedUntil,
-    keys.idempotencyExpiry,
-    keys.orderCounter,
-  ];
+  return [keys.customer, keys.book, keys.orderSequence, keys.evicted, keys.evictedUntil, keys.idempotencyExpiry];
 }
 
 function matchesPage(order: Order, query: OrderPageQuery): boolean {

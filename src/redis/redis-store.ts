@@ -83,14 +83,7 @@ async function removeCustomerData({ redis, shared, index, keysOf }: OrderContext
   const evictedIds = await redis.hkeys(keys.evicted);
   await index.removeCustomer(ids, evictedIds);
   if (evictedIds.length > 0) await redis.zrem(shared.evicted, ...evictedIds.map((id) => `${customerId}\u0000${id}`));
-  await redis.del(
-    keys.book,
-    keys.orderSequence,
-    keys.orderCounter,
-    keys.evicted,
-    keys.evictedUntil,
-    keys.idempotencyExpiry,
-  );
+  await redis.del(keys.book, keys.orderSequence, keys.evicted, keys.evictedUntil, keys.idempotencyExpiry);
 }
 
 function customerMethods({ redis, shared, keysOf, run }: OrderContext, prefix: string): CustomerMethods {

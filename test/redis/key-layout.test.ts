@@ -37,7 +37,7 @@ describe.skipIf(skip !== undefined)(`the key layout${skip === undefined ? "" : `
     // The order is one record in its customer's book: no hash of versions or references beside it.
     const keys = await redis.keys("ah:{demo}:*");
     expect(keys).toContain("ah:{demo}:book");
-    for (const gone of ["orders", "versions", "references", "idempotency"])
+    for (const gone of ["orders", "versions", "references", "idempotency", "order-counter"])
       expect(keys).not.toContain(`ah:{demo}:${gone}`);
   });
 
