@@ -112,8 +112,9 @@ async function measure(url: string, masters: readonly number[], orders: number):
   const finalise = await phase(async () => {
     scheduler.start();
     await allFinal;
+    // Every job's completion too: a step announces its final status before its job is completed.
+    await scheduler.stop();
   });
-  await scheduler.stop();
   time.stop();
   await connection.close();
   return { place, finalise };

@@ -54,7 +54,7 @@ export function byShard<T>(items: Iterable<T>, idOf: (item: T) => string, count:
 }
 
 /** The key recording the shard count of the queue under `prefix`: in shard 0, which every count has. */
-function shardCountKey(prefix: string): string {
+export function shardCountKey(prefix: string): string {
   return `${prefix}{jobs:0}:shards`;
 }
 

@@ -16,7 +16,6 @@
  * time; a listing's cursor is one score.
  */
 import { shardOf } from "./job-shards.ts";
-import { luaScript } from "./lua-script.ts";
 import type { RedisClient } from "./redis-client.ts";
 import { type PageVerdict, readSequencePage, type SequencePage } from "./sequence-page.ts";
 
@@ -32,18 +31,6 @@ export interface IndexShardKeys {
   readonly orders: string;
 }
 
-/**
- * An order in the indexes: its owner, and its place among all orders. KEYS:
- * owners, orders (one shard). ARGV: id, customer id, score. An id already
- * indexed is left as it is. Returns 1 when it indexed the id (the caller
- * then unindexes it if the order was refused).
- */
-const INDEX_ORDER = `
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-return 1
-`;
-
 function indexShards(prefix: string, count: number): IndexShardKeys[] {
   return Array.from({ length: count }, (_, index) => ({
     owners: `${prefix}{idx:${index}}:owners`,
@@ -54,7 +41,7 @@ function indexShards(prefix: string, count: number): IndexShardKeys[] {
 export interface OrderIndex {
   /**
    * Resolves once this process has its tag (the first time, one round trip):
-   * after it, `add` sends its script at once, in the caller's turn, so a
+   * after it, `add` sends its commands at once, in the caller's turn, so a
    * call sent right after it (the placement) reaches Redis after it.
    */
   ready(): Promise<void>;
@@ -101,7 +88,6 @@ function scoreClock(): (createdAt: number, tag: number) => number {
 export function createOrderIndex(redis: RedisClient, prefix: string, count: number): OrderIndex {
   const shards = indexShards(prefix, count);
   const shardFor = (id: string): IndexShardKeys => shards[shardOf(id, count)] as IndexShardKeys;
-  const indexOrder = luaScript(redis, INDEX_ORDER, 2);
   const nextScore = scoreClock();
   let tag: number | undefined;
   let taking: Promise<void> | undefined;
@@ -118,7 +104,13 @@ export function createOrderIndex(redis: RedisClient, prefix: string, count: numb
     async add(id, customerId, createdAt) {
       if (tag === undefined) await ready();
       const keys = shardFor(id);
-      return (await indexOrder(keys.owners, keys.orders, id, customerId, nextScore(createdAt, tag as number))) === 1;
+      // Two plain commands, sent together, rather than a script: NX on both leaves an id already indexed as it
+      // is, and ids are drawn fresh for every placement, so no other order's entry is ever at stake.
+      const [owned] = await Promise.all([
+        redis.hsetnx(keys.owners, id, customerId),
+        redis.zadd(keys.orders, "NX", nextScore(createdAt, tag as number), id),
+      ]);
+      return owned === 1;
     },
     async remove(id) {
       const keys = shardFor(id);

@@ -1,13 +1,13 @@
 /**
- * A customer's record on Redis: the customer as JSON (wallets without their
- * balances) and its wallets' balances and currencies in a hash, both under
- * the customer's hash tag, plus its static tokens in the index across
+ * A customer's record on Redis: one hash under the customer's hash tag, the
+ * customer as JSON (wallets without their balances) in one field and each
+ * wallet's balance and currency in fields of their own, plus its static tokens in the index across
  * customers (`{idx}`), kept as SHA-256 digests only.
  */
 import * as nodeCrypto from "node:crypto";
 import type { Customer, Wallet } from "../domain/model.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
+import { CUSTOMER_RECORD, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 
 export type StoredCustomer = Omit<Customer, "wallets"> & {
   readonly wallets: readonly { readonly shortcode: string | null; readonly currency: string }[];
@@ -24,21 +24,20 @@ export function customerRecords(redis: RedisClient, prefix: string) {
   const shared = sharedKeys(prefix);
   const keysOf = (customerId: string) => customerKeys(prefix, customerId);
 
-  function compose(json: string | null, balances: Record<string, string>): Customer | undefined {
-    if (json === null) return undefined;
+  function compose(fields: Record<string, string>): Customer | undefined {
+    const json = fields[CUSTOMER_RECORD];
+    if (json === undefined) return undefined;
     const stored = JSON.parse(json) as StoredCustomer;
     const wallets: Wallet[] = stored.wallets.map(({ shortcode }) => ({
       shortcode,
-      balanceCents: Number(balances[`b:${walletField(shortcode)}`] ?? 0),
-      currency: balances[`c:${walletField(shortcode)}`] ?? "KES",
+      balanceCents: Number(fields[`b:${walletField(shortcode)}`] ?? 0),
+      currency: fields[`c:${walletField(shortcode)}`] ?? "KES",
     }));
     return { ...stored, wallets };
   }
 
   async function readCustomer(id: string): Promise<Customer | undefined> {
-    const keys = keysOf(id);
-    const [json, balances] = await Promise.all([redis.get(keys.customer), redis.hgetall(keys.wallets)]);
-    return compose(json, balances);
+    return compose(await redis.hgetall(keysOf(id).customer));
   }
 
   async function writeCustomer(customer: Customer, previous: Customer | undefined, withBalances: boolean) {
@@ -47,15 +46,16 @@ export function customerRecords(redis: RedisClient, prefix: string) {
       ...customer,
       wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
     };
-    // The customer's own keys in one MULTI; the index across customers (another slot) apart.
-    const batch = redis.multi().set(keys.customer, JSON.stringify(stored));
+    // The customer's own hash in one MULTI; the index across customers (another slot) apart.
+    const batch = redis.multi();
     if (withBalances) {
-      batch.del(keys.wallets);
+      batch.del(keys.customer);
       for (const wallet of customer.wallets) {
-        batch.hset(keys.wallets, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
-        batch.hset(keys.wallets, `c:${walletField(wallet.shortcode)}`, wallet.currency);
+        batch.hset(keys.customer, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
+        batch.hset(keys.customer, `c:${walletField(wallet.shortcode)}`, wallet.currency);
       }
     }
+    batch.hset(keys.customer, CUSTOMER_RECORD, JSON.stringify(stored));
     await Promise.all([batch.exec(), redis.sadd(shared.customers, customer.id)]);
     await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
   }

@@ -31,20 +31,22 @@ export interface RedisJournal extends JournalView {
 
 /**
  * KEYS: stream, counter. ARGV: limit, record JSON. The next id, kept above
- * the stream's last one (a reset may have removed the counter and not yet
- * the stream).
+ * the stream's last one: a reset may have removed the counter and not yet
+ * the stream, and then Redis refuses the entry (an id at or below the
+ * stream's last), so the counter moves past the last id and the entry goes
+ * in after all. Every request appends one entry, and this slot is the one
+ * every request writes: the common path is three commands, the script and
+ * the two it runs.
  */
 const APPEND = `
 local id = redis.call('INCR', KEYS[2])
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
-if last then
-  local lastId = tonumber(string.match(last[1], '^(%d+)'))
-  if lastId >= id then
-    id = lastId + 1
-    redis.call('SET', KEYS[2], id)
-  end
+local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], id .. '-0', 'r', ARGV[2])
+if type(added) == 'table' and added.err then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  id = tonumber(string.match(last[1], '^(%d+)')) + 1
+  redis.call('SET', KEYS[2], id)
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], id .. '-0', 'r', ARGV[2])
 end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], id .. '-0', 'r', ARGV[2])
 return id
 `;
 

@@ -72,7 +72,7 @@ interface Claimed {
   readonly next: number | undefined;
   /** The jobs' JSON, in due order. */
   readonly claimed: string[];
-  /** Whether a shard gave a full batch: more may be due. */
+  /** Whether a shard gave a full batch (of due jobs, or of ended leases): more may be due. */
   readonly full: boolean;
 }
 
@@ -92,7 +92,7 @@ async function claim(context: SchedulerContext, batch: number, at: number, upTo:
   const claimed = replies.flatMap(([, ...jobs]) => jobs);
   const dueOf = (json: string) => (JSON.parse(json) as Job).dueAt;
   if (shards.length > 1) claimed.sort((a, b) => dueOf(a) - dueOf(b));
-  const full = replies.some((reply) => reply.length - 1 === batch);
+  const full = replies.some((reply) => reply.length - 1 >= batch);
   return { next: nexts.length === 0 ? undefined : Math.min(...nexts), claimed, full };
 }
 

@@ -2,7 +2,7 @@
  * The Redis store's orders: placing, changing, reading, listing and
  * evicting them. Each atomic step is one script on the customer's keys
  * (`redis-scripts.ts`); the order's entries in the indexes across customers
- * (`order-index.ts`) are written by a script of their own on the order's
+ * (`order-index.ts`) are written by commands of their own on the order's
  * index shard, sent in the same round trip, just before it.
  */
 import type { EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
@@ -10,7 +10,7 @@ import { evictedRecordOf } from "../domain/order-retention.ts";
 import type { OrderPage, OrderPageQuery, PlaceResult, Store } from "../domain/ports.ts";
 import type { OrderIndex } from "./order-index.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { type CustomerKeys, type SharedKeys, walletField } from "./redis-keys.ts";
+import { bookField, type CustomerKeys, type SharedKeys, walletField } from "./redis-keys.ts";
 import type { RedisScriptName } from "./redis-scripts.ts";
 import { type PageVerdict, readSequencePage } from "./sequence-page.ts";
 
@@ -32,9 +32,9 @@ export function assertCents(cents: number): void {
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
 }
 
-/** The keys of the placement script after the wallet and the customer, in its order. */
-function orderKeys(keys: CustomerKeys): string[] {
-  return [keys.references, keys.orders, keys.versions, keys.orderSequence, keys.evicted, keys.evictedUntil];
+/** The keys of the placement script, in its order. */
+function placementKeys(keys: CustomerKeys): string[] {
+  return [keys.customer, keys.book, keys.orderSequence, keys.evicted, keys.evictedUntil, keys.idempotencyExpiry];
 }
 
 function matchesPage(order: Order, query: OrderPageQuery): boolean {
@@ -77,18 +77,12 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
         index.add(order.id, order.customerId, order.createdAt),
         run(
           "ahPlaceOrder",
-          keys.wallets,
-          keys.customer,
-          ...orderKeys(keys),
-          keys.idempotency,
-          keys.idempotencyExpiry,
-          keys.orderCounter,
+          ...placementKeys(keys),
           walletField(order.shortcode),
           order.amountCents,
           order.reference,
           order.id,
           JSON.stringify(order),
-          order.history.length,
           now,
           key?.key ?? "",
           key === undefined ? "" : JSON.stringify(key),
@@ -101,12 +95,12 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
     },
     async updateOrderIf(order, expectedVersion, refund) {
       const keys = keysOf(order.customerId);
-      const args = [order.id, JSON.stringify(order), expectedVersion, order.history.length];
+      const args = [order.id, JSON.stringify(order), expectedVersion];
       if (refund === true) {
         assertCents(order.amountCents);
         args.push(walletField(order.shortcode), order.amountCents);
       }
-      return (await run("ahUpdateOrder", keys.orders, keys.versions, keys.wallets, ...args)) === 1;
+      return (await run("ahUpdateOrder", keys.book, keys.customer, ...args)) === 1;
     },
   };
 }
@@ -115,11 +109,13 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
     if (pairs.length === 0) return [];
     // Sent together, not as one pipeline: on a cluster the customers' slots lie on several nodes.
-    const replies = await Promise.all(pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).orders, id)));
+    const replies = await Promise.all(
+      pairs.map(([customerId, id]) => redis.hget(keysOf(customerId).book, bookField.order(id))),
+    );
     return replies.flatMap((json) => (json === null ? [] : [JSON.parse(json) as Order]));
   }
   async function getOrderByReference(customerId: string, reference: string): Promise<Order | undefined> {
-    const id = await redis.hget(keysOf(customerId).references, reference);
+    const id = await redis.hget(keysOf(customerId).book, bookField.reference(reference));
     return id === null ? undefined : (await readOrders([[customerId, id]]))[0];
   }
   async function page(query: OrderPageQuery): Promise<OrderPage> {
@@ -184,7 +180,8 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       const batch = redis.multi().hdel(keys.evicted, id).hdel(keys.evictedUntil, id);
       if (record !== null) {
         const { reference } = JSON.parse(record) as EvictedOrder;
-        if ((await redis.hget(keys.references, reference)) === id) batch.hdel(keys.references, reference);
+        const field = bookField.reference(reference);
+        if ((await redis.hget(keys.book, field)) === id) batch.hdel(keys.book, field);
       }
       await batch.exec();
       await index.forgetOwner(id);
@@ -199,9 +196,7 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       const record = evictedRecordOf(order, keepUntil);
       const removed = await run(
         "ahEvictOrder",
-        keys.orders,
-        keys.versions,
-        keys.references,
+        keys.book,
         keys.orderSequence,
         keys.evicted,
         keys.evictedUntil,
@@ -224,7 +219,8 @@ export function evictions(context: OrderContext, getOrder: Store["getOrder"]): E
       return pair === undefined ? undefined : keptEvicted(pair[0], id, now);
     },
     async getEvictedOrderByReference(customerId, reference, now) {
-      return keptEvicted(customerId, await redis.hget(keysOf(customerId).references, reference), now);
+      const id = await redis.hget(keysOf(customerId).book, bookField.reference(reference));
+      return keptEvicted(customerId, id, now);
     },
     async countEvictedOrders(now) {
       await sweepEvicted(now);

@@ -15,7 +15,7 @@ import { createIssuedTokens, type IssuedTokens } from "./issued-tokens.ts";
 import { DEFAULT_JOB_SHARDS } from "./job-shards.ts";
 import { createOrderIndex } from "./order-index.ts";
 import { customerRecords, digestOf, type StoredCustomer } from "./redis-customers.ts";
-import { customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
+import { CUSTOMER_RECORD, customerKeys, sharedKeys, walletField } from "./redis-keys.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.ts";
 import { assertCents, evictions, type OrderContext, orderReads, orderWrites } from "./redis-store-orders.ts";
@@ -83,17 +83,7 @@ async function removeCustomerData({ redis, shared, index, keysOf }: OrderContext
   const evictedIds = await redis.hkeys(keys.evicted);
   await index.removeCustomer(ids, evictedIds);
   if (evictedIds.length > 0) await redis.zrem(shared.evicted, ...evictedIds.map((id) => `${customerId}\u0000${id}`));
-  await redis.del(
-    keys.references,
-    keys.orders,
-    keys.versions,
-    keys.orderSequence,
-    keys.orderCounter,
-    keys.evicted,
-    keys.evictedUntil,
-    keys.idempotency,
-    keys.idempotencyExpiry,
-  );
+  await redis.del(keys.book, keys.orderSequence, keys.evicted, keys.evictedUntil, keys.idempotencyExpiry);
 }
 
 function customerMethods({ redis, shared, keysOf, run }: OrderContext, prefix: string): CustomerMethods {
@@ -128,7 +118,7 @@ function customerMethods({ redis, shared, keysOf, run }: OrderContext, prefix: s
       assertCents(cents);
       const keys = keysOf(customerId);
       const field = walletField(shortcode);
-      const reply = (await run("ahWallet", keys.customer, keys.wallets, field, cents, currency ?? "")) as [
+      const reply = (await run("ahWallet", keys.customer, field, cents, currency ?? "")) as [
         string,
         number?,
         string?,
@@ -137,11 +127,11 @@ function customerMethods({ redis, shared, keysOf, run }: OrderContext, prefix: s
       if (reply[0] !== "set") return undefined;
       if (reply[3] === 1) {
         // A new wallet: the customer record lists it, in the order wallets were added.
-        const json = await redis.get(keys.customer);
+        const json = await redis.hget(keys.customer, CUSTOMER_RECORD);
         if (json !== null) {
           const stored = JSON.parse(json) as StoredCustomer;
           const wallets = [...stored.wallets, { shortcode, currency: reply[2] ?? "KES" }];
-          await redis.set(keys.customer, JSON.stringify({ ...stored, wallets }));
+          await redis.hset(keys.customer, CUSTOMER_RECORD, JSON.stringify({ ...stored, wallets }));
         }
       }
       return { shortcode, balanceCents: cents, currency: reply[2] ?? "KES" };

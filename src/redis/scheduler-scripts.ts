@@ -12,24 +12,48 @@ import type { RedisClient } from "./redis-client.ts";
  * lease ended by now to the leased set. Returns the earliest time a job
  * still waits for (its due time or lease end; '' when none), then the JSON
  * of each job claimed.
+ *
+ * Each set is read once, its first batch + 1 entries with their scores:
+ * those in time are claimed, and the first one left is the set's next time,
+ * so an idle shard costs two reads. The claimed jobs are read, unqueued and
+ * leased with one command each, whatever their number.
  */
 const CLAIM = `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[4]))
-for _, id in ipairs(due) do table.insert(ids, id) end
-local claimed = {''}
-for _, id in ipairs(ids) do
-  local data = redis.call('HGET', KEYS[3], id)
-  redis.call('ZREM', KEYS[1], id)
-  if data then
-    redis.call('ZADD', KEYS[2], ARGV[3], id)
-    table.insert(claimed, data)
-  else
-    redis.call('ZREM', KEYS[2], id)
+local batch = tonumber(ARGV[4])
+local function take(key, upTo)
+  local found = redis.call('ZRANGE', key, 0, batch, 'WITHSCORES')
+  local ids = {}
+  for i = 1, #found, 2 do
+    if #ids == batch or tonumber(found[i + 1]) > upTo then return ids, found[i + 1] end
+    table.insert(ids, found[i])
   end
+  return ids, nil
 end
-local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]
-local nextLease = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2]
+local ended, nextLease = take(KEYS[2], tonumber(ARGV[1]))
+local due, nextDue = take(KEYS[1], tonumber(ARGV[2]))
+local claimed = {''}
+local ids = {}
+for _, id in ipairs(ended) do table.insert(ids, id) end
+for _, id in ipairs(due) do table.insert(ids, id) end
+if #ids > 0 then
+  local data = redis.call('HMGET', KEYS[3], unpack(ids))
+  if #due > 0 then redis.call('ZREM', KEYS[1], unpack(due)) end
+  local leases, gone = {}, {}
+  for i, id in ipairs(ids) do
+    if data[i] then
+      table.insert(leases, ARGV[3])
+      table.insert(leases, id)
+      table.insert(claimed, data[i])
+    else
+      table.insert(gone, id)
+    end
+  end
+  if #leases > 0 then
+    redis.call('ZADD', KEYS[2], unpack(leases))
+    if not nextLease or tonumber(ARGV[3]) < tonumber(nextLease) then nextLease = ARGV[3] end
+  end
+  if #gone > 0 then redis.call('ZREM', KEYS[2], unpack(gone)) end
+end
 if nextDue and nextLease then
   claimed[1] = tonumber(nextDue) < tonumber(nextLease) and nextDue or nextLease
 else
@@ -64,12 +88,16 @@ return 1
 /**
  * KEYS: due, leased, data. ARGV: id, JSON, due at, '1' if absent only.
  * Scheduling under a live id (waiting or leased) replaces that job, or with
- * the last argument leaves it. Returns 1 when scheduled.
+ * the last argument leaves it. Returns 1 when scheduled. A new id costs two
+ * writes: only an id whose JSON was already there can be leased (a claim
+ * leases only jobs with their JSON, and every removal takes both).
  */
 const SCHEDULE = `
-if ARGV[4] == '1' and redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+if ARGV[4] == '1' then
+  if redis.call('HSETNX', KEYS[3], ARGV[1], ARGV[2]) == 0 then return 0 end
+elseif redis.call('HSET', KEYS[3], ARGV[1], ARGV[2]) == 0 then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 return 1
 `;

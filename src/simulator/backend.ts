@@ -32,6 +32,7 @@ import { checkDurability, type RedisDurability } from "../redis/durability.ts";
 import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
 import { claimShardCount, DEFAULT_JOB_SHARDS } from "../redis/job-shards.ts";
+import { claimKeyLayout } from "../redis/key-layout.ts";
 import { createRedisScheduler } from "../redis/redis-scheduler.ts";
 import type { RedisClient } from "../redis/redis-client.ts";
 import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
@@ -113,8 +114,9 @@ const REPLICATED_WRITES = [
 ] as const satisfies readonly (keyof Store)[];
 
 /**
- * Refuses to start on a Redis that cannot give the durability asked for, or
- * whose job queue counts other shards; warns of what weakens durability.
+ * Refuses to start on a Redis that cannot give the durability asked for,
+ * that holds another key layout, or whose job queue counts other shards;
+ * warns of what weakens durability.
  */
 async function checkRedisOrClose(
   connection: { readonly client: RedisClient; close(): Promise<void> },
@@ -123,6 +125,7 @@ async function checkRedisOrClose(
   try {
     const check = await checkDurability(connection.client, settings.durability);
     for (const warning of check.warnings) settings.onWarning(`${warning} (loss window: ${check.lossWindow})`);
+    await claimKeyLayout(connection.client, REDIS_PREFIX);
     await claimShardCount(connection.client, REDIS_PREFIX, settings.jobShards ?? DEFAULT_JOB_SHARDS);
   } catch (error) {
     await connection.close();

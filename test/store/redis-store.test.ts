@@ -62,6 +62,31 @@ describe.skipIf(skip !== undefined)(`the Redis store${skip === undefined ? "" : 
     expect(await liveKey(two, "c", "k", 0)).toEqual(record(winners[0] as string));
   });
 
+  it("sweeps expired keys as orders are placed, and never answers one, swept or not", async () => {
+    const prefix = `t${++prefixes}:`;
+    const store = createRedisStore(client(), { prefix });
+    await store.putCustomer(customer("c", ["c-token"], 100_000));
+    const record = (key: string, orderId: string, expiresAt: number) => ({
+      customerId: "c",
+      key,
+      fingerprint: "fp",
+      expiresAt,
+      orderId,
+    });
+    const place = (i: number, key: string, now: number, expiresAt: number) =>
+      store.placeOrder({ order: order(`o${i}`, "c", `r${i}`), key: record(key, `o${i}`, expiresAt), now });
+    for (let i = 1; i <= 48; i++) expect((await place(i, `old${i}`, 0, 100)).kind).toBe("placed");
+    const [book, expiry] = [`${prefix}{c}:book`, `${prefix}{c}:idempotency-expiry`];
+    expect(await client().zcard(expiry)).toBe(48);
+    // Expired, not yet swept: a placement with the key is a new order.
+    expect((await place(49, "old1", 200, 10_000)).kind).toBe("placed");
+    for (let i = 50; i <= 80; i++) expect((await place(i, `new${i}`, 200, 10_000)).kind).toBe("placed");
+    // Sweeps at the 64th and the 80th order took the 47 expired keys left; the 32 live ones stay.
+    expect(await client().zcard(expiry)).toBe(32);
+    expect((await client().hkeys(book)).filter((field) => field.startsWith("k:"))).toHaveLength(32);
+    expect((await place(81, "new50", 300, 10_000)).kind).toBe("existing");
+  });
+
   it("follows a static token another client moved or revoked, whatever the first remembers of it", async () => {
     const prefix = `t${++prefixes}:`;
     const [one, two] = [createRedisStore(client(), { prefix }), createRedisStore(client(), { prefix })];

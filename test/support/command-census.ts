@@ -7,6 +7,7 @@
  * commandstats counts them). The census's own commands (`CONFIG`, `INFO`,
  * `MONITOR`, `ECHO`) are left out of both.
  */
+import { connect, type Socket } from "node:net";
 import { Redis } from "ioredis";
 import { keySlot } from "../../src/redis/key-slot.ts";
 
@@ -80,6 +81,49 @@ function commandCalls(info: string): number {
   return calls;
 }
 
+type MonitorListener = (args: string[], source: string) => void;
+
+/**
+ * `MONITOR` on its own socket, its lines parsed here. ioredis's `monitor()`
+ * enters monitoring mode only a microtask after `MONITOR`'s `OK`, so a busy
+ * server's first lines, arriving in the same chunk as the `OK`, are taken
+ * for replies to commands never sent and thrown as a "command queue state
+ * error". Each line is a simple string: `+<time> [<db> <source>] "<cmd>"
+ * "<arg>"…`, quotes inside arguments escaped; a line is parsed as ioredis
+ * parses it.
+ */
+async function monitorOn(port: number, listener: MonitorListener): Promise<Socket> {
+  const socket = connect({ port, host: "127.0.0.1" });
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let pending = "";
+  let started = false;
+  const ready = new Promise<void>((resolve) => {
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      const lines = (pending + chunk).split("\r\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!started && line === "+OK") {
+          started = true;
+          resolve();
+          continue;
+        }
+        const argIndex = line.indexOf('"');
+        if (!line.startsWith("+") || argIndex < 0) continue;
+        const args = line
+          .slice(argIndex + 1, -1)
+          .split('" "')
+          .map((arg) => arg.replace(/\\"/g, '"'));
+        const [, source = ""] = line.slice(line.indexOf("[") + 1, argIndex - 2).split(" ");
+        listener(args, source);
+      }
+    });
+  });
+  socket.write("MONITOR\r\n");
+  await ready;
+  return socket;
+}
+
 /**
  * Resets the masters' statistics and starts watching them; `stop` ends the
  * watch and returns the counts.
@@ -95,35 +139,35 @@ export async function watchCommands(ports: readonly number[]): Promise<{ stop():
   const perMasterCall = new Map<number, Map<string, number>>(ports.map((port) => [port, new Map()]));
   const perCall = new Map<string, number>();
   let keyless = 0;
-  const monitors = await Promise.all(admins.map((admin) => admin.monitor()));
-  const ended = monitors.map(
-    (monitor, index) =>
-      new Promise<void>((resolve) => {
-        const calls = perMasterCall.get(ports[index] as number) as Map<string, number>;
-        let script: string | undefined;
-        monitor.on("monitor", (_time: string, args: string[], source: string) => {
-          const name = (args[0] ?? "").toLowerCase();
-          if (name === "echo" && args[1] === END) resolve();
-          if (name === "evalsha" || name === "eval") script = `script ${keyShape(args[3] ?? "")}`;
-          else if (source !== "lua") script = undefined;
-          const call = script ?? name;
-          if (!OWN.has(name)) {
-            calls.set(call, (calls.get(call) ?? 0) + 1);
-            perCall.set(call, (perCall.get(call) ?? 0) + 1);
-          }
-          const slot = slotOfCall(args);
-          if (slot !== undefined) perSlot.set(slot, (perSlot.get(slot) ?? 0) + 1);
-          else if (!OWN.has(name)) keyless += 1;
-        });
-      }),
-  );
+  const ends = new Map<number, () => void>();
+  const ended = ports.map((port) => new Promise<void>((resolve) => ends.set(port, resolve)));
+  const listenerFor = (port: number): MonitorListener => {
+    const calls = perMasterCall.get(port) as Map<string, number>;
+    let script: string | undefined;
+    return (args, source) => {
+      const name = (args[0] ?? "").toLowerCase();
+      if (name === "echo" && args[1] === END) ends.get(port)?.();
+      if (name === "evalsha" || name === "eval") script = `script ${keyShape(args[3] ?? "")}`;
+      else if (source !== "lua") script = undefined;
+      const call = script ?? name;
+      if (!OWN.has(name)) {
+        calls.set(call, (calls.get(call) ?? 0) + 1);
+        perCall.set(call, (perCall.get(call) ?? 0) + 1);
+      }
+      const slot = slotOfCall(args);
+      if (slot !== undefined) perSlot.set(slot, (perSlot.get(slot) ?? 0) + 1);
+      else if (!OWN.has(name)) keyless += 1;
+    };
+  };
+  const monitors = await Promise.all(ports.map((port) => monitorOn(port, listenerFor(port))));
   await Promise.all(admins.map((admin) => admin.config("RESETSTAT")));
   return {
     async stop() {
       const infos = await Promise.all(admins.map((admin) => admin.info("commandstats")));
       await Promise.all(admins.map((admin) => admin.echo(END)));
       await Promise.all(ended);
-      for (const connection of [...monitors, ...admins]) connection.disconnect();
+      for (const monitor of monitors) monitor.destroy();
+      for (const admin of admins) admin.disconnect();
       return {
         perMaster: new Map(ports.map((port, index) => [port, commandCalls(infos[index] ?? "")])),
         perSlot,

@@ -91,6 +91,56 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     expect(await scheduler.size()).toBe(0);
   });
 
+  it("leaves a live job alone when asked if absent, and takes a replaced job out of its lease", async () => {
+    const prefix = `s${++prefixes}:`;
+    let clock = Date.now();
+    const scheduler = createRedisScheduler(client(), { prefix, pollMs: 5, lookaheadMs: 60_000, now: () => clock });
+    const payloads: unknown[] = [];
+    scheduler.handle("x", async (job: Job) => {
+      payloads.push(job.payload);
+    });
+    const id = await scheduler.schedule({ type: "x", dueAt: clock + 1_000, payload: "first" });
+    await scheduler.schedule({ id, type: "x", dueAt: clock + 500, payload: "ignored", ifAbsent: true });
+    const keys = jobKeys(prefix, id);
+    expect(await client().zscore(keys.due, id)).toBe(String(clock + 1_000));
+    // Claimed ahead (leased here, waiting on its timer): still live, so left alone.
+    scheduler.start();
+    await expect.poll(() => client().zscore(keys.leased, id), { timeout: 5_000 }).not.toBeNull();
+    await scheduler.schedule({ id, type: "x", dueAt: clock + 1_000, payload: "ignored too", ifAbsent: true });
+    expect(await client().zscore(keys.due, id)).toBeNull();
+    await scheduler.stop();
+    // Replaced while leased: waiting again, no longer leased, and it runs with the new payload.
+    await client().zadd(keys.leased, clock + 60_000, id);
+    await scheduler.schedule({ id, type: "x", dueAt: clock, payload: "second" });
+    expect(await client().zscore(keys.leased, id)).toBeNull();
+    clock += 1_000;
+    scheduler.start();
+    await expect.poll(() => payloads, { timeout: 5_000 }).toEqual(["second"]);
+    await expect.poll(() => scheduler.size(), { timeout: 5_000 }).toBe(0);
+    await scheduler.stop();
+  });
+
+  it("claims ended leases and due jobs a batch at a time each, and every job once", async () => {
+    const prefix = `s${++prefixes}:`;
+    let clock = Date.now();
+    const scheduler = createRedisScheduler(client(), { prefix, shards: 1, batch: 3, leaseMs: 1_000, now: () => clock });
+    const ran: number[] = [];
+    scheduler.handle("n", async (job: Job) => {
+      ran.push(job.payload as number);
+    });
+    for (let i = 0; i < 7; i++) await scheduler.schedule({ type: "n", dueAt: clock + i, payload: i });
+    const [keys] = jobShards(prefix, 1) as [ShardKeys];
+    // Four jobs held by a process that died: leased, their leases ended.
+    const ids = await client().zrange(keys.due, 0, 3);
+    await client().zrem(keys.due, ...ids);
+    await client().zadd(keys.leased, ...ids.flatMap((id) => [clock - 1, id]));
+    clock += 10;
+    await scheduler.runDue(clock);
+    expect(ran.toSorted((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(await scheduler.size()).toBe(0);
+    expect(await scheduler.nextDueAt()).toBeUndefined();
+  });
+
   it("runs a job claimed ahead of its due time only once its clock reaches it", async () => {
     const prefix = `s${++prefixes}:`;
     const start = Date.now();
