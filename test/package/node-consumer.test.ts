@@ -44,6 +44,17 @@ describe.each(RUNTIMES)("on $name", (runtime) => {
     expect(outcome.stdout.trim()).toBe(MANIFEST.version);
   });
 
+  test("npx airtime-harness spec names the package's version, not the project's", async () => {
+    // The document reads the version from the package's own manifest; a path relative to the
+    // sources pointed outside the bundle, at the consumer's package.json, which has none.
+    const outcome = await exec("npx", ["--no-install", "airtime-harness", "spec"], {
+      cwd: consumer.dir,
+      env: runtime.env,
+    });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout).toContain(`version: ${MANIFEST.version}`);
+  });
+
   test("the command finds the scenarios shipped beside it", async () => {
     const outcome = await exec("npx", ["--no-install", "airtime-harness", "scenarios", "list"], {
       cwd: consumer.dir,

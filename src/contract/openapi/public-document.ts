@@ -3,7 +3,7 @@
  * from the route declarations: the three operations, the token operation,
  * every response each can give with an example, and the `webhooks` section.
  */
-import { createRequire } from "node:module";
+import { packageVersion } from "../../package-root.ts";
 import { DEFAULT_ORDER_LIMITS } from "../public-schemas.ts";
 import { apiDescription } from "../routes/public-descriptions.ts";
 import { AIRTIME_STATUS_WEBHOOK, publicRoutes } from "../routes/public-routes.ts";
@@ -13,9 +13,6 @@ export const PUBLIC_SPEC_FILE = "spec/openapi.yaml";
 export const DEFAULT_SERVER_URL = "http://127.0.0.1:4010";
 
 const GENERATED_NOTE = "Generated from the zod schemas in src/contract by `npm run spec:generate`. Do not edit.";
-
-const require = createRequire(import.meta.url);
-const { version } = require("../../../package.json") as { version: string };
 
 /** The text of `spec/openapi.yaml`. */
 export function renderPublicOpenApiYaml(): string {
@@ -27,7 +24,7 @@ export function publicOpenApiDocument() {
   return generateDocument({
     info: {
       title: "Airtime top-up API",
-      version,
+      version: packageVersion(),
       description: apiDescription(DEFAULT_ORDER_LIMITS),
       license: { name: "MIT", identifier: "MIT" },
     },
