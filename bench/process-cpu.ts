@@ -22,3 +22,36 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+export interface IdleWait {
+  /** CPU seconds the process spent while the wait lasted. */
+  readonly cpuS: number;
+  readonly waitedMs: number;
+  /** False when it was still busy at `maxMs`. */
+  readonly idle: boolean;
+}
+
+/**
+ * Waits until a process has gone quiet: under `share` of a core over a
+ * window of `windowMs` (a few clock ticks at /proc's 10 ms resolution), at
+ * most `maxMs`. A simulator keeps working after its load stops (it
+ * finalises the last seconds' orders when they fall due and packs them),
+ * and that work belongs to it, not to whichever server is measured next.
+ */
+export async function waitUntilIdle(
+  pid: number | undefined,
+  { windowMs = 500, share = 0.05, maxMs = 15_000 } = {},
+): Promise<IdleWait> {
+  const start = performance.now();
+  const first = cpuSeconds(pid);
+  if (first === undefined) return { cpuS: 0, waitedMs: 0, idle: true };
+  let last = first;
+  for (;;) {
+    await new Promise((done) => setTimeout(done, windowMs));
+    const now = cpuSeconds(pid) ?? last;
+    const waitedMs = performance.now() - start;
+    const quiet = now - last <= (share * windowMs) / 1000;
+    last = now;
+    if (quiet || waitedMs >= maxMs) return { cpuS: now - first, waitedMs, idle: quiet };
+  }
+}

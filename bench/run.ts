@@ -22,7 +22,10 @@
  * measures every target back to back, each round gives its own ratios, and
  * the median ratio over the rounds is reported. Alongside throughput, the
  * servers' own CPU time per request (Linux: /proc/<pid>/stat) gives the cost
- * ratio whatever limited the run. The medians go into docs/performance.md
+ * ratio whatever limited the run. After each measurement the bench waits
+ * until that server is idle (`waitUntilIdle`): a simulator finalises and
+ * packs the last seconds' orders after its load stops, and that work is
+ * counted as its own instead of landing on the next server measured. The medians go into docs/performance.md
  * (a table) and docs/performance-http.svg (a plot).
  *
  * Then the Redis store against the memory store, and 2 workers against 1
@@ -43,7 +46,7 @@ import { hasWrk, type LoadOptions, loadWithAutocannon, loadWithWrk } from "./loa
 import { cpuCostLines, startDialectTargets } from "./dialect-targets.ts";
 import { pairedCost } from "./paired-cost.ts";
 import { startMockoon, startWiremock } from "./peers.ts";
-import { cpuSeconds } from "./process-cpu.ts";
+import { cpuSeconds, waitUntilIdle } from "./process-cpu.ts";
 import { type PendingOrdersReport, printPendingOrders } from "./pending-orders.ts";
 import { printRedisPending, type RedisPendingReport } from "./redis-pending.ts";
 import { runRedisBench } from "./redis-store.ts";
@@ -156,9 +159,14 @@ async function measure(
   const wallS = (performance.now() - started) / 1000;
   const cpuAfter = cpuSeconds(target.pid);
   const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  // What the server still does for these requests (finalising, packing) is theirs, and must not run
+  // while the next server is measured: the bench waits for it, and counts it here.
+  const tail = await waitUntilIdle(target.pid);
+  if (!tail.idle) console.log(`  (${target.name} was still busy ${Math.round(tail.waitedMs)} ms after its load)`);
   return {
     ...result,
-    cpuPerRequestUs: cpu === undefined || result.requests === 0 ? undefined : (cpu / result.requests) * 1e6,
+    cpuPerRequestUs:
+      cpu === undefined || result.requests === 0 ? undefined : ((cpu + tail.cpuS) / result.requests) * 1e6,
     cpuShare: cpu === undefined ? undefined : cpu / wallS,
   };
 }
