@@ -28,6 +28,8 @@ export interface PairedCostOptions {
   readonly sequential?: boolean;
   /** The bar on `now ÷ before`, if any. */
   readonly goalAtMost?: number;
+  /** A bar on the throughput, `now ÷ before` req/s, median of the rounds; printed with it. */
+  readonly throughputAtLeast?: number;
 }
 
 export interface PairedCost {
@@ -96,11 +98,13 @@ export async function pairedCost(
   const warm = await Promise.all([measure(before, options), measure(now, options)]);
   const served = { before: warm[0].requests, now: warm[1].requests };
   const ratios: number[] = [];
+  const throughputRatios: number[] = [];
   const measured = { before: [] as Measured[], now: [] as Measured[] };
   const sums = { beforeCpu: 0, nowCpu: 0, beforeRequests: 0, nowRequests: 0 };
   for (let round = 1; round <= options.rounds; round++) {
     const [b, n] = await measureRound(round, before, now, options);
     ratios.push(n.cpuUs / b.cpuUs);
+    throughputRatios.push(n.rps / b.rps);
     measured.before.push(b);
     measured.now.push(n);
     served.before += b.requests;
@@ -114,8 +118,11 @@ export async function pairedCost(
         `${now.name} ${fixed(n.cpuUs)} µs (${fixed(n.rps, 0)} req/s), ratio ${fixed(n.cpuUs / b.cpuUs, 3)}`,
     );
   }
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const quartile = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  const quartiles = (values: readonly number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+    return `quartiles ${fixed(at(0.25), 3)}–${fixed(at(0.75), 3)}`;
+  };
   const ratio = median(ratios);
   const goal =
     options.goalAtMost === undefined
@@ -123,7 +130,14 @@ export async function pairedCost(
       : `; goal ≤ ${options.goalAtMost}× — ${ratio <= options.goalAtMost ? "meets the goal" : "ABOVE the goal"}`;
   console.log(
     `  ${label}, cpu per POST ${now.name} ÷ ${before.name}: median ${fixed(ratio, 3)}× over ${options.rounds} ` +
-      `paired rounds of ${options.seconds} s (quartiles ${fixed(quartile(0.25), 3)}–${fixed(quartile(0.75), 3)})${goal}`,
+      `paired rounds of ${options.seconds} s (${quartiles(ratios)})${goal}`,
+  );
+  const throughput = median(throughputRatios);
+  const bar = options.throughputAtLeast;
+  console.log(
+    `  ${label}, req/s ${now.name} ÷ ${before.name}: median ${fixed(throughput, 3)}× over the same rounds ` +
+      `(${quartiles(throughputRatios)})` +
+      (bar === undefined ? "" : `; goal ≥ ${bar}× — ${throughput >= bar ? "meets the goal" : "BELOW the goal"}`),
   );
   const beforeUs = sums.beforeCpu / sums.beforeRequests;
   const nowUs = sums.nowCpu / sums.nowRequests;

@@ -25,7 +25,9 @@
  * ratio whatever limited the run. After each measurement the bench waits
  * until that server is idle (`waitUntilIdle`): a simulator finalises and
  * packs the last seconds' orders after its load stops, and that work is
- * counted as its own instead of landing on the next server measured. The medians go into docs/performance.md
+ * counted as its own instead of landing on the next server measured. The
+ * request log's cost is read again in paired rounds, both `serve`s loaded at
+ * once (`bench/paired-cost.ts`). The medians go into docs/performance.md
  * (a table) and docs/performance-http.svg (a plot).
  *
  * Then the Redis store against the memory store, and 2 workers against 1
@@ -274,6 +276,12 @@ async function runHttp(): Promise<void> {
       }
       const logLabel = `${label}: serve (log) ÷ serve --quiet`;
       console.log(ratioLine(logLabel, ratios.get(`${endpoint}/log`) ?? [], post ? 0.9 : undefined));
+    }
+    if (generator === "wrk") {
+      // The rounds above measure the two one after the other, each ±20 % on a shared machine:
+      // loaded at the same time, a neighbour's burst lands on both, and 10 % can be read.
+      const paired = { rounds: PAIRED_ROUNDS, seconds: 2, connections: CONNECTIONS, throughputAtLeast: 0.9 };
+      await pairedCost("POST, the request log", serveQuiet, serveLogged, paired);
     }
     const postRounds = (target: Target) => ({ name: target.name, rounds: results.get(target)?.get("post") ?? [] });
     for (const line of serveGoalLines(postRounds(serveLogged), [bareNode, ...peers].map(postRounds))) console.log(line);
