@@ -10,7 +10,7 @@ import * as nodeCrypto from "node:crypto";
 import type { Customer, IssuedToken, Wallet } from "../domain/model.ts";
 import type { CustomerPatch, DebitResult } from "../domain/ports.ts";
 import { freezeCopy } from "./freeze-copy.ts";
-import { type Swept, sweepDue } from "./sweep-due.ts";
+import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 interface TokenEntry {
   readonly digest: Buffer;
@@ -186,13 +186,11 @@ export function changeBalance(
   return { kind: "debited", wallet: replaceWallet(tables, customer, index, balance, wallet.currency) };
 }
 
+const expiresAtOf = (entry: IssuedEntry): number => entry.expiresAt;
+
 /** Drops expired tokens from the front; with one token lifetime, insertion order is expiry order. */
 function sweepExpiredTokens(tables: CustomerTables, now: number): void {
-  if (!sweepDue(tables, now)) return;
-  for (const [hex, entry] of tables.issued) {
-    if (entry.expiresAt > now) return;
-    tables.issued.delete(hex);
-  }
+  if (sweepDue(tables, now)) dropExpiredFront(tables.issued, now, expiresAtOf);
 }
 
 export function putIssuedToken(tables: CustomerTables, token: IssuedToken): void {

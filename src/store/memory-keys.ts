@@ -7,7 +7,7 @@
  */
 import type { IdempotencyRecord } from "../domain/model.ts";
 import { expiryOf, type KeptKey, keptKey, keyOf, recordOf } from "./kept-key.ts";
-import { type Swept, sweepDue } from "./sweep-due.ts";
+import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 /** What the store holds of its keys; `sweptAt` is their last sweep. */
 export interface KeyTable extends Swept {
@@ -21,11 +21,7 @@ export function createKeyTable(): KeyTable {
 
 /** Drops expired keys from the front; stops at the first live one. */
 export function sweepExpiredKeys(table: KeyTable, now: number): void {
-  if (!sweepDue(table, now)) return;
-  for (const [composite, kept] of table.keys) {
-    if (expiryOf(kept) > now) return;
-    table.keys.delete(composite);
-  }
+  if (sweepDue(table, now)) dropExpiredFront(table.keys, now, expiryOf);
 }
 
 /** Binds `key` under `composite`, where `previous` (expired, if any) was kept. */

@@ -14,7 +14,7 @@ import { type ColdQueue, type ColdQueueOptions, createColdQueue } from "./cold-q
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
 import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
-import { type Swept, sweepDue } from "./sweep-due.ts";
+import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 /** What the store holds of its orders; `sweptAt` is the evicted-order records' last sweep. */
 export interface OrderTables extends Swept {
@@ -95,14 +95,14 @@ export function keptEvicted(tables: OrderTables, id: string | undefined, now: nu
   return record !== undefined && record.keptUntil > now ? record : undefined;
 }
 
+const keptUntilOf = (record: EvictedOrder): number => record.keptUntil;
+
 /** Drops evicted-order records whose retention ended, from the front (all of them when `force`d). */
 export function sweepEvicted(tables: OrderTables, now: number, force = false): void {
   if (!sweepDue(tables, now) && !force) return;
-  for (const [id, record] of tables.evicted) {
-    if (record.keptUntil > now) return;
-    tables.evicted.delete(id);
-    freeReference(tables, record.customerId, record.reference, id);
-  }
+  dropExpiredFront(tables.evicted, now, keptUntilOf, (id, record) =>
+    freeReference(tables, record.customerId, record.reference, id),
+  );
 }
 
 /** Whether an order, or an evicted order still kept, holds the reference; frees it from one whose time is up. */

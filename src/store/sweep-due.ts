@@ -19,6 +19,24 @@ export interface Swept {
   sweptAt: number;
 }
 
+/**
+ * Deletes `map`'s entries from the front while they have expired at `now`,
+ * stopping at the first live one: each table inserts in expiry order.
+ * `dropped` hears of each entry deleted.
+ */
+export function dropExpiredFront<K, V>(
+  map: Map<K, V>,
+  now: number,
+  expiresAt: (value: V) => number,
+  dropped?: (key: K, value: V) => void,
+): void {
+  for (const [key, value] of map) {
+    if (expiresAt(value) > now) return;
+    map.delete(key);
+    dropped?.(key, value);
+  }
+}
+
 /** Whether `table` is due a sweep at `now`; when it is, marks it swept. */
 export function sweepDue(table: Swept, now: number): boolean {
   if (now - table.sweptAt < SWEEP_EVERY_MS) return false;
