@@ -25,6 +25,29 @@ export function parentsOf(profile: Profile): Map<number, number> {
   return parent;
 }
 
+/**
+ * The busy samples counted per bucket (`bucketOf` gives undefined for a
+ * sample left out, idle ones included), as a share of them times `share`,
+ * or as µs per request when `requests` is given.
+ */
+export function costByBucket(
+  profile: Profile,
+  bucketOf: (id: number) => string | undefined,
+  requests: number | undefined,
+  share = 1,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  let busy = 0;
+  for (const id of profile.samples) {
+    const bucket = bucketOf(id);
+    if (bucket === undefined) continue;
+    busy++;
+    counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+  }
+  const scale = requests === undefined ? share / busy : sampleIntervalUs(profile) / requests;
+  return new Map([...counts].map(([bucket, count]) => [bucket, count * scale]));
+}
+
 /** µs per sample: the profile's length over its samples. */
 export function sampleIntervalUs(profile: Profile): number {
   return (profile.endTime - profile.startTime) / Math.max(1, profile.samples.length);

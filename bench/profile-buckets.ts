@@ -12,7 +12,7 @@
  *     [--skip closeOnce] [--requests 41000,40000]
  */
 import { parseArgs } from "node:util";
-import { parentsOf, type Profile, type ProfileNode, readProfile, sampleIntervalUs } from "./cpu-profile.ts";
+import { costByBucket, parentsOf, type Profile, type ProfileNode, readProfile } from "./cpu-profile.ts";
 
 function frameName(node: ProfileNode): string {
   const { functionName, url } = node.callFrame;
@@ -52,17 +52,14 @@ function selfCost(path: string, requests: number | undefined): Map<string, numbe
   const profile = readProfile(path);
   const names = new Map(profile.nodes.map((node) => [node.id, frameName(node)]));
   const skip = skipped(profile);
-  const counts = new Map<string, number>();
-  let busy = 0;
-  for (const id of profile.samples) {
-    const name = names.get(id) ?? "?";
-    if (name.startsWith("(idle)") || skip(id)) continue;
-    busy++;
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
-  const intervalUs = sampleIntervalUs(profile);
-  const scale = requests === undefined ? 1 / busy : intervalUs / requests;
-  return new Map([...counts].map(([name, count]) => [name, count * scale]));
+  return costByBucket(
+    profile,
+    (id) => {
+      const name = names.get(id) ?? "?";
+      return name.startsWith("(idle)") || skip(id) ? undefined : name;
+    },
+    requests,
+  );
 }
 
 const [beforePath, nowPath] = positionals;

@@ -11,17 +11,14 @@
  *   npx tsx bench/profile-stages.ts before.cpuprofile now.cpuprofile --requests 41000,40000
  */
 import { parseArgs } from "node:util";
-import { parentsOf, type ProfileNode, readProfile, sampleIntervalUs } from "./cpu-profile.ts";
-
-/** A frame as `function url`. */
-type Matcher = RegExp;
+import { costByBucket, parentsOf, type ProfileNode, readProfile } from "./cpu-profile.ts";
 
 /**
  * Stages that own every sample under them, whatever the innermost frame:
  * background work, and leaf steps whose helpers (a hash, a store's
  * comparison) name no stage of their own.
  */
-const BACKGROUND: readonly (readonly [string, Matcher])[] = [
+const BACKGROUND: readonly (readonly [string, RegExp])[] = [
   ["shutdown (left out)", /^closeOnce /],
   ["start-up (left out)", /^(makeSyncRequest|makeAsyncRequest|waitForWorker|compileSourceTextModule) /],
   ["packing settled orders (background)", /cold-queue\.ts$/],
@@ -31,7 +28,7 @@ const BACKGROUND: readonly (readonly [string, Matcher])[] = [
 ];
 
 /** The innermost frame that matches one of these names the stage, first rule first. */
-const STAGES: readonly (readonly [string, Matcher])[] = [
+const STAGES: readonly (readonly [string, RegExp])[] = [
   ["garbage collector", /^\(garbage collector\) /],
   ["socket writes (`writev`)", /^(writev|writevGeneric|writeGeneric|createWriteWrap|writeUtf8String) /],
   [
@@ -77,17 +74,11 @@ function stagesOf(path: string, requests: number | undefined): Map<string, numbe
     memo.set(id, stage);
     return stage;
   };
-  const counts = new Map<string, number>();
-  let busy = 0;
-  for (const id of profile.samples) {
+  const counted = (id: number) => {
     const stage = stageOf(id);
-    if (stage === "idle" || stage.endsWith("(left out)")) continue;
-    busy++;
-    counts.set(stage, (counts.get(stage) ?? 0) + 1);
-  }
-  const intervalUs = sampleIntervalUs(profile);
-  const scale = requests === undefined ? 100 / busy : intervalUs / requests;
-  return new Map([...counts].map(([stage, count]) => [stage, count * scale]));
+    return stage === "idle" || stage.endsWith("(left out)") ? undefined : stage;
+  };
+  return costByBucket(profile, counted, requests, 100);
 }
 
 const [beforeRequests, nowRequests] = (values.requests?.split(",") ?? []).map(Number);
