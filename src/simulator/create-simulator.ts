@@ -31,7 +31,14 @@ import {
   DEMO_CUSTOMER_ID,
   type SimulatorOptions,
 } from "./simulator-options.ts";
-import { readStateFile, restartSeed, restoreState, type SimulatorState, type StateHolders } from "./state-file.ts";
+import {
+  readStateFile,
+  restartSeed,
+  restoreState,
+  type Run,
+  type SimulatorState,
+  type StateHolders,
+} from "./state-file.ts";
 
 export interface SimulatorClock {
   readonly mode: "real" | "virtual";
@@ -128,7 +135,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     for (const plugin of plugins) await plugin.settle?.();
   };
   const clock: SimulatorClock = {
-    mode: settings.clock ?? "real",
+    mode: start.clock,
     now: () => time.clock.now(),
     async advance(ms) {
       await backend.advance(ms);
@@ -201,7 +208,10 @@ interface Start {
   readonly onError: (error: unknown) => void;
   /** The state file's saved run, when there is one to go on with. */
   readonly saved: SimulatorState | undefined;
-  readonly run: { readonly seed: number; readonly restarts: number };
+  readonly run: Run;
+  /** The settings' clock and journal limit, defaults applied. */
+  readonly clock: "real" | "virtual";
+  readonly journalLimit: number;
   readonly statusTable: StatusTable;
   readonly dialect: DialectRenderer;
   readonly journal: Journal;
@@ -219,25 +229,27 @@ async function readStart(options: SimulatorOptions): Promise<Start> {
   const statusTable = resolveStatusTable(options.statusTable);
   // Compiled once: every public answer and webhook is written through it.
   const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
-  const journal = createJournal(settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT);
-  return { settings, onError, saved, run, statusTable, dialect, journal };
+  const clock = settings.clock ?? "real";
+  const journalLimit = settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
+  const journal = createJournal(journalLimit);
+  return { settings, onError, saved, run, clock, journalLimit, statusTable, dialect, journal };
 }
 
 /** The simulator's settings as the backend seam takes them: storage, durability, clock and journal. */
 function backendSettings(
-  { settings, statusTable, journal, onError }: Start,
+  { settings, clock, journalLimit, statusTable, journal, onError }: Start,
   options: SimulatorOptions,
 ): BackendSettings {
   return {
     store: settings.store,
     durability: settings.redisDurability ?? "memory",
     jobShards: settings.redisJobShards,
-    clock: settings.clock ?? "real",
+    clock,
     startAt: options.startAt,
     statusTable,
     stateFile: settings.stateFile,
     journal,
-    journalLimit: settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT,
+    journalLimit,
     onError,
     onWarning: (message) => console.warn(`airtime simulator: ${message}`),
   };

@@ -9,7 +9,7 @@ import type { Store } from "../domain/ports.ts";
 import type { Backend } from "./backend.ts";
 import type { createHttpServer } from "./http-server.ts";
 import type { LeftPending, SimulatorPlugin } from "./plugin.ts";
-import { captureState, writeStateFile } from "./state-file.ts";
+import { captureState, type Run, type StateHolders, writeStateFile } from "./state-file.ts";
 
 /** How long `close()` lets work in flight finish when not told: requests only (see `CloseOptions`). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -44,8 +44,8 @@ interface Closing {
   readonly store: Store;
   readonly statusTable: StatusTable;
   readonly stateFile: string | undefined;
-  readonly run: { readonly seed: number; readonly restarts: number };
-  readonly holders: Parameters<typeof captureState>[1] | undefined;
+  readonly run: Run;
+  readonly holders: StateHolders | undefined;
 }
 
 /**

@@ -163,11 +163,14 @@ export async function restoreState(saved: SimulatorState, holders: StateHolders)
   }
 }
 
+/** The run a state file goes on with: the seed it draws from, and how many restarts it has had. */
+export interface Run {
+  readonly seed: number;
+  readonly restarts: number;
+}
+
 /** The state to save, once requests and webhook attempts have stopped. */
-export async function captureState(
-  run: { readonly seed: number; readonly restarts: number },
-  holders: StateHolders,
-): Promise<SimulatorState> {
+export async function captureState(run: Run, holders: StateHolders): Promise<SimulatorState> {
   const plugins: Record<string, unknown> = {};
   for (const plugin of holders.plugins) {
     if (plugin.state !== undefined) plugins[plugin.name] = await plugin.state.save();
