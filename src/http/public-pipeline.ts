@@ -21,8 +21,6 @@ import { createPublicOperations, type PublicApiDeps } from "./public-operations.
 import type { RequestState } from "./request-context.ts";
 import { createRouteTable, type MatchedPath, operationFor } from "./route-table.ts";
 
-export type { PublicApiDeps } from "./public-operations.ts";
-
 function notFound(state: RequestState, path: string): HttpProblem {
   return new HttpProblem(
     "not_found",
