@@ -68,12 +68,13 @@ export interface RedisScheduler extends Scheduler {
 }
 
 interface Claimed {
-  /** The earliest time a job still waits for (due time or lease end), undefined when none. */
+  /**
+   * The earliest time a job still waits for (due time or lease end), undefined when none. A shard
+   * that stopped at its batch size gives the score of the first job it left, due already.
+   */
   readonly next: number | undefined;
   /** The jobs' JSON, in due order. */
   readonly claimed: string[];
-  /** Whether a shard gave a full batch (of due jobs, or of ended leases): more may be due. */
-  readonly full: boolean;
 }
 
 /**
@@ -92,8 +93,7 @@ async function claim(context: SchedulerContext, batch: number, at: number, upTo:
   const claimed = replies.flatMap(([, ...jobs]) => jobs);
   const dueOf = (json: string) => (JSON.parse(json) as Job).dueAt;
   if (shards.length > 1) claimed.sort((a, b) => dueOf(a) - dueOf(b));
-  const full = replies.some((reply) => reply.length - 1 >= batch);
-  return { next: nexts.length === 0 ? undefined : Math.min(...nexts), claimed, full };
+  return { next: nexts.length === 0 ? undefined : Math.min(...nexts), claimed };
 }
 
 interface Poller {
@@ -121,11 +121,10 @@ function createPoller(context: SchedulerContext, jobs: HeldJobs, pollMs: number,
     let delay = pollMs;
     try {
       const at = now();
-      const { next, claimed, full } = await claim(context, batch, at, at + lookaheadMs);
+      const { next, claimed } = await claim(context, batch, at, at + lookaheadMs);
       for (const json of claimed) jobs.begin(json);
-      // A full batch: more may be due, look again at once. Else look when the next job may be claimed.
-      if (full) delay = 0;
-      else if (next !== undefined) delay = Math.min(pollMs, Math.max(0, next - lookaheadMs - now()));
+      // Look when the next job may be claimed: at once when a shard left due jobs behind its batch.
+      if (next !== undefined) delay = Math.min(pollMs, Math.max(0, next - lookaheadMs - now()));
     } catch (error) {
       onError(error);
     }

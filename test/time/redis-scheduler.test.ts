@@ -41,6 +41,21 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
   });
 
+  it("looks again at once while due jobs are left behind a batch, not after its poll interval", async () => {
+    const prefix = `s${++prefixes}:`;
+    const runs: number[] = [];
+    // A minute between looks: only looking again at once runs 40 jobs, 3 at a time, within the wait.
+    const scheduler = createRedisScheduler(client(), { prefix, shards: 2, pollMs: 60_000, batch: 3 });
+    scheduler.handle("count", async (job: Job) => {
+      runs.push(job.payload as number);
+    });
+    for (let i = 0; i < 40; i++) await scheduler.schedule({ type: "count", dueAt: Date.now(), payload: i });
+    scheduler.start();
+    await expect.poll(() => runs.length, { timeout: 10_000 }).toBe(40);
+    await scheduler.stop();
+    expect(new Set(runs).size).toBe(40);
+  });
+
   it("runs a job again once the lease of a holder that failed with it has run out", async () => {
     const prefix = `s${++prefixes}:`;
     const attempts: number[] = [];
