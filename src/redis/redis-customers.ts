@@ -46,16 +46,18 @@ export function customerRecords(redis: RedisClient, prefix: string) {
       ...customer,
       wallets: customer.wallets.map(({ shortcode, currency }) => ({ shortcode, currency })),
     };
-    // The customer's own hash in one MULTI; the index across customers (another slot) apart.
+    // The customer's own hash in one MULTI, its fields in one HSET; the index across customers
+    // (another slot) apart.
+    const fields: Record<string, string | number> = { [CUSTOMER_RECORD]: JSON.stringify(stored) };
     const batch = redis.multi();
     if (withBalances) {
       batch.del(keys.customer);
       for (const wallet of customer.wallets) {
-        batch.hset(keys.customer, `b:${walletField(wallet.shortcode)}`, wallet.balanceCents);
-        batch.hset(keys.customer, `c:${walletField(wallet.shortcode)}`, wallet.currency);
+        fields[`b:${walletField(wallet.shortcode)}`] = wallet.balanceCents;
+        fields[`c:${walletField(wallet.shortcode)}`] = wallet.currency;
       }
     }
-    batch.hset(keys.customer, CUSTOMER_RECORD, JSON.stringify(stored));
+    batch.hset(keys.customer, fields);
     await Promise.all([batch.exec(), redis.sadd(shared.customers, customer.id)]);
     await reindexTokens(customer.id, previous?.tokens ?? [], customer.tokens);
   }
