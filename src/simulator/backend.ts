@@ -125,6 +125,8 @@ async function checkRedisOrClose(
   try {
     const check = await checkDurability(connection.client, settings.durability);
     for (const warning of check.warnings) settings.onWarning(`${warning} (loss window: ${check.lossWindow})`);
+    // The layout first: it reads a shard count recorded without a layout as layout 1's, and
+    // claimShardCount records one on a new database.
     await claimKeyLayout(connection.client, REDIS_PREFIX);
     await claimShardCount(connection.client, REDIS_PREFIX, settings.jobShards ?? DEFAULT_JOB_SHARDS);
   } catch (error) {
