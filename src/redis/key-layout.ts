@@ -4,8 +4,9 @@
  * order, its version, its reference and its idempotency key in four hashes,
  * and a customer's JSON in a string beside its wallets' hash; layout 2 keeps
  * the order's as fields of one hash per customer (its book), and the
- * customer's with its wallets in one hash, which layout 1 code would not find: its compare-and-set would refuse every
- * change and its placements would miss every reference and key. A process
+ * customer's with its wallets in one hash, which layout 1 code would not
+ * find: its compare-and-set would refuse every change and its placements
+ * would miss every reference and key. A process
  * therefore refuses a Redis holding another layout, naming both, as it
  * refuses a job queue counting other shards.
  */

@@ -6,9 +6,9 @@
  * changed or went meanwhile is the packer's to skip.
  *
  * Packing runs in the background, a short slice per turn of the event
- * loop (at most 256 records and 1 ms), never inside the write that settles a record: an advance of the
- * virtual clock that settles 100,000 orders, or a burst of requests, does
- * not pay for it there and then.
+ * loop (at most 256 records and 1 ms), never inside the write that settles
+ * a record: an advance of the virtual clock that settles 100,000 orders,
+ * or a burst of requests, does not pay for it there and then.
  */
 export interface ColdQueue {
   settled(id: string): void;
