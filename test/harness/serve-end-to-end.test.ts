@@ -45,9 +45,13 @@ test("a contract run against a separately started `serve` passes end to end, web
     secret,
     "--webhook-schedule",
     "0,100ms,1s",
-    // Some orders fail, so every check about final statuses meets both classes.
+    // Half the orders fail, so every check about final statuses meets both classes: at 0.3,
+    // all 24 orders of this run succeeded about once in 5,000 runs (0.7^24), and one CI run drew it.
+    // At 0.5 either class is missing about once in 8 million runs, and the seed fixes the draws.
     "--failure-rate",
-    "0.3",
+    "0.5",
+    "--seed",
+    "2024",
   ]);
   children.push(server);
 
