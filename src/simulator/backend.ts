@@ -114,6 +114,18 @@ const REPLICATED_WRITES = [
 ] as const satisfies readonly (keyof Store)[];
 
 /**
+ * The delivery log's writes that wait for a replica under `replicated`. A
+ * delivery is written on the customer's slot and on the index across
+ * customers (`{deliveries}`), often other masters than the order's: if a
+ * failover dropped it after its step completed, the attempt's job would
+ * find no delivery and the webhook would never be sent. Waiting makes the
+ * step fail instead, and it announces the change again after its lease; an
+ * attempt whose outcome no replica holds is made again (the same message
+ * id, which receivers deduplicate).
+ */
+const REPLICATED_DELIVERY_WRITES = ["insert", "update"] as const satisfies readonly (keyof DeliveryStore)[];
+
+/**
  * Refuses to start on a Redis that cannot give the durability asked for,
  * that holds another key layout, or whose job queue counts other shards;
  * warns of what weakens durability.
@@ -217,6 +229,7 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
     }),
   );
   const ack = settings.durability === "replicated" ? replicaAck(redis, REPLICA_ACK_TIMEOUT_MS) : undefined;
+  const deliveries = guardUnavailable(createRedisDeliveryStore(redis));
   const startAt = settings.startAt;
   const clock =
     settings.clock === "virtual"
@@ -239,7 +252,7 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
       sharedTypes,
     ),
     jobs: clock === undefined ? { kind: "shared", share: (type) => sharedTypes.add(type) } : LOCAL_JOBS,
-    deliveryStore: guardUnavailable(createRedisDeliveryStore(redis)),
+    deliveryStore: ack === undefined ? deliveries : withReplicaAck(deliveries, REPLICATED_DELIVERY_WRITES, ack),
     attemptCounters: createRedisAttemptCounters(redis),
     journal: openSharedJournal(settings.journal, redis, settings.journalLimit),
     persistence: undefined,
