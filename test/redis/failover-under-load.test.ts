@@ -232,6 +232,9 @@ describe.skipIf(skip !== undefined)(
         await expect.poll(finals, { timeout: 60_000, interval: 500 }).toBe(ORDERS);
         for (const i of run.acknowledged.keys()) expect(await finalStatuses(run.urls[1] ?? "", i)).toBe(1);
         // One webhook message per order, delivered; a message sent again (same webhook-id) is counted, not failed.
+        // A step that failed mid-failover announces again only when its 10 s lease ends: wait for every order's.
+        const delivered = () => [...webhooksByReference(run.receiver).values()].filter(([n = 0]) => n >= 1).length;
+        await expect.poll(delivered, { timeout: 60_000, interval: 500 }).toBe(ORDERS);
         const webhooks = await settledWebhooks(run.receiver);
         expect([...webhooks.values()].filter((counts) => counts.length !== 1)).toEqual([]);
         expect([...webhooks.values()].filter(([accepted = 0]) => accepted >= 1)).toHaveLength(ORDERS);
