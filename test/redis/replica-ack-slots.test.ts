@@ -13,16 +13,12 @@ import { keySlot } from "../../src/redis/key-slot.ts";
 import { createRedisStore } from "../../src/redis/redis-store.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import { bearer, send } from "../support/http.ts";
-import { redisClusterSkipReason, type SlotRange, useRedisCluster } from "../support/redis-cluster.ts";
+import { rangeServing, redisClusterSkipReason, type SlotRange, useRedisCluster } from "../support/redis-cluster.ts";
 
 const skip = redisClusterSkipReason();
 const ADMIN = "replica-ack-admin-0001";
 
-const masterOf = (ranges: readonly SlotRange[], slot: number): number => {
-  const range = ranges.find(({ from, to }) => slot >= from && slot <= to);
-  if (range === undefined) throw new Error(`no master serves slot ${slot}`);
-  return range.masterPort;
-};
+const masterOf = (ranges: readonly SlotRange[], slot: number): number => rangeServing(ranges, slot).masterPort;
 
 describe.skipIf(skip !== undefined)(
   `replicated durability waits where the write went${skip === undefined ? "" : ` (skipped: ${skip})`}`,

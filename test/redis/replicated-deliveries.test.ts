@@ -15,16 +15,10 @@ import { StoreNotReplicatedError } from "../../src/domain/ports.ts";
 import { createJournal } from "../../src/http/journal.ts";
 import { keySlot } from "../../src/redis/key-slot.ts";
 import { openBackend } from "../../src/simulator/backend.ts";
-import { redisClusterSkipReason, type SlotRange, useRedisCluster } from "../support/redis-cluster.ts";
+import { rangeServing, redisClusterSkipReason, useRedisCluster } from "../support/redis-cluster.ts";
 import { delivery } from "../webhooks/delivery-store-contract.ts";
 
 const skip = redisClusterSkipReason();
-
-const rangeOf = (ranges: readonly SlotRange[], slot: number): SlotRange => {
-  const range = ranges.find(({ from, to }) => slot >= from && slot <= to);
-  if (range === undefined) throw new Error(`no master serves slot ${slot}`);
-  return range;
-};
 
 describe.skipIf(skip !== undefined)(
   `replicated durability and the delivery log${skip === undefined ? "" : ` (skipped: ${skip})`}`,
@@ -33,8 +27,8 @@ describe.skipIf(skip !== undefined)(
 
     it("acknowledges a delivery only once a replica of each master it went to holds it", async () => {
       const ranges = await cluster().slotRanges();
-      const impaired = rangeOf(ranges, keySlot("{deliveries}"));
-      const onImpaired = (id: string) => rangeOf(ranges, keySlot(`{${id}}`)).masterPort === impaired.masterPort;
+      const impaired = rangeServing(ranges, keySlot("{deliveries}"));
+      const onImpaired = (id: string) => rangeServing(ranges, keySlot(`{${id}}`)).masterPort === impaired.masterPort;
       const ids = Array.from({ length: 50 }, (_, i) => `dlv-${i}`);
       // One customer whose own slot lies on a healthy master (only the index's write can fail its insert),
       // one whose deliveries live on the impaired master itself.

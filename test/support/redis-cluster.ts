@@ -53,6 +53,13 @@ export interface SlotRange {
   readonly replicaPorts: readonly number[];
 }
 
+/** The range of `ranges` (a slot map, as `slotRanges()` reads it) that holds `slot`; throws when none does. */
+export function rangeServing(ranges: readonly SlotRange[], slot: number): SlotRange {
+  const range = ranges.find(({ from, to }) => slot >= from && slot <= to);
+  if (range === undefined) throw new Error(`no master serves slot ${slot}`);
+  return range;
+}
+
 export interface TestRedisCluster {
   /** `redis+cluster://127.0.0.1:P1,127.0.0.1:P2,…`, every node as a seed. */
   readonly url: string;
