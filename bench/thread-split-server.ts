@@ -15,13 +15,7 @@
  */
 import { createServer } from "node:http";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-
-export interface SplitServerSettings {
-  readonly shape: "bare" | "one" | "split";
-  readonly port: number;
-  readonly statelessUs: number;
-  readonly stateUs: number;
-}
+import type { SplitServerSettings } from "./thread-split-launch.ts";
 
 type Answer = (body: string) => void;
 type Handle = (amount: unknown, answer: Answer) => void;

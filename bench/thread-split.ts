@@ -18,14 +18,11 @@
  * of `POST /v1/airtime` from `wrk -t1 -c32` in another process, the shapes
  * alternating as in `npm run bench`.
  */
-import { resolve } from "node:path";
-import { freePort, type RunningProcess, startProcess } from "../src/harness/child-process.ts";
 import { hasWrk, loadWithWrk } from "./load.ts";
 import type { LoadResult } from "./requests.ts";
 import { median } from "./soak-verdict.ts";
-import type { SplitServerSettings } from "./thread-split-server.ts";
+import { startSplitServer } from "./thread-split-launch.ts";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const SHAPES = ["bare", "one", "split"] as const;
 type Shape = (typeof SHAPES)[number];
 const LABELS: Readonly<Record<Shape, string>> = {
@@ -40,28 +37,8 @@ const whole = (name: string, fallback: number): number => {
   return value;
 };
 
-async function startShape(
-  shape: Shape,
-  statelessUs: number,
-  stateUs: number,
-): Promise<RunningProcess & { url: string }> {
-  const settings: SplitServerSettings = { shape, port: await freePort(), statelessUs, stateUs };
-  const server = startProcess(process.execPath, [
-    "--import",
-    "tsx",
-    resolve(ROOT, "bench/thread-split-server.ts"),
-    JSON.stringify(settings),
-  ]);
-  const started = await server.waitFor(/listening on (http:\/\/\S+)/, 15_000);
-  if (started.kind !== "matched" || started.match[1] === undefined) {
-    await server.stop();
-    throw new Error(`the ${shape} server did not start (${started.kind}): ${server.output()}`);
-  }
-  return Object.assign(server, { url: started.match[1] });
-}
-
 async function measure(shape: Shape, round: number, statelessUs: number, stateUs: number): Promise<LoadResult> {
-  const server = await startShape(shape, statelessUs, stateUs);
+  const server = await startSplitServer({ shape, statelessUs, stateUs });
   try {
     const load = { url: server.url, endpoint: "post" as const, connections: 32 };
     await loadWithWrk({ ...load, durationS: 2, prefix: `warm-${shape}-${round}-` });

@@ -4,12 +4,10 @@
  * hands requests to another thread in batches and must give each answer
  * back to the request it belongs to.
  */
-import { resolve } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import type { SplitServerSettings } from "../../bench/thread-split-server.ts";
-import { freePort, type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
+import { type SplitServerSettings, startSplitServer } from "../../bench/thread-split-launch.ts";
+import type { RunningProcess } from "../../src/harness/child-process.ts";
 
-const SERVER = resolve(import.meta.dirname, "../../bench/thread-split-server.ts");
 const running: RunningProcess[] = [];
 afterEach(async () => {
   for (const server of running.splice(0)) await server.stop();
@@ -17,12 +15,9 @@ afterEach(async () => {
 
 async function start(shape: SplitServerSettings["shape"]): Promise<string> {
   // 2 ms of stateless work each: requests queue meanwhile, so the split shape hands several over at once.
-  const settings: SplitServerSettings = { shape, port: await freePort(), statelessUs: 2_000, stateUs: 20 };
-  const server = startProcess(process.execPath, ["--import", "tsx", SERVER, JSON.stringify(settings)]);
+  const server = await startSplitServer({ shape, statelessUs: 2_000, stateUs: 20 });
   running.push(server);
-  const started = await server.waitFor(/listening on (http:\/\/\S+)/, 15_000);
-  if (started.kind !== "matched" || started.match[1] === undefined) throw new Error(server.output());
-  return started.match[1];
+  return server.url;
 }
 
 it.each(["bare", "one", "split"] as const)("the %s shape answers 60 parallel POSTs, each its own", async (shape) => {
