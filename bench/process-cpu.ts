@@ -1,4 +1,4 @@
-/** A process's own CPU time, read from /proc on Linux, for the benches' CPU µs per request. */
+/** A process's own CPU time and resident memory, read from /proc on Linux, for the benches. */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -18,6 +18,19 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
     // Fields after the command name, which may contain spaces: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of a process in MB, or undefined where /proc is missing. */
+export function residentMb(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
+    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
   } catch {
     return undefined;
   }

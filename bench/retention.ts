@@ -1,10 +1,12 @@
 /**
  * What retention costs and what paging keeps short:
  *
- * 1. Heap per retained final order with its delivered webhook: N orders
+ * 1. Memory per retained final order with its delivered webhook: N orders
  *    (default 20,000) placed with idempotency keys on a virtual clock,
- *    finalised, their webhooks delivered to a local receiver; the heap growth
- *    after a full GC, divided by N. Target: at most 1 KB. Needs `--expose-gc`.
+ *    finalised, their webhooks delivered to a local receiver; the growth
+ *    after a full GC, divided by N, of the heap (target: at most 1 KB) and of
+ *    the buffers off it (the store's keys, references and evicted records,
+ *    free room of their arenas included). Needs `--expose-gc`.
  * 2. Admin listings at 1M retained orders: pages of `GET /_sim/orders` over
  *    HTTP (first page, a customer, a rare reference prefix, a status, deep in
  *    a cursor chain) while `perf_hooks.monitorEventLoopDelay` watches. Target:
@@ -26,12 +28,18 @@ const ORDERS = Number(values.orders);
 const LISTED = Number(values.listed);
 const gc = (globalThis as { gc?: () => void }).gc;
 
-function heapAfterGc(): number {
-  for (let i = 0; i < 3; i++) gc?.();
-  return process.memoryUsage().heapUsed;
+interface Memory {
+  readonly heap: number;
+  readonly buffers: number;
 }
 
-async function heapPerFinalOrder(): Promise<number | undefined> {
+function memoryAfterGc(): Memory {
+  for (let i = 0; i < 3; i++) gc?.();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return { heap: heapUsed, buffers: arrayBuffers };
+}
+
+async function memoryPerFinalOrder(): Promise<Memory | undefined> {
   const receiver = createServer((req, res) => {
     req.resume();
     req.on("end", () => res.end("ok"));
@@ -66,14 +74,15 @@ async function heapPerFinalOrder(): Promise<number | undefined> {
   // Warm up code paths and shared tables before measuring.
   await place(0, 2_000);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const before = heapAfterGc();
+  const before = memoryAfterGc();
   await place(2_000, 2_000 + ORDERS);
   // Settled orders and deliveries are packed in the background: let it catch up first.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  const after = heapAfterGc();
+  const after = memoryAfterGc();
   await sim.close();
   receiver.close();
-  return gc === undefined ? undefined : (after - before) / ORDERS;
+  if (gc === undefined) return undefined;
+  return { heap: (after.heap - before.heap) / ORDERS, buffers: (after.buffers - before.buffers) / ORDERS };
 }
 
 function syntheticOrder(i: number, now: number): Order {
@@ -136,11 +145,12 @@ async function listingStalls(): Promise<Record<string, { maxMs: number; pageMs: 
   return results;
 }
 
-const bytes = await heapPerFinalOrder();
+const bytes = await memoryPerFinalOrder();
 console.log(
   bytes === undefined
-    ? "heap per retained final order with webhook: run with --expose-gc"
-    : `heap per retained final order with its delivered webhook: ${Math.round(bytes)} B (${ORDERS} orders)`,
+    ? "memory per retained final order with webhook: run with --expose-gc"
+    : `per retained final order with its delivered webhook: heap ${Math.round(bytes.heap)} B, ` +
+        `buffers off the heap ${Math.round(bytes.buffers)} B (${ORDERS} orders)`,
 );
 const stalls = await listingStalls();
 console.log(`admin listing at ${LISTED.toLocaleString("en")} retained orders (10 requests each):`);

@@ -25,13 +25,14 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { resolve } from "node:path";
 import { startProcess, type RunningProcess } from "../src/harness/child-process.ts";
 import { createSimulator } from "../src/simulator/create-simulator.ts";
 import { hasWrk, loadWithAutocannon, loadWithWrk } from "./load.ts";
 import { BENCH_TOKEN, type LoadResult, orderBody } from "./requests.ts";
+import { residentMb } from "./process-cpu.ts";
 import { median, type Slice, soakVerdicts } from "./soak-verdict.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -137,14 +138,6 @@ function memorySamples(output: string): MemorySample[] {
   });
 }
 
-/** Resident memory of a process in MB (Linux). */
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.split(/\s+/)[1] ?? 0) / 1024;
-}
-
 /** Replays a probe twice; true when both answer its own id, as a replay. */
 async function replaysAsOne(url: string, probe: Probe): Promise<boolean> {
   const { key } = probe;
@@ -235,7 +228,7 @@ async function soak(): Promise<void> {
   console.log(
     `soak: ${sliceCount} × ${sliceSeconds} s at ${rate === "max" ? "wrk -t1 unpaced" : `${rate} req/s`}, ` +
       `${connections} connections, --max-orders ${maxOrders}, key retention ${keyRetentionS} s, ` +
-      `webhooks to ${receiver.url}; server pid ${pid}, RSS at start ${rssMb(pid).toFixed(0)} MB`,
+      `webhooks to ${receiver.url}; server pid ${pid}, RSS at start ${(residentMb(pid) ?? 0).toFixed(0)} MB`,
   );
 
   const slices: Slice[] = [];

@@ -22,7 +22,7 @@
 import { createWriteStream } from "node:fs";
 import { resolve } from "node:path";
 import { hasWrk, loadWithWrk } from "./load.ts";
-import { cpuSeconds } from "./process-cpu.ts";
+import { cpuSeconds, residentMb } from "./process-cpu.ts";
 import { startServe } from "./serve-targets.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -97,7 +97,8 @@ try {
     console.log(
       `slice ${index}/${count}: ${Math.round(result.rps)} req/s (${Math.round(result.rps * 60)} per minute), ` +
         `p99 ${result.p99Ms.toFixed(1)} ms, cpu ${cpuUs === undefined ? "n/a" : cpuUs.toFixed(0)} µs/order, ` +
-        `${result.problems} errors; orders placed so far ≈ ${placed}${placed > MAX_ORDERS ? " (cap reached)" : ""}`,
+        `${result.problems} errors, RSS ${residentMb(server.pid)?.toFixed(0) ?? "n/a"} MB; ` +
+        `orders placed so far ≈ ${placed}${placed > MAX_ORDERS ? " (cap reached)" : ""}`,
     );
   }
 } finally {
