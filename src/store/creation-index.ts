@@ -158,6 +158,8 @@ export interface CreationIndex<T extends Indexed> {
   removed(customerId: string): void;
   /** Forgets a customer's whole sequence (its records are all gone). */
   dropCustomer(customerId: string): void;
+  /** Every customer with a sequence (some may hold only removed records). */
+  customerIds(): Iterable<string>;
   /** Records matching the query and `matches`, oldest first. */
   page(query: PageQuery, matches?: (record: T) => boolean): Page<T>;
   clear(): void;
@@ -221,6 +223,7 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
       all.dead += own.ids.length - own.dead - 1;
       noteDead(all);
     },
+    customerIds: () => byCustomer.keys(),
     page(query, matches = () => true) {
       if (query.customerId === undefined) return scan(all, query, matches, lookup);
       const own = byCustomer.get(query.customerId);

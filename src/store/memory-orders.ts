@@ -1,7 +1,9 @@
 /**
  * The memory store's orders: the orders themselves (settled ones packed by
  * the cold queue), each customer's references, the records evicted orders
- * leave, and the creation index that pages them. Lifted out of the store's
+ * leave, and the creation index that pages them. References and evicted
+ * orders' records are kept as long as idempotency keys (a day by default),
+ * so in `ByteMap`s, off V8's heap. Lifted out of the store's
  * factory as plain functions over one explicit {@link OrderTables}, because
  * these maps change together: a reference points at an order or at an
  * evicted order's record, and the index's slots at the orders. A call costs
@@ -12,17 +14,20 @@ import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { type ColdQueue, type ColdQueueOptions, createColdQueue } from "./cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
+import { ByteMap } from "./byte-map.ts";
 import { freezeCopy } from "./freeze-copy.ts";
+import { evictedEntry, evictedOf, keptUntilOf } from "./kept-evicted.ts";
+import { keyOf } from "./kept-key.ts";
 import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 /** What the store holds of its orders; `sweptAt` is the evicted-order records' last sweep. */
 export interface OrderTables extends Swept {
   readonly orders: Map<string, StoredOrder>;
-  /** customerId → reference → order id */
-  readonly references: Map<string, Map<string, string>>;
-  /** id → what an evicted order left; insertion (eviction) order is about expiry order too. */
-  readonly evicted: Map<string, EvictedOrder>;
+  /** `customerId\0reference` → the id of the order, or of the evicted order still kept, holding it. */
+  readonly references: ByteMap;
+  /** id → what an evicted order left, as `KeptEvicted`; insertion (eviction) order is about expiry order too. */
+  readonly evicted: ByteMap;
   readonly index: CreationIndex<StoredOrder>;
   readonly cold: ColdQueue;
   /** Whether an order is settled (final), so packed once it is no longer hot. */
@@ -38,7 +43,7 @@ export function createOrderTables(settled: (order: Order) => boolean, packing: C
     }
   });
   const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
-  return { orders, references: new Map(), evicted: new Map(), index, cold, settled, sweptAt: -Infinity };
+  return { orders, references: new ByteMap(), evicted: new ByteMap(), index, cold, settled, sweptAt: -Infinity };
 }
 
 /** Keeps a new version of an order, and queues it for packing once it is settled. */
@@ -54,24 +59,17 @@ export function readOrder(tables: OrderTables, id: string | undefined): Order | 
 
 /** The id of the order (or evicted order) holding a customer's reference. */
 export function idByReference(tables: OrderTables, customerId: string, reference: string): string | undefined {
-  return tables.references.get(customerId)?.get(reference);
+  return tables.references.get(keyOf(customerId, reference));
 }
 
 function takeReference(tables: OrderTables, customerId: string, reference: string, id: string): void {
-  let byReference = tables.references.get(customerId);
-  if (byReference === undefined) {
-    byReference = new Map();
-    tables.references.set(customerId, byReference);
-  }
-  byReference.set(reference, id);
+  tables.references.set(keyOf(customerId, reference), id);
 }
 
 /** Forgets an evicted order's reference, unless a newer order has taken it since. */
 function freeReference(tables: OrderTables, customerId: string, reference: string, id: string): void {
-  const byReference = tables.references.get(customerId);
-  if (byReference?.get(reference) !== id) return;
-  byReference.delete(reference);
-  if (byReference.size === 0) tables.references.delete(customerId);
+  const composite = keyOf(customerId, reference);
+  if (tables.references.get(composite) === id) tables.references.delete(composite);
 }
 
 /** Keeps an order whose reference the caller has found free. */
@@ -91,25 +89,31 @@ export function replaceOrderIf(tables: OrderTables, order: Order, expectedVersio
 }
 
 export function keptEvicted(tables: OrderTables, id: string | undefined, now: number): EvictedOrder | undefined {
-  const record = id === undefined ? undefined : tables.evicted.get(id);
-  return record !== undefined && record.keptUntil > now ? record : undefined;
+  const kept = id === undefined ? undefined : tables.evicted.get(id);
+  return id !== undefined && kept !== undefined && keptUntilOf(kept) > now ? evictedOf(id, kept) : undefined;
 }
 
-const keptUntilOf = (record: EvictedOrder): number => record.keptUntil;
+/** Every evicted order's record still kept, in eviction order. */
+export function savedEvicted(tables: OrderTables): EvictedOrder[] {
+  return Array.from(tables.evicted.entries(), ([id, kept]) => evictedOf(id, kept));
+}
 
 /** Drops evicted-order records whose retention ended, from the front (all of them when `force`d). */
 export function sweepEvicted(tables: OrderTables, now: number, force = false): void {
   if (!sweepDue(tables, now) && !force) return;
-  dropExpiredFront(tables.evicted, now, keptUntilOf, (id, record) =>
-    freeReference(tables, record.customerId, record.reference, id),
-  );
+  dropExpiredFront(tables.evicted, now, keptUntilOf, (id, kept) => {
+    const record = evictedOf(id, kept);
+    freeReference(tables, record.customerId, record.reference, id);
+  });
 }
 
 /** Whether an order, or an evicted order still kept, holds the reference; frees it from one whose time is up. */
 export function referenceTaken(tables: OrderTables, customerId: string, reference: string, now: number): boolean {
   const id = idByReference(tables, customerId, reference);
   if (id === undefined) return false;
-  if (tables.orders.has(id) || keptEvicted(tables, id, now) !== undefined) return true;
+  if (tables.orders.has(id)) return true;
+  const kept = tables.evicted.get(id);
+  if (kept !== undefined && keptUntilOf(kept) > now) return true;
   tables.evicted.delete(id);
   freeReference(tables, customerId, reference, id);
   return false;
@@ -132,7 +136,7 @@ export function evictOrder(
   tables.index.removed(order.customerId);
   sweepEvicted(tables, now);
   if (keepUntil > now) {
-    tables.evicted.set(id, Object.freeze(evictedRecordOf(order, keepUntil)));
+    tables.evicted.set(id, evictedEntry(evictedRecordOf(order, keepUntil)));
   } else {
     freeReference(tables, order.customerId, order.reference, id);
   }
@@ -152,7 +156,8 @@ export function listOrderPage(tables: OrderTables, query: OrderPageQuery): Order
   }
   // An exact reference names at most one order per customer: no scan.
   const found: Order[] = [];
-  const customerIds = query.customerId === undefined ? [...tables.references.keys()] : [query.customerId];
+  // Only live orders are listed, so only customers with some in the index can hold one.
+  const customerIds = query.customerId === undefined ? [...tables.index.customerIds()] : [query.customerId];
   for (const customerId of customerIds) {
     const order = readOrder(tables, idByReference(tables, customerId, query.reference));
     if (order !== undefined) found.push(order);
@@ -178,8 +183,13 @@ export function listOrders(tables: OrderTables, customerId: string | undefined):
 export function removeCustomerOrders(tables: OrderTables, customerId: string): void {
   for (const [id, order] of tables.orders) if (order.customerId === customerId) tables.orders.delete(id);
   tables.index.dropCustomer(customerId);
-  for (const [id, record] of tables.evicted) if (record.customerId === customerId) tables.evicted.delete(id);
-  tables.references.delete(customerId);
+  for (const [id, kept] of tables.evicted.entries()) {
+    if (evictedOf(id, kept).customerId === customerId) tables.evicted.delete(id);
+  }
+  const prefix = keyOf(customerId, "");
+  for (const composite of tables.references.keys()) {
+    if (composite.startsWith(prefix)) tables.references.delete(composite);
+  }
 }
 
 export function clearOrders(tables: OrderTables): void {
@@ -203,7 +213,7 @@ export function loadOrders(
     takeReference(tables, stored.customerId, stored.reference, stored.id);
   }
   for (const record of evictedOrders) {
-    tables.evicted.set(record.id, freezeCopy(record));
+    tables.evicted.set(record.id, evictedEntry(record));
     takeReference(tables, record.customerId, record.reference, record.id);
   }
 }

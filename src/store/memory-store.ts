@@ -58,6 +58,7 @@ import {
   type OrderTables,
   readOrder,
   referenceTaken,
+  savedEvicted,
   removeCustomerOrders,
   replaceOrderIf,
   sweepEvicted,
@@ -123,7 +124,7 @@ function placeOrder(tables: MemoryTables, { order, key, now }: Parameters<Store[
   const debited = changeBalance(tables.customers, order.customerId, order.shortcode, order.amountCents, -1);
   if (debited.kind !== "debited") return debited;
   addOrder(tables.orders, order);
-  if (composite !== undefined && key !== undefined) bindKey(tables.keys, composite, key, previous);
+  if (composite !== undefined && key !== undefined) bindKey(tables.keys, composite, key);
   return { kind: "placed" };
 }
 
@@ -138,7 +139,7 @@ function exportState(tables: MemoryTables): MemoryStoreState {
     customers: [...tables.customers.customers.values()],
     orders: Array.from(tables.orders.orders.values(), orderOf),
     idempotencyKeys: savedKeys(tables.keys),
-    evictedOrders: [...tables.orders.evicted.values()],
+    evictedOrders: savedEvicted(tables.orders),
     issuedTokens: savedIssuedTokens(tables.customers),
   };
 }

@@ -19,18 +19,24 @@ export interface Swept {
   sweptAt: number;
 }
 
+/** What a sweep needs of its table: a `Map`, or a `ByteMap`. */
+export interface FrontSweepable<K, V> {
+  entries(): Iterable<[K, V]>;
+  delete(key: K): boolean;
+}
+
 /**
  * Deletes `map`'s entries from the front while they have expired at `now`,
  * stopping at the first live one: each table inserts in expiry order.
  * `dropped` hears of each entry deleted.
  */
 export function dropExpiredFront<K, V>(
-  map: Map<K, V>,
+  map: FrontSweepable<K, V>,
   now: number,
   expiresAt: (value: V) => number,
   dropped?: (key: K, value: V) => void,
 ): void {
-  for (const [key, value] of map) {
+  for (const [key, value] of map.entries()) {
     if (expiresAt(value) > now) return;
     map.delete(key);
     dropped?.(key, value);
