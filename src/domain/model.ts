@@ -106,13 +106,8 @@ export interface IssuedToken {
   readonly expiresAt: number;
 }
 
-/**
- * What is left of an order evicted under the order cap while its reference
- * (and idempotency key) is still retained: enough to answer a replay with the
- * same id and status, and a lookup with `order_evicted` instead of "no such
- * order". The key's payload fingerprint stays in its `IdempotencyRecord`.
- */
-export interface EvictedOrder {
+/** What an order keeps once evicted, and what the eviction scan reads of it. */
+export interface CompactOrder {
   readonly id: string;
   readonly customerId: string;
   readonly reference: string;
@@ -120,6 +115,25 @@ export interface EvictedOrder {
   readonly message: string;
   readonly createdAt: number;
   readonly updatedAt: number;
+}
+
+/**
+ * What is left of an order evicted under the order cap while its reference
+ * (and idempotency key) is still retained: enough to answer a replay with the
+ * same id and status, and a lookup with `order_evicted` instead of "no such
+ * order". The key's payload fingerprint stays in its `IdempotencyRecord`.
+ */
+export interface EvictedOrder extends CompactOrder {
   /** Simulator-clock ms at which this record goes too (the end of the key's retention). */
   readonly keptUntil: number;
+}
+
+/**
+ * What the eviction scan reads of an order: enough to judge it (final or
+ * not, a guard's say by id) and to leave its `EvictedOrder`, without the
+ * rest, which a store may keep packed.
+ */
+export interface EvictionCandidate extends CompactOrder {
+  /** The order's version (its history's length), for the eviction's compare-and-set. */
+  readonly version: number;
 }

@@ -21,7 +21,7 @@
  * before the next count evicts them.
  */
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
-import type { EvictedOrder, Order } from "./model.ts";
+import type { CompactOrder, EvictedOrder, EvictionCandidate, Order } from "./model.ts";
 import type { Clock, Store } from "./ports.ts";
 
 /**
@@ -38,8 +38,14 @@ export const finalIn =
   (order: Order): boolean =>
     isFinalStatus(statusTable, order.status);
 
+/** What the eviction scan reads of an order kept as it is. */
+export function candidateOf(order: Order): EvictionCandidate {
+  const { id, customerId, reference, status, message, createdAt, updatedAt } = order;
+  return { id, customerId, reference, status, message, createdAt, updatedAt, version: order.history.length };
+}
+
 /** What an evicted order leaves while its key is retained: enough to replay and to answer a lookup. */
-export function evictedRecordOf(order: Order, keptUntil: number): EvictedOrder {
+export function evictedRecordOf(order: CompactOrder, keptUntil: number): EvictedOrder {
   return {
     id: order.id,
     customerId: order.customerId,
@@ -66,9 +72,9 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 /** A part of the simulator that may hold an order back from eviction, and is told of evictions. */
 export interface RetentionGuard {
   /** False while the order still has work to do (an undelivered webhook). */
-  canEvict(order: Order): Promise<boolean>;
+  canEvict(order: EvictionCandidate): Promise<boolean>;
   /** The orders just evicted: forget what was kept for them. */
-  evicted(orders: readonly Order[]): Promise<void>;
+  evicted(orders: readonly EvictionCandidate[]): Promise<void>;
 }
 
 export interface RetentionStats {
@@ -118,24 +124,25 @@ export function createOrderRetention(deps: OrderRetentionDeps): OrderRetention {
   let uncounted = 0;
   let countAfter = 1;
 
-  async function evictable(order: Order): Promise<boolean> {
+  async function evictable(order: EvictionCandidate): Promise<boolean> {
     if (!isFinalStatus(statusTable, order.status)) return false;
     for (const guard of guards) if (!(await guard.canEvict(order))) return false;
     return true;
   }
 
   async function evictBatch(wanted: number): Promise<number> {
-    const gone: Order[] = [];
+    const gone: EvictionCandidate[] = [];
     let cursor: string | undefined;
     // Each order is looked at once per batch; a batch never goes round again.
     for (;;) {
-      const page = await store.listOrderPage({ limit: SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) });
-      for (const [at, order] of page.orders.entries()) {
+      const query = { limit: SCAN_PAGE, ...(cursor === undefined ? {} : { cursor }) };
+      const page = await store.listEvictionCandidates(query);
+      for (const [at, order] of page.candidates.entries()) {
         if (gone.length >= wanted) break;
         if (at % ORDERS_PER_TURN === ORDERS_PER_TURN - 1) await nextTurn();
         if (!(await evictable(order))) continue;
         const now = clock.now();
-        if (await store.evictOrder(order.id, order.history.length, order.createdAt + keyLifetimeMs, now, order)) {
+        if (await store.evictOrder(order.id, order.version, order.createdAt + keyLifetimeMs, now, order)) {
           gone.push(order);
         }
       }

@@ -13,6 +13,7 @@
 import type {
   Customer,
   EvictedOrder,
+  EvictionCandidate,
   IdempotencyRecord,
   IssuedToken,
   Order,
@@ -129,6 +130,8 @@ export interface Store {
    * cursor until it is null.
    */
   listOrderPage(query: OrderPageQuery): Promise<OrderPage>;
+  /** Eviction candidates, oldest first: `listOrderPage`'s pages without filters, of what the scan reads. */
+  listEvictionCandidates(query: CandidatePageQuery): Promise<CandidatePage>;
   /** Orders kept in full (evicted ones not counted). */
   countOrders(): Promise<number>;
   /**
@@ -139,7 +142,13 @@ export interface Store {
    * order as the caller read it at that version, which an adapter may use
    * instead of reading it again.
    */
-  evictOrder(id: string, expectedVersion: number, keepUntil: number, now: number, known?: Order): Promise<boolean>;
+  evictOrder(
+    id: string,
+    expectedVersion: number,
+    keepUntil: number,
+    now: number,
+    known?: EvictionCandidate,
+  ): Promise<boolean>;
   /** The record an evicted order left, while it is kept. */
   getEvictedOrder(id: string, now: number): Promise<EvictedOrder | undefined>;
   getEvictedOrderByReference(customerId: string, reference: string, now: number): Promise<EvictedOrder | undefined>;
@@ -230,6 +239,18 @@ export interface OrderPageQuery {
 
 export interface OrderPage {
   readonly orders: readonly Order[];
+  /** Where the next page starts; null when there is no more. */
+  readonly nextCursor: string | null;
+}
+
+export interface CandidatePageQuery {
+  readonly limit: number;
+  /** Opaque: a `nextCursor` from the previous page. */
+  readonly cursor?: string;
+}
+
+export interface CandidatePage {
+  readonly candidates: readonly EvictionCandidate[];
   /** Where the next page starts; null when there is no more. */
   readonly nextCursor: string | null;
 }

@@ -6,7 +6,7 @@
  * index shard, sent in the same round trip, just before it.
  */
 import type { EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
-import { evictedRecordOf } from "../domain/order-retention.ts";
+import { candidateOf, evictedRecordOf } from "../domain/order-retention.ts";
 import type { OrderPage, OrderPageQuery, PlaceResult, Store } from "../domain/ports.ts";
 import type { OrderIndex } from "./order-index.ts";
 import type { RedisClient } from "./redis-client.ts";
@@ -23,7 +23,10 @@ export interface OrderContext {
   run(name: RedisScriptName, ...args: (string | number)[]): Promise<unknown>;
 }
 
-type OrderReads = Pick<Store, "getOrder" | "getOrderByReference" | "listOrders" | "listOrderPage" | "countOrders">;
+type OrderReads = Pick<
+  Store,
+  "getOrder" | "getOrderByReference" | "listOrders" | "listOrderPage" | "listEvictionCandidates" | "countOrders"
+>;
 type OrderWrites = Pick<Store, "placeOrder" | "updateOrderIf">;
 type Evictions = Pick<Store, "evictOrder" | "getEvictedOrder" | "getEvictedOrderByReference" | "countEvictedOrders">;
 
@@ -157,6 +160,10 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
       }
       found.sort((a, b) => a.createdAt - b.createdAt);
       return { orders: found.slice(0, query.limit), nextCursor: null };
+    },
+    async listEvictionCandidates(query) {
+      const { orders, nextCursor } = await page(query);
+      return { candidates: orders.map(candidateOf), nextCursor };
     },
     countOrders: () => index.count(),
   };

@@ -9,8 +9,8 @@
  * evicted order's record, and the index's slots at the orders. A call costs
  * what it did inside the closure (no object or closure is made per call).
  */
-import type { EvictedOrder, Order } from "../domain/model.ts";
-import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
+import type { EvictedOrder, EvictionCandidate, Order } from "../domain/model.ts";
+import type { CandidatePage, CandidatePageQuery, OrderPage, OrderPageQuery } from "../domain/ports.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { type ColdQueue, type ColdQueueOptions, createColdQueue } from "./cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
@@ -18,7 +18,7 @@ import { ByteMap } from "./byte-map.ts";
 import { freezeCopy } from "./freeze-copy.ts";
 import { evictedEntry, evictedOf, keptUntilOf } from "./kept-evicted.ts";
 import { keyOf } from "./kept-key.ts";
-import { orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
+import { candidateOfStored, orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 /** What the store holds of its orders; `sweptAt` is the evicted-order records' last sweep. */
@@ -126,12 +126,12 @@ export function evictOrder(
   expectedVersion: number,
   keepUntil: number,
   now: number,
-  known: Order | undefined,
+  known: EvictionCandidate | undefined,
 ): boolean {
   const stored = tables.orders.get(id);
   if (stored === undefined || versionOf(stored) !== expectedVersion) return false;
-  // A packed order need not be unpacked again: the caller's copy is of this very version.
-  const order = known?.id === id && known.history.length === expectedVersion ? known : orderOf(stored);
+  // The caller's copy is of this very version; a packed order is a candidate as it is.
+  const order = known?.id === id && known.version === expectedVersion ? known : candidateOfStored(stored);
   tables.orders.delete(id);
   tables.index.removed(order.customerId);
   sweepEvicted(tables, now);
@@ -172,6 +172,12 @@ export function listOrderPage(tables: OrderTables, query: OrderPageQuery): Order
     )
     .sort((a, b) => a.createdAt - b.createdAt);
   return { orders: matching.slice(0, query.limit), nextCursor: null };
+}
+
+/** The scan's pages: the packed orders themselves, none unpacked. */
+export function listEvictionCandidates(tables: OrderTables, query: CandidatePageQuery): CandidatePage {
+  const page = tables.index.page(query);
+  return { candidates: page.items.map(candidateOfStored), nextCursor: page.nextCursor };
 }
 
 export function listOrders(tables: OrderTables, customerId: string | undefined): Order[] {

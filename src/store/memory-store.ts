@@ -52,6 +52,7 @@ import {
   evictOrder,
   idByReference,
   keptEvicted,
+  listEvictionCandidates,
   listOrderPage,
   listOrders,
   loadOrders,
@@ -199,6 +200,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     getOrderByReference: async (customerId, reference) =>
       readOrder(orders, idByReference(orders, customerId, reference)),
     listOrderPage: async (query) => listOrderPage(orders, query),
+    listEvictionCandidates: async (query) => listEvictionCandidates(orders, query),
     countOrders: async () => orders.orders.size,
     evictOrder: async (id, expectedVersion, keepUntil, now, known) =>
       evictOrder(orders, id, expectedVersion, keepUntil, now, known),

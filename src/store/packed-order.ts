@@ -1,8 +1,10 @@
 /**
  * A settled order as the memory store keeps it once it is cold: the fields
- * its listings filter and page on, and the rest packed.
+ * its listings filter and page on, and the eviction scan reads (it is an
+ * `EvictionCandidate` as it is), and the rest packed.
  */
-import type { Order } from "../domain/model.ts";
+import type { EvictionCandidate, Order } from "../domain/model.ts";
+import { candidateOf } from "../domain/order-retention.ts";
 import { createRecordPacker } from "./record-packer.ts";
 
 /** The dictionary's sample: a typical final order (only its shape and common values matter). */
@@ -27,14 +29,24 @@ const SAMPLE_ORDER: Order = {
   idempotencyKey: "key-0000",
 };
 
-const packer = createRecordPacker(SAMPLE_ORDER, ["id", "customerId", "reference", "status", "createdAt"]);
+const packer = createRecordPacker(SAMPLE_ORDER, [
+  "id",
+  "customerId",
+  "reference",
+  "status",
+  "message",
+  "createdAt",
+  "updatedAt",
+]);
 
-export class PackedOrder {
+export class PackedOrder implements EvictionCandidate {
   readonly id: string;
   readonly customerId: string;
   readonly reference: string;
   readonly status: number;
+  readonly message: string;
   readonly createdAt: number;
+  readonly updatedAt: number;
   /** The order's version (its history's length), for compare-and-set without unpacking. */
   readonly version: number;
   private readonly packed: string;
@@ -44,7 +56,9 @@ export class PackedOrder {
     this.customerId = order.customerId;
     this.reference = order.reference;
     this.status = order.status;
+    this.message = order.message;
     this.createdAt = order.createdAt;
+    this.updatedAt = order.updatedAt;
     this.version = order.history.length;
     this.packed = packer.pack(order);
   }
@@ -58,6 +72,10 @@ export class PackedOrder {
 export type StoredOrder = Order | PackedOrder;
 
 export const orderOf = (stored: StoredOrder): Order => (stored instanceof PackedOrder ? stored.unpack() : stored);
+
+/** What the eviction scan reads, without unpacking. */
+export const candidateOfStored = (stored: StoredOrder): EvictionCandidate =>
+  stored instanceof PackedOrder ? stored : candidateOf(stored);
 
 export const versionOf = (stored: StoredOrder): number =>
   stored instanceof PackedOrder ? stored.version : stored.history.length;

@@ -369,6 +369,36 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         expect(await store.evictOrder("ghost", 1, NOW + 1_000, NOW)).toBe(false);
       });
 
+      it("lists eviction candidates oldest first, with what the eviction reads of each", async () => {
+        const first = order("o1", "a", "r1");
+        expect(await placedIn(store, first)).toBe(true);
+        expect(await store.updateOrderIf({ ...advanced(first, 20), updatedAt: NOW + 7 }, 1)).toBe(true);
+        expect(await placedIn(store, { ...order("o2", "b", "r2"), createdAt: NOW + 1, updatedAt: NOW + 1 })).toBe(true);
+        expect(await placedIn(store, { ...order("o3", "a", "r3"), createdAt: NOW + 2, updatedAt: NOW + 2 })).toBe(true);
+        await store.evictOrder("o3", 1, NOW + 1_000, NOW);
+        const seen: object[] = [];
+        let cursor: string | null | undefined;
+        do {
+          const page = await store.listEvictionCandidates({ limit: 1, ...(cursor == null ? {} : { cursor }) });
+          // Only the candidate's fields: an adapter may hand over a richer object of its own.
+          for (const { id, customerId, reference, status, message, createdAt, updatedAt, version } of page.candidates) {
+            seen.push({ id, customerId, reference, status, message, createdAt, updatedAt, version });
+          }
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+        expect(seen).toEqual(
+          [
+            { id: "o1", customerId: "a", reference: "r1", status: 20, message: "20" },
+            { id: "o2", customerId: "b", reference: "r2", status: 0, message: "Pending" },
+          ].map((fields, at) => ({
+            ...fields,
+            createdAt: NOW + at,
+            updatedAt: [NOW + 7, NOW + 1][at],
+            version: 2 - at,
+          })),
+        );
+      });
+
       it("forgets a customer's evicted orders on reset", async () => {
         expect(await placedIn(store, order("o1", "a", "r1"))).toBe(true);
         await store.evictOrder("o1", 1, NOW + 1_000, NOW);
