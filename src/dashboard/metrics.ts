@@ -6,7 +6,6 @@
  * read when scraped.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Order } from "../domain/model.ts";
 import type { Scheduler, Store } from "../domain/ports.ts";
 import type { StatusChange } from "../domain/service-types.ts";
 import type { JournalRecord } from "../http/journal.ts";
@@ -43,9 +42,8 @@ function registerStateMetrics(sources: MetricsSources, registers: Registry[]): v
     registers,
     async collect() {
       this.reset();
-      for (const [status, count] of countBy(await sources.store.listOrders(), (o: Order) => String(o.status))) {
-        this.set({ status }, count);
-      }
+      for (const [status, count] of await sources.store.countOrdersByStatus())
+        this.set({ status: String(status) }, count);
     },
   });
   new Gauge({
@@ -132,10 +130,4 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
-}
-
-function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
-  return counts;
 }

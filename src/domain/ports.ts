@@ -134,6 +134,8 @@ export interface Store {
   listEvictionCandidates(query: CandidatePageQuery): Promise<CandidatePage>;
   /** Orders kept in full (evicted ones not counted). */
   countOrders(): Promise<number>;
+  /** Orders kept in full by current status, without reading them whole (a metrics scrape asks this). */
+  countOrdersByStatus(): Promise<ReadonlyMap<number, number>>;
   /**
    * Atomic: removes an order whose history still has `expectedVersion`
    * entries. Until `keepUntil` (if later than `now`) it leaves an

@@ -25,7 +25,13 @@ export interface OrderContext {
 
 type OrderReads = Pick<
   Store,
-  "getOrder" | "getOrderByReference" | "listOrders" | "listOrderPage" | "listEvictionCandidates" | "countOrders"
+  | "getOrder"
+  | "getOrderByReference"
+  | "listOrders"
+  | "listOrderPage"
+  | "listEvictionCandidates"
+  | "countOrders"
+  | "countOrdersByStatus"
 >;
 type OrderWrites = Pick<Store, "placeOrder" | "updateOrderIf">;
 type Evictions = Pick<Store, "evictOrder" | "getEvictedOrder" | "getEvictedOrderByReference" | "countEvictedOrders">;
@@ -166,6 +172,14 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
       return { candidates: orders.map(candidateOf), nextCursor };
     },
     countOrders: () => index.count(),
+    async countOrdersByStatus() {
+      // The orders are read whole: no per-status index is kept, as every status change would have to move one.
+      const counts = new Map<number, number>();
+      for (const order of await readOrders(await index.ownersOf(await index.allIds()))) {
+        counts.set(order.status, (counts.get(order.status) ?? 0) + 1);
+      }
+      return counts;
+    },
   };
 }
 

@@ -81,8 +81,10 @@ async function closeOnce(closing: Closing, timeoutMs: number | undefined): Promi
     for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
   }
   await backendStopped;
-  const orders = await closing.store.listOrders();
-  const pendingOrders = orders.filter((order) => !isFinalStatus(closing.statusTable, order.status)).length;
+  let pendingOrders = 0;
+  for (const [status, count] of await closing.store.countOrdersByStatus()) {
+    if (!isFinalStatus(closing.statusTable, status)) pendingOrders += count;
+  }
   await backend.close();
   if (stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
   await writeStateFile(stateFile, await captureState(closing.run, holders));

@@ -180,6 +180,13 @@ export function listEvictionCandidates(tables: OrderTables, query: CandidatePage
   return { candidates: page.items.map(candidateOfStored), nextCursor: page.nextCursor };
 }
 
+/** Counted from the fields a packed order keeps outside its packed part: nothing is unpacked. */
+export function countOrdersByStatus(tables: OrderTables): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const stored of tables.orders.values()) counts.set(stored.status, (counts.get(stored.status) ?? 0) + 1);
+  return counts;
+}
+
 export function listOrders(tables: OrderTables, customerId: string | undefined): Order[] {
   const all = Array.from(tables.orders.values(), orderOf);
   return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);

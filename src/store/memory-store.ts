@@ -48,6 +48,7 @@ import {
 import {
   addOrder,
   clearOrders,
+  countOrdersByStatus,
   createOrderTables,
   evictOrder,
   idByReference,
@@ -202,6 +203,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     listOrderPage: async (query) => listOrderPage(orders, query),
     listEvictionCandidates: async (query) => listEvictionCandidates(orders, query),
     countOrders: async () => orders.orders.size,
+    countOrdersByStatus: async () => countOrdersByStatus(orders),
     evictOrder: async (id, expectedVersion, keepUntil, now, known) =>
       evictOrder(orders, id, expectedVersion, keepUntil, now, known),
     getEvictedOrder: async (id, now) => keptEvicted(orders, id, now),

@@ -320,6 +320,12 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         expect(await store.evictOrder("o0", 2, NOW + 1_000, NOW)).toBe(true);
         expect(await store.evictOrder("o4", 2, NOW + 1_000, NOW)).toBe(true);
         expect(await store.countOrders()).toBe(8);
+        expect(await store.countOrdersByStatus()).toEqual(
+          new Map([
+            [0, 7],
+            [20, 1],
+          ]),
+        );
         expect((await allPages({ limit: 3 })).flat()).toEqual(["o1", "o2", "o3", "o5", "o6", "o7", "o8", "o9"]);
         expect((await allPages({ limit: 3, customerId: "b" })).flat()).toEqual(["o1", "o7"]);
       });
