@@ -1,10 +1,11 @@
 /**
  * The memory store's idempotency keys, kept for a key lifetime (a day by
- * default, so millions of them under load), as `KeptKey` strings
- * under their customer-and-key composite, in a {@link ByteMap}: off V8's
- * heap, so a day of keys does not slow the collector. Lifted out of the store's factory
- * as plain functions over one explicit {@link KeyTable}; the placement reads
- * and binds a key through it, with the composite built once per request.
+ * default, so millions of them under load), as `KeptKey` strings under
+ * their customer-and-key composite, in a {@link ByteMap}: off V8's heap, so
+ * a day of keys does not slow the collector. Lifted out of the store's
+ * factory as plain functions over one explicit {@link KeyTable}; the
+ * placement reads and binds a key through it, with the composite built once
+ * per request.
  */
 import type { IdempotencyRecord } from "../domain/model.ts";
 import { ByteMap } from "./byte-map.ts";

@@ -3,8 +3,8 @@
  * the cold queue), each customer's references, the records evicted orders
  * leave, and the creation index that pages them. References and evicted
  * orders' records are kept as long as idempotency keys (a day by default),
- * so in `ByteMap`s, off V8's heap. Lifted out of the store's
- * factory as plain functions over one explicit {@link OrderTables}, because
+ * so in `ByteMap`s, off V8's heap. Lifted out of the store's factory as
+ * plain functions over one explicit {@link OrderTables}, because
  * these maps change together: a reference points at an order or at an
  * evicted order's record, and the index's slots at the orders. A call costs
  * what it did inside the closure (no object or closure is made per call).
