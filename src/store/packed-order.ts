@@ -61,6 +61,8 @@ export class PackedOrder implements EvictionCandidate {
     this.updatedAt = order.updatedAt;
     this.version = order.history.length;
     this.packed = packer.pack(order);
+    // The eviction scan is handed the packed order itself: frozen, nothing it holds can change the store.
+    Object.freeze(this);
   }
 
   unpack(): Order {

@@ -392,6 +392,14 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
           }
           cursor = page.nextCursor;
         } while (cursor !== null);
+        // What a caller holds cannot change the store, whether the adapter hands over a copy or a frozen record.
+        const [held] = (await store.listEvictionCandidates({ limit: 1 })).candidates;
+        try {
+          (held as { status: number }).status = 99;
+        } catch {
+          // A frozen record refuses the write.
+        }
+        expect((await store.listEvictionCandidates({ limit: 1 })).candidates[0]?.status).toBe(20);
         expect(seen).toEqual(
           [
             { id: "o1", customerId: "a", reference: "r1", status: 20, message: "20" },
