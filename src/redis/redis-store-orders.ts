@@ -115,6 +115,8 @@ export function orderWrites({ index, keysOf, run }: OrderContext): OrderWrites {
 }
 
 export function orderReads({ redis, shared, index, keysOf }: OrderContext): OrderReads {
+  /** Every order, read whole. */
+  const allOrders = async (): Promise<Order[]> => readOrders(await index.ownersOf(await index.allIds()));
   async function readOrders(pairs: readonly (readonly [customerId: string, id: string])[]): Promise<Order[]> {
     if (pairs.length === 0) return [];
     // Sent together, not as one pipeline: on a cluster the customers' slots lie on several nodes.
@@ -151,7 +153,7 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
     getOrderByReference,
     async listOrders(filter) {
       const customerId = filter?.customerId;
-      if (customerId === undefined) return readOrders(await index.ownersOf(await index.allIds()));
+      if (customerId === undefined) return allOrders();
       const ids = await redis.zrange(keysOf(customerId).orderSequence, 0, -1);
       return readOrders(ids.map((id) => [customerId, id] as const));
     },
@@ -175,7 +177,7 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
     async countOrdersByStatus() {
       // The orders are read whole: no per-status index is kept, as every status change would have to move one.
       const counts = new Map<number, number>();
-      for (const order of await readOrders(await index.ownersOf(await index.allIds()))) {
+      for (const order of await allOrders()) {
         counts.set(order.status, (counts.get(order.status) ?? 0) + 1);
       }
       return counts;

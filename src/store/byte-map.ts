@@ -34,10 +34,10 @@ function nextPowerOfTwo(n: number): number {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a over `length` bytes from `from`. */
-function hashBytes(bytes: Uint8Array, from: number, length: number): number {
+/** FNV-1a over the first `length` bytes. */
+function hashBytes(bytes: Uint8Array, length: number): number {
   let hash = FNV_OFFSET;
-  for (let index = from; index < from + length; index++) hash = Math.imul(hash ^ (bytes[index] as number), FNV_PRIME);
+  for (let index = 0; index < length; index++) hash = Math.imul(hash ^ (bytes[index] as number), FNV_PRIME);
   return hash >>> 0;
 }
 
@@ -144,10 +144,6 @@ export class ByteMap {
     for (const [key] of this.entries()) yield key;
   }
 
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
-  }
-
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
   }
@@ -161,7 +157,7 @@ export class ByteMap {
     if (hash < 0) {
       if (key.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(nextPowerOfTwo(key.length * 3));
       length = this.scratch.write(key, 0, "utf8");
-      hash = hashBytes(this.scratch, 0, length);
+      hash = hashBytes(this.scratch, length);
     }
     this.probeHash = hash;
     this.probeLength = length;

@@ -74,7 +74,7 @@ it("keeps 200,000 entries through arena and index rebuilds, in order, and answer
   expect(map.get(`cus_${(count + 49_999) % 7}\u0000key-${count + 49_999}`)).toBe(
     `[${count + 49_999},"fp${count + 49_999}"]`,
   );
-  const values = [...map.values()];
+  const values = Array.from(map, ([, value]) => value);
   expect(values.slice(0, 2)).toEqual(['[1,"fp1"]', '[3,"fp3"]']);
   expect(values.at(-1)).toBe(`[${count + 49_999},"fp${count + 49_999}"]`);
 });
