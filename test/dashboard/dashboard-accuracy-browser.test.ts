@@ -1,7 +1,8 @@
 // The dashboard in Chromium says what the simulator did, no more and no less:
 // the headline counts every committed order, an order's "as placed" block is
 // the answer it was placed with, the Try-it answer is not hidden under Redoc's
-// sidebar, a wrong token says what to do, and final statuses are coloured.
+// sidebar, a wrong token says what to do, final statuses are coloured, and
+// the Orders table keeps up with a steady stream of orders.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
@@ -135,6 +136,27 @@ describe.skipIf(skip !== undefined)(
       // Scrolled down to the answer's last line, as a reader would.
       await form.getByTestId("try-it-body").scrollIntoViewIfNeeded();
       expect(await covered()).toEqual([false, false]);
+    });
+
+    it("refreshes the Orders table while orders keep arriving, not only once they stop", async () => {
+      await page.getByRole("button", { name: "Orders", exact: true }).click();
+      let stopped = false;
+      let finished = false;
+      // An order every 100 ms or so for six seconds: the events never leave a quiet quarter-second.
+      const load = (async () => {
+        for (let i = 0; !stopped && i < 60; i++) {
+          await placeOrder(sim, orderBody({ reference: `stream-${i}` }));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        finished = true;
+      })();
+      try {
+        await page.locator('tr[data-order="stream-0"]').waitFor({ timeout: LIVE_MS });
+        expect(finished).toBe(false);
+      } finally {
+        stopped = true;
+        await load;
+      }
     });
 
     it("with a wrong token, says to reopen the printed link instead of waiting for data", async () => {
