@@ -234,6 +234,8 @@ export interface OrderPageQuery {
   readonly from?: number;
   /** Created at or before, simulator-clock ms. */
   readonly to?: number;
+  /** Newest first instead of oldest first; a cursor goes on in the direction of the page that gave it. */
+  readonly newestFirst?: boolean;
   readonly limit: number;
   /** Opaque: a `nextCursor` from the previous page. */
   readonly cursor?: string;

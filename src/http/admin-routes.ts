@@ -220,7 +220,17 @@ function registerOrderRoutes(router: Router, controls: AdminControls): void {
   router.get("/orders", async (req, res) => {
     const query = validate(
       querySchema(LIST_ORDERS_ROUTE),
-      queryObject(req.query, ["customer", "reference", "reference_prefix", "status", "from", "to", "limit", "cursor"]),
+      queryObject(req.query, [
+        "customer",
+        "reference",
+        "reference_prefix",
+        "status",
+        "order",
+        "from",
+        "to",
+        "limit",
+        "cursor",
+      ]),
       "order query",
     );
     const page = await controls.listOrderPage({
@@ -229,6 +239,7 @@ function registerOrderRoutes(router: Router, controls: AdminControls): void {
       ...(query.reference === undefined ? {} : { reference: query.reference }),
       ...(query.reference_prefix === undefined ? {} : { referencePrefix: query.reference_prefix }),
       ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.order === "newest" ? { newestFirst: true } : {}),
       ...(query.from === undefined ? {} : { from: query.from }),
       ...(query.to === undefined ? {} : { to: query.to }),
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),

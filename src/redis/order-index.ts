@@ -17,7 +17,7 @@
  */
 import { shardOf } from "./job-shards.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { type PageVerdict, readSequencePage, type SequencePage } from "./sequence-page.ts";
+import { type PageVerdict, readSequencePage, type SequencePage, type SequencePageQuery } from "./sequence-page.ts";
 
 /** Orders a millisecond one process can give distinct, increasing scores before it borrows the next. */
 const PER_MS = 64;
@@ -59,7 +59,7 @@ export interface OrderIndex {
   allIds(): Promise<string[]>;
   count(): Promise<number>;
   page<T extends { readonly id: string }>(
-    query: { readonly limit: number; readonly cursor?: string | undefined },
+    query: SequencePageQuery,
     load: (ids: readonly string[]) => Promise<readonly T[]>,
     verdict: (record: T) => PageVerdict,
   ): Promise<SequencePage<T>>;

@@ -6,6 +6,7 @@
  * index shard, sent in the same round trip, just before it.
  */
 import type { EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
+import { byCreation } from "../domain/order-page.ts";
 import { candidateOf, evictedRecordOf } from "../domain/order-retention.ts";
 import type { OrderPage, OrderPageQuery, PlaceResult, Store } from "../domain/ports.ts";
 import type { OrderIndex } from "./order-index.ts";
@@ -166,7 +167,7 @@ export function orderReads({ redis, shared, index, keysOf }: OrderContext): Orde
         const order = await getOrderByReference(customerId, query.reference);
         if (order !== undefined && matchesPage(order, query)) found.push(order);
       }
-      found.sort((a, b) => a.createdAt - b.createdAt);
+      found.sort(byCreation(query));
       return { orders: found.slice(0, query.limit), nextCursor: null };
     },
     async listEvictionCandidates(query) {

@@ -14,6 +14,13 @@ export interface SequencePage<T> {
   readonly nextCursor: string | null;
 }
 
+export interface SequencePageQuery {
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+  /** Highest sequence first; the cursor then goes on below it. */
+  readonly newestFirst?: boolean | undefined;
+}
+
 /** What a page does with a candidate: list it, pass over it, or end the listing (nothing later can match). */
 export type PageVerdict = "keep" | "skip" | "stop";
 
@@ -34,13 +41,13 @@ function decodeCursor(cursor: string): number {
 export async function readSequencePage<T extends { readonly id: string }>(
   redis: RedisClient,
   source: string | readonly string[],
-  query: { readonly limit: number; readonly cursor?: string | undefined },
+  query: SequencePageQuery,
   load: (ids: readonly string[]) => Promise<readonly T[]>,
   verdict: (record: T) => PageVerdict,
 ): Promise<SequencePage<T>> {
-  const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+  const from = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const budget = Math.max(query.limit, 1) * SCAN_FACTOR;
-  const { ids, sequences, more } = await candidates(redis, source, after, budget);
+  const { ids, sequences, more } = await candidates(redis, source, from, budget, query.newestFirst === true);
   const byId = new Map((await load(ids)).map((record) => [record.id, record]));
   const items: T[] = [];
   for (let i = 0; i < ids.length; i++) {
@@ -57,25 +64,38 @@ export async function readSequencePage<T extends { readonly id: string }>(
 }
 
 /**
- * The first `budget` ids after `after`, by sequence, from every source
- * (each sends at most `budget`, together in one round trip), and whether
- * any may follow them.
+ * The first `budget` ids past the cursor's sequence (after it, or before it
+ * when newest first), from every source (each sends at most `budget`,
+ * together in one round trip), and whether any may follow them.
  */
 async function candidates(
   redis: RedisClient,
   source: string | readonly string[],
-  after: number,
+  from: number | undefined,
   budget: number,
+  newestFirst: boolean,
 ): Promise<{ ids: string[]; sequences: number[]; more: boolean }> {
   const sources = typeof source === "string" ? [source] : source;
   const replies = await Promise.all(
-    sources.map((key) => redis.zrangebyscore(key, `(${after}`, "+inf", "WITHSCORES", "LIMIT", 0, budget)),
+    sources.map((key) =>
+      newestFirst
+        ? redis.zrevrangebyscore(
+            key,
+            from === undefined ? "+inf" : `(${from}`,
+            "-inf",
+            "WITHSCORES",
+            "LIMIT",
+            0,
+            budget,
+          )
+        : redis.zrangebyscore(key, `(${from ?? 0}`, "+inf", "WITHSCORES", "LIMIT", 0, budget),
+    ),
   );
   const scanned: { id: string; sequence: number }[] = [];
   for (const reply of replies) {
     for (let i = 0; i < reply.length; i += 2) scanned.push({ id: reply[i] as string, sequence: Number(reply[i + 1]) });
   }
-  if (sources.length > 1) scanned.sort((a, b) => a.sequence - b.sequence);
+  if (sources.length > 1) scanned.sort((a, b) => (newestFirst ? b.sequence - a.sequence : a.sequence - b.sequence));
   const taken = scanned.slice(0, budget);
   return {
     ids: taken.map(({ id }) => id),

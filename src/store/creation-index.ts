@@ -22,6 +22,8 @@ export interface PageQuery {
   readonly from?: number | undefined;
   /** Created at or before, simulator-clock ms. */
   readonly to?: number | undefined;
+  /** Newest first; the cursor of such a page goes on towards older records. */
+  readonly newestFirst?: boolean | undefined;
   readonly limit: number;
   readonly cursor?: string | undefined;
 }
@@ -115,6 +117,22 @@ function pinnedFrom<T>(
   return live;
 }
 
+/**
+ * What a page does with each live record it reaches: keeps it when it is in
+ * the window and matches. False once the page is over: creation order is
+ * time order, so past the window's far edge (`to` going forward, `from`
+ * going back) nothing more can fall in it.
+ */
+function taker<T extends Indexed>(query: PageQuery, matches: (record: T) => boolean, items: T[]) {
+  const { from = -Infinity, to = Infinity } = query;
+  const beyond = query.newestFirst === true ? (at: number) => at < from : (at: number) => at > to;
+  return (record: T): boolean => {
+    if (beyond(record.createdAt)) return false;
+    if (record.createdAt >= from && record.createdAt <= to && matches(record)) items.push(record);
+    return true;
+  };
+}
+
 function scan<T extends Indexed>(
   sequence: Sequence,
   query: PageQuery,
@@ -128,13 +146,7 @@ function scan<T extends Indexed>(
   // Before the dead front only the pinned slots hold records: examined first, then the rest.
   const front = start < sequence.liveFrom ? pinnedFrom(sequence, start, lookup) : [];
   let examined = 0;
-  /** False once the page is over: past `to`, or full. */
-  const take = (record: T): boolean => {
-    // Creation order is time order: nothing later can be created before `to`.
-    if (query.to !== undefined && record.createdAt > query.to) return false;
-    if ((query.from === undefined || record.createdAt >= query.from) && matches(record)) items.push(record);
-    return true;
-  };
+  const take = taker(query, matches, items);
   for (const { index, record } of front) {
     examined++;
     if (!take(record)) return { items, nextCursor: null };
@@ -152,6 +164,42 @@ function scan<T extends Indexed>(
   return { items, nextCursor: index < ids.length ? encodeCursor(seqs[index - 1] as number) : null };
 }
 
+/**
+ * `scan` backwards: from the newest record (or the one before the cursor)
+ * down to the dead front, then the pinned slots below it, newest first.
+ */
+function scanNewestFirst<T extends Indexed>(
+  sequence: Sequence,
+  query: PageQuery,
+  matches: (record: T) => boolean,
+  lookup: (id: string) => T | undefined,
+): Page<T> {
+  const items: T[] = [];
+  const { ids, seqs } = sequence;
+  const budget = Math.max(PAGE_SCAN_BUDGET, query.limit);
+  // The first slot at or after the cursor's: everything below it is older than the last page's end.
+  const top = query.cursor === undefined ? ids.length : after(sequence, decodeCursor(query.cursor) - 1);
+  const take = taker(query, matches, items);
+  let index = top;
+  const floor = Math.max(sequence.liveFrom, top - budget);
+  while (index > floor && items.length < query.limit) {
+    index--;
+    const record = lookup(ids[index] as string);
+    if (record !== undefined && !take(record)) return { items, nextCursor: null };
+  }
+  if (index > sequence.liveFrom || items.length >= query.limit) {
+    return { items, nextCursor: index > 0 ? encodeCursor(seqs[index] as number) : null };
+  }
+  // Below the dead front only the pinned slots hold records.
+  const below = pinnedFrom(sequence, 0, lookup).filter((slot) => slot.index < index);
+  for (let i = below.length - 1; i >= 0; i--) {
+    const { index: slot, record } = below[i] as { index: number; record: T };
+    if (!take(record)) return { items, nextCursor: null };
+    if (items.length >= query.limit) return { items, nextCursor: i > 0 ? encodeCursor(seqs[slot] as number) : null };
+  }
+  return { items, nextCursor: null };
+}
+
 export interface CreationIndex<T extends Indexed> {
   add(record: T): void;
   /** Tells the index one record of `customerId` is gone (its slot is now dead). */
@@ -160,7 +208,7 @@ export interface CreationIndex<T extends Indexed> {
   dropCustomer(customerId: string): void;
   /** Every customer with a sequence (some may hold only removed records). */
   customerIds(): Iterable<string>;
-  /** Records matching the query and `matches`, oldest first. */
+  /** Records matching the query and `matches`, oldest first (newest first when the query says so). */
   page(query: PageQuery, matches?: (record: T) => boolean): Page<T>;
   clear(): void;
 }
@@ -225,9 +273,10 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
     },
     customerIds: () => byCustomer.keys(),
     page(query, matches = () => true) {
-      if (query.customerId === undefined) return scan(all, query, matches, lookup);
+      const read = query.newestFirst === true ? scanNewestFirst : scan;
+      if (query.customerId === undefined) return read(all, query, matches, lookup);
       const own = byCustomer.get(query.customerId);
-      return own === undefined ? { items: [], nextCursor: null } : scan(own, query, matches, lookup);
+      return own === undefined ? { items: [], nextCursor: null } : read(own, query, matches, lookup);
     },
     clear() {
       all = newSequence();

@@ -11,6 +11,7 @@
  */
 import type { EvictedOrder, EvictionCandidate, Order } from "../domain/model.ts";
 import type { CandidatePage, CandidatePageQuery, OrderPage, OrderPageQuery } from "../domain/ports.ts";
+import { byCreation } from "../domain/order-page.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { type ColdQueue, type ColdQueueOptions, createColdQueue } from "./cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
@@ -170,7 +171,7 @@ export function listOrderPage(tables: OrderTables, query: OrderPageQuery): Order
         (query.to === undefined || order.createdAt <= query.to) &&
         (query.referencePrefix === undefined || order.reference.startsWith(query.referencePrefix)),
     )
-    .sort((a, b) => a.createdAt - b.createdAt);
+    .sort(byCreation(query));
   return { orders: matching.slice(0, query.limit), nextCursor: null };
 }
 

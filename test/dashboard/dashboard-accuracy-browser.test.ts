@@ -2,7 +2,8 @@
 // the headline counts every committed order, an order's "as placed" block is
 // the answer it was placed with, the Try-it answer is not hidden under Redoc's
 // sidebar, a wrong token says what to do, final statuses are coloured, and
-// the Orders table keeps up with a steady stream of orders.
+// the Orders table keeps up with a steady stream of orders and shows the
+// newest ones.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
@@ -157,6 +158,19 @@ describe.skipIf(skip !== undefined)(
         stopped = true;
         await load;
       }
+    });
+
+    it("lists the newest orders once there are more than the thousand it shows", async () => {
+      const topUp = { wallets: [{ shortcode: null, balance: 10_000_000 }] };
+      expect((await admin(sim, "/customers/demo", { method: "PATCH", body: topUp })).status).toBe(200);
+      for (let batch = 0; batch < 20; batch++) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) => placeOrder(sim, orderBody({ reference: `bulk-${batch}-${i}` }))),
+        );
+      }
+      expect((await placeOrder(sim, orderBody({ reference: "newest-of-many" }))).status).toBe(200);
+      await page.locator('tr[data-order="newest-of-many"]').waitFor({ timeout: LIVE_MS });
+      expect(await page.locator('tr[data-order="kept-1"]').count()).toBe(0);
     });
 
     it("with a wrong token, says to reopen the printed link instead of waiting for data", async () => {

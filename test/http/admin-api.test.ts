@@ -189,6 +189,21 @@ describe("orders", () => {
     expectProblem(await admin(sim, "/orders?status=abc"), 400, "validation_failed");
   });
 
+  test("lists the newest first with order=newest, its cursor going on to older ones", async () => {
+    const placed: string[] = [];
+    for (let i = 0; i < 3; i++) placed.push((await placeOrder(sim, orderBody({ reference: `newest-${i}` }))).body.id);
+    const first = await admin(sim, "/orders?reference_prefix=newest-&order=newest&limit=2");
+    expect(first.body.orders.map((o: { id: string }) => o.id)).toEqual([placed[2], placed[1]]);
+    const rest = await admin(
+      sim,
+      `/orders?reference_prefix=newest-&order=newest&limit=2&cursor=${first.body.next_cursor}`,
+    );
+    expect(rest.body.orders.map((o: { id: string }) => o.id)).toEqual([placed[0]]);
+    const oldest = await admin(sim, "/orders?reference_prefix=newest-&order=oldest");
+    expect(oldest.body.orders.map((o: { id: string }) => o.id)).toEqual(placed);
+    expectProblem(await admin(sim, "/orders?order=sideways"), 400, "validation_failed");
+  });
+
   test("transition: succeed, then reverse (refunds), then nothing more: 409 invalid_transition", async () => {
     const before = await balanceOf(sim);
     const placed = await placeOrder(sim, orderBody({ amount: 40 }));

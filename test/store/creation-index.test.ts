@@ -1,5 +1,6 @@
+import { fc, test } from "@fast-check/vitest";
 import { expect, it } from "vitest";
-import { createCreationIndex, type Indexed } from "../../src/store/creation-index.ts";
+import { createCreationIndex, type Indexed, type PageQuery } from "../../src/store/creation-index.ts";
 
 function indexOf(count: number) {
   const live = new Map<string, Indexed>();
@@ -69,4 +70,51 @@ it("looks past the dead front even when an old record outlives it (an order pend
   ]);
   remove("r500");
   expect(index.page({ limit: 2 }).items.map((r) => r.id)).toEqual(["r0", "r900"]);
+});
+
+/** Every page from the first, following cursors; the ids of each. */
+function allPages(index: ReturnType<typeof indexOf>["index"], query: Omit<PageQuery, "cursor">): string[][] {
+  const pages: string[][] = [];
+  let cursor: string | null | undefined;
+  do {
+    const page = index.page({ ...query, ...(cursor == null ? {} : { cursor }) });
+    pages.push(page.items.map((r) => r.id));
+    cursor = page.nextCursor;
+  } while (cursor !== null && pages.length < 10_000);
+  return pages;
+}
+
+test.prop(
+  [
+    fc.integer({ min: 0, max: 400 }),
+    fc.array(fc.nat(399)),
+    fc.nat(60),
+    fc.integer({ min: 1, max: 30 }),
+    fc.constantFrom(undefined, "even", "odd"),
+    fc.option(fc.nat(400), { nil: undefined }),
+    fc.option(fc.nat(400), { nil: undefined }),
+  ],
+  { numRuns: 200 },
+)(
+  "pages newest first through what oldest first lists, reversed, past removals and pinned records",
+  (count, removals, frontPages, limit, customerId, from, to) => {
+    const { index, remove } = indexOf(count);
+    for (const i of new Set(removals)) if (i < count) remove(`r${i}`);
+    // Oldest-first pages move the dead front and pin the records left behind it.
+    for (let i = 0; i < frontPages; i++) index.page({ limit: 1 });
+    const query = { limit, customerId, from, to };
+    const oldest = allPages(index, query).flat();
+    const newest = allPages(index, { ...query, newestFirst: true });
+    expect(newest.flat()).toEqual([...oldest].reverse());
+    expect(newest.slice(0, -1).every((page) => page.length === limit)).toBe(true);
+  },
+);
+
+it("bounds what one newest-first page examines, and goes on from its cursor", () => {
+  const { index, lookups } = indexOf(12_000);
+  const first = index.page({ limit: 10, newestFirst: true, customerId: undefined }, () => false);
+  expect(first.items).toEqual([]);
+  expect(lookups()).toBe(5_000);
+  const rest = index.page({ limit: 10, newestFirst: true, cursor: first.nextCursor ?? undefined });
+  expect(rest.items.map((r) => r.id)).toEqual(Array.from({ length: 10 }, (_, i) => `r${6_999 - i}`));
 });

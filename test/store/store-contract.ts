@@ -294,6 +294,32 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         expect((await store.listOrderPage({ limit: 100 })).nextCursor).toBeNull();
       });
 
+      it("pages newest first, with the same filters, when asked", async () => {
+        await insertSpread();
+        const pages = await allPages({ limit: 4, newestFirst: true });
+        expect(pages.flat()).toEqual(["o9", "o8", "o7", "o6", "o5", "o4", "o3", "o2", "o1", "o0"]);
+        expect(pages[0]).toEqual(["o9", "o8", "o7", "o6"]);
+        expect((await allPages({ limit: 2, customerId: "a", newestFirst: true })).flat()).toEqual([
+          "o9",
+          "o8",
+          "o6",
+          "o5",
+          "o3",
+          "o2",
+          "o0",
+        ]);
+        expect((await allPages({ limit: 2, status: 20, newestFirst: true })).flat()).toEqual(["o8", "o4", "o0"]);
+        expect((await allPages({ limit: 3, from: NOW + 3, to: NOW + 6, newestFirst: true })).flat()).toEqual([
+          "o6",
+          "o5",
+          "o4",
+          "o3",
+        ]);
+        expect((await allPages({ limit: 5, reference: "r4", newestFirst: true })).flat()).toEqual(["o4"]);
+        expect(await store.evictOrder("o9", 1, NOW + 1_000, NOW)).toBe(true);
+        expect((await store.listOrderPage({ limit: 1, newestFirst: true })).orders.map((o) => o.id)).toEqual(["o8"]);
+      });
+
       it("filters by customer, status, reference, reference prefix and creation time", async () => {
         await insertSpread();
         expect(await placedIn(store, { ...order("o10", "b", "x-1"), createdAt: NOW + 10, updatedAt: NOW + 10 })).toBe(

@@ -282,13 +282,19 @@ export const LIST_ORDERS_ROUTE = adminRoute({
   operationId: "listOrders",
   summary: "List orders",
   description:
-    `${PAGING_DESCRIPTION} Filters combine with AND. Orders evicted under the order cap (\`--max-orders\`) ` +
+    `${PAGING_DESCRIPTION} With \`order=newest\`, newest first instead: the orders just placed, which a ` +
+    "dashboard under load wants. Filters combine with AND. Orders evicted under the order cap (`--max-orders`) " +
     "are not listed.",
   query: z.object({
     customer: queryParam(wellFormed(z.string()), "Only this customer's orders.", "acme"),
     reference: queryParam(wellFormed(z.string()), "Only orders with this reference.", ORDER.reference),
     reference_prefix: REFERENCE_PREFIX_PARAM,
     status: queryParam(z.coerce.number().int().min(0), "Only orders with this status.", 0),
+    order: queryParam(
+      z.enum(["oldest", "newest"]),
+      "Oldest first (the default) or newest first; a `next_cursor` goes on in the same direction.",
+      "newest",
+    ),
     ...TIME_QUERY_SHAPE,
     ...PAGE_QUERY_SHAPE,
   }),
