@@ -200,6 +200,46 @@ function scanNewestFirst<T extends Indexed>(
   return { items, nextCursor: null };
 }
 
+/**
+ * Cuts off the sequence's slots created before the global dead front,
+ * which are all gone but the few pinned there, without looking a single
+ * record up: evictions take the oldest first, so this is most of what a
+ * compaction drops. Looking up every id of a sequence of hundreds of
+ * thousands held the event loop for a fifth of a second under load.
+ * True when it dropped enough.
+ */
+function cutDeadFront<T>(
+  sequence: Sequence,
+  all: Sequence,
+  nextSeq: number,
+  lookup: (id: string) => T | undefined,
+): boolean {
+  const frontSeq = all.liveFrom < all.seqs.length ? (all.seqs[all.liveFrom] as number) : nextSeq;
+  const cut = after(sequence, frontSeq - 1);
+  if (cut === 0) return false;
+  // The records pinned before the global front that are still here and in this sequence, oldest first.
+  const keptSeqs: number[] = [];
+  const keptIds: string[] = [];
+  for (const index of all.pinned) {
+    const seq = all.seqs[index] as number;
+    const at = after(sequence, seq - 1);
+    if (at >= cut || sequence.seqs[at] !== seq || lookup(sequence.ids[at] as string) === undefined) continue;
+    keptSeqs.push(seq);
+    keptIds.push(sequence.ids[at] as string);
+  }
+  sequence.seqs = keptSeqs.concat(sequence.seqs.slice(cut));
+  sequence.ids = keptIds.concat(sequence.ids.slice(cut));
+  sequence.dead -= cut - keptSeqs.length;
+  // What is before the front is now exactly the kept records, all pinned.
+  sequence.liveFrom = keptSeqs.length;
+  sequence.pinned = keptSeqs.map((_, index) => index);
+  return !compactionDue(sequence);
+}
+
+function compactionDue(sequence: Sequence): boolean {
+  return sequence.dead >= MIN_DEAD_TO_COMPACT && sequence.dead * 2 > sequence.ids.length;
+}
+
 export interface CreationIndex<T extends Indexed> {
   add(record: T): void;
   /** Tells the index one record of `customerId` is gone (its slot is now dead). */
@@ -226,6 +266,7 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
   const byCustomer = new Map<string, Sequence>();
 
   function compact(sequence: Sequence): void {
+    if (cutDeadFront(sequence, all, nextSeq, lookup)) return;
     const seqs: number[] = [];
     const ids: string[] = [];
     for (let index = 0; index < sequence.ids.length; index++) {
@@ -243,7 +284,7 @@ export function createCreationIndex<T extends Indexed>(lookup: (id: string) => T
 
   function noteDead(sequence: Sequence): void {
     sequence.dead++;
-    if (sequence.dead >= MIN_DEAD_TO_COMPACT && sequence.dead * 2 > sequence.ids.length) compact(sequence);
+    if (compactionDue(sequence)) compact(sequence);
   }
 
   return {

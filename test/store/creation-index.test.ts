@@ -72,6 +72,20 @@ it("looks past the dead front even when an old record outlives it (an order pend
   expect(index.page({ limit: 2 }).items.map((r) => r.id)).toEqual(["r0", "r900"]);
 });
 
+/**
+ * What the store's eviction does: pages from the oldest, following cursors
+ * within the batch, until `evict` has taken `wanted` records.
+ */
+function evictBatch(index: ReturnType<typeof indexOf>["index"], wanted: number, evict: (id: string) => boolean): void {
+  let taken = 0;
+  let cursor: string | null | undefined;
+  do {
+    const page = index.page({ limit: 256, ...(cursor == null ? {} : { cursor }) });
+    for (const record of page.items) if (taken < wanted && evict(record.id)) taken++;
+    cursor = page.nextCursor;
+  } while (taken < wanted && cursor !== null);
+}
+
 /** Every page from the first, following cursors; the ids of each. */
 function allPages(index: ReturnType<typeof indexOf>["index"], query: Omit<PageQuery, "cursor">): string[][] {
   const pages: string[][] = [];
@@ -117,4 +131,58 @@ it("bounds what one newest-first page examines, and goes on from its cursor", ()
   expect(lookups()).toBe(5_000);
   const rest = index.page({ limit: 10, newestFirst: true, cursor: first.nextCursor ?? undefined });
   expect(rest.items.map((r) => r.id)).toEqual(Array.from({ length: 10 }, (_, i) => `r${6_999 - i}`));
+});
+
+test.prop(
+  [
+    fc.integer({ min: 2_100, max: 4_000 }),
+    fc.uniqueArray(fc.nat(3_999), { maxLength: 90 }),
+    fc.uniqueArray(fc.nat(3_999), { maxLength: 200 }),
+    fc.integer({ min: 50, max: 400 }),
+  ],
+  { numRuns: 25 },
+)(
+  "lists exactly the records kept through evictions of the oldest, compactions and records that outlive them",
+  (count, longLived, middle, batch) => {
+    const { index, remove } = indexOf(count);
+    const kept = new Set(Array.from({ length: count }, (_, i) => `r${i}`));
+    const outlives = new Set(longLived.map((i) => `r${i}`));
+    const drop = (id: string): boolean => {
+      if (!kept.delete(id)) return false;
+      remove(id);
+      return true;
+    };
+    for (let step = 0; kept.size > outlives.size + batch; step++) {
+      evictBatch(index, batch, (id) => !outlives.has(id) && drop(id));
+      // Now and then a record removed out of order.
+      const stray = middle[step % Math.max(middle.length, 1)];
+      if (stray !== undefined && step % 3 === 0) drop(`r${stray}`);
+    }
+    const expected = [...kept].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+    expect(allPages(index, { limit: 97 }).flat()).toEqual(expected);
+    expect(allPages(index, { limit: 97, newestFirst: true }).flat()).toEqual([...expected].reverse());
+    const odd = expected.filter((id) => Number(id.slice(1)) % 2 === 1);
+    expect(allPages(index, { limit: 41, customerId: "odd" }).flat()).toEqual(odd);
+  },
+);
+
+it("compacts away the evicted oldest records without looking each one up", () => {
+  const { index, remove, lookups } = indexOf(4_000);
+  // r7 outlives the rest; everything else up to r2100 is evicted, oldest first, as the scan passes it.
+  const removals: number[] = [];
+  for (let round = 0; round < 21; round++) {
+    evictBatch(index, 100, (id) => {
+      if (id === "r7") return false;
+      const before = lookups();
+      remove(id);
+      removals.push(lookups() - before);
+      return true;
+    });
+  }
+  // A compaction looks up at most the 64 records pinned at the front, never the thousands it drops.
+  expect(removals).toHaveLength(2_100);
+  expect(Math.max(...removals)).toBeLessThanOrEqual(64);
+  expect(removals.filter((n) => n > 0).length).toBeGreaterThan(0);
+  expect(index.page({ limit: 3 }).items.map((r) => r.id)).toEqual(["r7", "r2101", "r2102"]);
+  expect(index.page({ limit: 2, customerId: "odd" }).items.map((r) => r.id)).toEqual(["r7", "r2101"]);
 });
