@@ -13,8 +13,12 @@
  * iteration runs oldest first, as the store's sweeps need (each table
  * inserts in expiry order). Unlike a `Map`, setting a key that is already
  * there moves it to the back. A deleted entry leaves dead bytes until the
- * arena is next rebuilt, which happens when it is full: live entries are
- * copied, in order, into an arena with room for half as many again.
+ * arena is next rebuilt. A full arena with little dead in it is copied
+ * whole into one half as large again, offsets unchanged; one with a
+ * quarter or more dead has its live entries copied, in order, into a new
+ * one, and the index is rebuilt. An index half full is replaced by one a
+ * quarter full that its entries move to a few at a time, so no single
+ * write pays for placing them all.
  */
 
 /** Words before an entry's bytes: key length (top bit: deleted), value length, hash. */
@@ -24,6 +28,13 @@ const DELETED = 0x8000_0000;
 const TOMBSTONE = 0xffff_ffff;
 const MIN_ARENA_BYTES = 1 << 16;
 const MIN_SLOTS = 1 << 10;
+/**
+ * Old index slots moved per write while the index grows. The new index is
+ * outgrown after at least a quarter of its size in writes (half full, from
+ * a quarter), which is at least the old index's size: 16 a write finishes
+ * well before.
+ */
+const SLOTS_MOVED_PER_WRITE = 16;
 
 function nextPowerOfTwo(n: number): number {
   let size = 1;
@@ -58,12 +69,20 @@ function isAscii(text: string): boolean {
 }
 
 export class ByteMap {
-  private bytes = Buffer.allocUnsafeSlow(MIN_ARENA_BYTES);
-  private words = new Uint32Array(this.bytes.buffer, 0, MIN_ARENA_BYTES / 4);
+  private bytes: Buffer = Buffer.allocUnsafeSlow(MIN_ARENA_BYTES);
+  private words: Uint32Array = new Uint32Array(this.bytes.buffer, 0, MIN_ARENA_BYTES / 4);
   /** Word offsets: the first entry that may be live, and the end of the last. */
   private head = 0;
   private tail = 0;
   private slots = new Uint32Array(MIN_SLOTS);
+  /**
+   * The index being outgrown, while its entries move to `slots` a few at a
+   * time: placing every entry at once held the event loop for a quarter of
+   * a second with two million entries. Moved slots become tombstones, so
+   * the probe chains of those not yet moved still hold.
+   */
+  private oldSlots: Uint32Array | undefined;
+  private moved = 0;
   private tombstones = 0;
   private live = 0;
   private liveWords = 0;
@@ -100,8 +119,9 @@ export class ByteMap {
     const asciiValue = isAscii(value);
     const valueLength = asciiValue ? value.length : Buffer.byteLength(value, "utf8");
     const entryWords = HEADER_WORDS + Math.ceil((keyLength + valueLength) / 4);
-    if (this.tail + entryWords > this.words.length) this.rebuildArena(entryWords);
-    if ((this.live + this.tombstones + 1) * 2 > this.slots.length) this.rebuildSlots();
+    if (this.tail + entryWords > this.words.length) this.makeRoom(entryWords);
+    if (this.oldSlots !== undefined) this.moveSome();
+    if ((this.live + this.tombstones + 1) * 2 > this.slots.length) this.growSlots();
     const at = this.tail;
     const keyStart = (at + HEADER_WORDS) * 4;
     this.words[at] = keyLength;
@@ -122,13 +142,14 @@ export class ByteMap {
     const slot = this.find(key);
     if (slot < 0) return false;
     this.deleteAt(slot);
+    if (this.oldSlots !== undefined) this.moveSome();
     return true;
   }
 
   clear(): void {
-    this.bytes = Buffer.allocUnsafeSlow(MIN_ARENA_BYTES);
-    this.words = new Uint32Array(this.bytes.buffer, 0, MIN_ARENA_BYTES / 4);
+    this.useArena(Buffer.allocUnsafeSlow(MIN_ARENA_BYTES));
     this.slots = new Uint32Array(MIN_SLOTS);
+    this.oldSlots = undefined;
     this.head = this.tail = this.tombstones = this.live = this.liveWords = 0;
   }
 
@@ -161,12 +182,48 @@ export class ByteMap {
     }
     this.probeHash = hash;
     this.probeLength = length;
-    const mask = this.slots.length - 1;
+    const slot = this.findIn(this.slots, hash, length);
+    if (slot >= 0 || this.oldSlots === undefined) return slot;
+    // Not moved yet: moved now, so the caller has it in `slots`.
+    const old = this.findIn(this.oldSlots, hash, length);
+    return old < 0 ? -1 : this.moveSlot(this.oldSlots, old);
+  }
+
+  private findIn(slots: Uint32Array, hash: number, length: number): number {
+    const mask = slots.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = this.slots[slot] as number;
+      const held = slots[slot] as number;
       if (held === 0) return -1;
       if (held !== TOMBSTONE && this.holds(held - 1, hash, length)) return slot;
     }
+  }
+
+  /** Moves the entry in `old[slot]` to `slots`; its new slot. */
+  private moveSlot(old: Uint32Array, slot: number): number {
+    const at = (old[slot] as number) - 1;
+    old[slot] = TOMBSTONE;
+    return this.place(this.words[at + 2] as number, at);
+  }
+
+  /** Moves the next few slots of the outgrown index: enough to finish long before it would be outgrown again. */
+  private moveSome(): void {
+    const old = this.oldSlots as Uint32Array;
+    const end = Math.min(old.length, this.moved + SLOTS_MOVED_PER_WRITE);
+    for (; this.moved < end; this.moved++) {
+      const held = old[this.moved] as number;
+      if (held !== 0 && held !== TOMBSTONE) this.moveSlot(old, this.moved);
+    }
+    if (this.moved === old.length) this.oldSlots = undefined;
+  }
+
+  /** A new index at most a quarter full, filled from the old one as writes come. */
+  private growSlots(): void {
+    // A growth while one is under way (not in practice: see moveSome) finishes that one first.
+    while (this.oldSlots !== undefined) this.moveSome();
+    this.oldSlots = this.slots;
+    this.moved = 0;
+    this.slots = new Uint32Array(nextPowerOfTwo(Math.max(MIN_SLOTS, (this.live + 1) * 4)));
+    this.tombstones = 0;
   }
 
   private holds(at: number, hash: number, length: number): boolean {
@@ -197,12 +254,13 @@ export class ByteMap {
     this.live--;
   }
 
-  private place(hash: number, at: number): void {
+  private place(hash: number, at: number): number {
     const mask = this.slots.length - 1;
     let slot = hash & mask;
     while (this.slots[slot] !== 0 && this.slots[slot] !== TOMBSTONE) slot = (slot + 1) & mask;
     if (this.slots[slot] === TOMBSTONE) this.tombstones--;
     this.slots[slot] = at + 1;
+    return slot;
   }
 
   private nextEntry(at: number): number {
@@ -226,6 +284,27 @@ export class ByteMap {
     }
   }
 
+  /**
+   * Room for `needed` more words. With little of the arena dead it is
+   * copied whole into one half as large again: one memory copy, every
+   * offset unchanged, so the index stays as it is. Otherwise the live
+   * entries are compacted, and the index rebuilt.
+   */
+  private makeRoom(needed: number): void {
+    if ((this.tail - this.liveWords) * 4 >= this.tail) {
+      this.rebuildArena(needed);
+      return;
+    }
+    const bytes = Buffer.allocUnsafeSlow(Math.ceil(1.5 * (this.tail + needed)) * 4);
+    this.bytes.copy(bytes, 0, 0, this.tail * 4);
+    this.useArena(bytes);
+  }
+
+  private useArena(bytes: Buffer): void {
+    this.bytes = bytes;
+    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  }
+
   /** Copies the live entries, in order, into an arena with half as much room again, and `needed` more. */
   private rebuildArena(needed: number): void {
     // 1.5×, not 2×: a rebuild copies only live words, and the arena is most of the map's memory.
@@ -246,8 +325,7 @@ export class ByteMap {
     }
     words.set(this.words.subarray(runStart, this.tail), to);
     to += this.tail - runStart;
-    this.bytes = bytes;
-    this.words = words;
+    this.useArena(bytes);
     this.head = 0;
     this.tail = to;
     this.rebuildSlots();
@@ -256,6 +334,7 @@ export class ByteMap {
   /** A new index for the live entries, at most a quarter full. */
   private rebuildSlots(): void {
     this.slots = new Uint32Array(nextPowerOfTwo(Math.max(MIN_SLOTS, (this.live + 1) * 4)));
+    this.oldSlots = undefined;
     this.tombstones = 0;
     for (let at = this.head; at < this.tail; at = this.nextEntry(at)) {
       if (((this.words[at] as number) & DELETED) === 0) this.place(this.words[at + 2] as number, at);

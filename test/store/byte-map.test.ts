@@ -89,3 +89,33 @@ it("starts empty again when cleared", () => {
   map.set("k1", "again");
   expect([...map]).toEqual([["k1", "again"]]);
 });
+
+it.prop([fc.integer({ min: 600, max: 3_000 }), fc.array(step, { maxLength: 300 }), fc.array(fc.nat(2_999))], {
+  numRuns: 40,
+})("stays a Map while its index grows, with writes, deletes and sweeps arriving mid-way", (count, steps, deletes) => {
+  const bytes = new ByteMap();
+  const model = new ModelMap();
+  for (let i = 0; i < count; i++) {
+    bytes.set(`n${i}`, `v${i}`);
+    model.set(`n${i}`, `v${i}`);
+    // Between writes, every few: another step, a delete of a numbered key, a read of an older one.
+    if (i % 5 !== 0) continue;
+    const s = steps[(i / 5) % Math.max(steps.length, 1)];
+    if (s?.kind === "set") {
+      bytes.set(s.key, s.value);
+      model.set(s.key, s.value);
+    } else if (s?.kind === "delete") {
+      expect(bytes.delete(s.key)).toBe(model.map.delete(s.key));
+    } else if (s?.kind === "sweep") {
+      sweep(bytes, s.count);
+      sweep(model.map, s.count);
+    }
+    const gone = `n${deletes[(i / 5) % Math.max(deletes.length, 1)] ?? 0}`;
+    expect(bytes.delete(gone)).toBe(model.map.delete(gone));
+    expect(bytes.get(`n${i >> 1}`)).toBe(model.map.get(`n${i >> 1}`));
+  }
+  expect(bytes.size).toBe(model.map.size);
+  expect([...bytes.entries()]).toEqual([...model.map.entries()]);
+  for (const [key, value] of model.map) expect(bytes.get(key)).toBe(value);
+  for (let i = 0; i < count; i++) expect(bytes.has(`n${i}`)).toBe(model.map.has(`n${i}`));
+});
