@@ -30,6 +30,8 @@ export interface OrderTables extends Swept {
   /** id → what an evicted order left, as `KeptEvicted`; insertion (eviction) order is about expiry order too. */
   readonly evicted: ByteMap;
   readonly index: CreationIndex<StoredOrder>;
+  /** Orders kept by current status, kept in step with `orders`: a metrics scrape asks without reading them. */
+  readonly byStatus: Map<number, number>;
   readonly cold: ColdQueue;
   /** Whether an order is settled (final), so packed once it is no longer hot. */
   readonly settled: (order: Order) => boolean;
@@ -44,13 +46,22 @@ export function createOrderTables(settled: (order: Order) => boolean, packing: C
     }
   });
   const index = createCreationIndex<StoredOrder>((id) => orders.get(id));
-  return { orders, references: new ByteMap(), evicted: new ByteMap(), index, cold, settled, sweptAt: -Infinity };
+  const [references, evicted] = [new ByteMap(), new ByteMap()];
+  return { orders, references, evicted, index, byStatus: new Map(), cold, settled, sweptAt: -Infinity };
 }
 
-/** Keeps a new version of an order, and queues it for packing once it is settled. */
-function keepOrder(tables: OrderTables, order: Order): void {
+/** Keeps a new version of an order (of `previous`, when there was one), and queues it for packing once it is settled. */
+function keepOrder(tables: OrderTables, order: Order, previous?: StoredOrder): void {
   tables.orders.set(order.id, order);
+  if (previous !== undefined) counted(tables, previous.status, -1);
+  counted(tables, order.status, 1);
   if (tables.settled(order)) tables.cold.settled(order.id);
+}
+
+function counted(tables: OrderTables, status: number, change: number): void {
+  const count = (tables.byStatus.get(status) ?? 0) + change;
+  if (count === 0) tables.byStatus.delete(status);
+  else tables.byStatus.set(status, count);
 }
 
 export function readOrder(tables: OrderTables, id: string | undefined): Order | undefined {
@@ -85,7 +96,7 @@ export function addOrder(tables: OrderTables, order: Order): void {
 export function replaceOrderIf(tables: OrderTables, order: Order, expectedVersion: number): boolean {
   const current = tables.orders.get(order.id);
   if (current === undefined || versionOf(current) !== expectedVersion) return false;
-  keepOrder(tables, freezeCopy(order, current));
+  keepOrder(tables, freezeCopy(order, current), current);
   return true;
 }
 
@@ -134,6 +145,7 @@ export function evictOrder(
   // The caller's copy is of this very version; a packed order is a candidate as it is.
   const order = known?.id === id && known.version === expectedVersion ? known : candidateOfStored(stored);
   tables.orders.delete(id);
+  counted(tables, stored.status, -1);
   tables.index.removed(order.customerId);
   sweepEvicted(tables, now);
   if (keepUntil > now) {
@@ -181,11 +193,8 @@ export function listEvictionCandidates(tables: OrderTables, query: CandidatePage
   return { candidates: page.items.map(candidateOfStored), nextCursor: page.nextCursor };
 }
 
-/** Counted from the fields a packed order keeps outside its packed part: nothing is unpacked. */
 export function countOrdersByStatus(tables: OrderTables): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const stored of tables.orders.values()) counts.set(stored.status, (counts.get(stored.status) ?? 0) + 1);
-  return counts;
+  return new Map(tables.byStatus);
 }
 
 export function listOrders(tables: OrderTables, customerId: string | undefined): Order[] {
@@ -195,7 +204,11 @@ export function listOrders(tables: OrderTables, customerId: string | undefined):
 
 /** Forgets a customer's orders, evicted-order records and references. */
 export function removeCustomerOrders(tables: OrderTables, customerId: string): void {
-  for (const [id, order] of tables.orders) if (order.customerId === customerId) tables.orders.delete(id);
+  for (const [id, order] of tables.orders) {
+    if (order.customerId !== customerId) continue;
+    tables.orders.delete(id);
+    counted(tables, order.status, -1);
+  }
   tables.index.dropCustomer(customerId);
   for (const [id, kept] of tables.evicted.entries()) {
     if (evictedOf(id, kept).customerId === customerId) tables.evicted.delete(id);
@@ -208,6 +221,7 @@ export function removeCustomerOrders(tables: OrderTables, customerId: string): v
 
 export function clearOrders(tables: OrderTables): void {
   tables.orders.clear();
+  tables.byStatus.clear();
   tables.references.clear();
   tables.evicted.clear();
   tables.index.clear();

@@ -354,6 +354,26 @@ export function describeStoreContract(name: string, makeStore: () => Store | Pro
         );
         expect((await allPages({ limit: 3 })).flat()).toEqual(["o1", "o2", "o3", "o5", "o6", "o7", "o8", "o9"]);
         expect((await allPages({ limit: 3, customerId: "b" })).flat()).toEqual(["o1", "o7"]);
+        // The counts follow a status change (not a change that lost its race), a customer's reset, a whole reset.
+        const o1 = (await store.getOrder("o1")) as Order;
+        expect(await store.updateOrderIf(advanced(o1, 6), 1)).toBe(true);
+        expect(await store.updateOrderIf(advanced(o1, 20), 1)).toBe(false);
+        expect(await store.countOrdersByStatus()).toEqual(
+          new Map([
+            [0, 6],
+            [20, 1],
+            [6, 1],
+          ]),
+        );
+        await store.reset("b");
+        expect(await store.countOrdersByStatus()).toEqual(
+          new Map([
+            [0, 5],
+            [20, 1],
+          ]),
+        );
+        await store.reset();
+        expect(await store.countOrdersByStatus()).toEqual(new Map());
       });
     });
 
