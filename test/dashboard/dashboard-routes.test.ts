@@ -111,4 +111,25 @@ describe("/_sim/schedule", () => {
     });
     expect(reply.body.pendingEvents).toBeGreaterThanOrEqual(1);
   });
+
+  it("finds the oldest pending order behind newer final ones", async () => {
+    sim = await startSimulatorOnPort({
+      timing: "2s",
+      startAt: Date.UTC(2026, 0, 1),
+      plugins: [createDashboardPlugin()],
+    });
+    await placeOrder(sim, orderBody({ reference: "oldest-pending" }), {}, DEMO_TOKEN);
+    await sim.clock.advance(1_000);
+    for (let i = 0; i < 5; i++) {
+      const placed = await placeOrder(sim, orderBody({ reference: `newer-${i}` }), {}, DEMO_TOKEN);
+      if (i < 3) {
+        const action = { method: "POST", body: { action: "succeed" } } as const;
+        expect((await admin(sim, `/orders/${placed.body.id}/transition`, action)).status).toBe(200);
+      }
+    }
+    expect((await admin(sim, "/schedule")).body).toMatchObject({
+      pendingOrders: 3,
+      nextOrderStepAt: "2026-01-01T00:00:02.000Z",
+    });
+  });
 });
