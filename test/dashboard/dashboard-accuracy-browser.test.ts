@@ -160,6 +160,31 @@ describe.skipIf(skip !== undefined)(
       }
     });
 
+    it("never asks a slow server again while its last reload is still out", async () => {
+      let out = 0;
+      let mostAtOnce = 0;
+      let asked = 0;
+      // Every scrape answered 1.5 s late, as a large Redis store might.
+      await page.route("**/_sim/metrics", async (route) => {
+        asked++;
+        mostAtOnce = Math.max(mostAtOnce, ++out);
+        const response = await route.fetch();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await route.fulfill({ response }).catch(() => undefined);
+        out--;
+      });
+      try {
+        for (let i = 0; i < 40; i++) {
+          await placeOrder(sim, orderBody({ reference: `slow-${i}` }));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(asked).toBeGreaterThanOrEqual(2);
+        expect(mostAtOnce).toBe(1);
+      } finally {
+        await page.unroute("**/_sim/metrics");
+      }
+    });
+
     it("lists the newest orders once there are more than the thousand it shows", async () => {
       const topUp = { wallets: [{ shortcode: null, balance: 10_000_000 }] };
       expect((await admin(sim, "/customers/demo", { method: "PATCH", body: topUp })).status).toBe(200);

@@ -16,10 +16,24 @@ export class ApiError extends Error {
   }
 }
 
+let pending = 0;
+
+/** Calls not yet answered: a live reload waits for them, so a slow server is never asked twice at once. */
+export const callsInFlight = (): number => pending;
+
 export async function call<T>(
   path: string,
   init: { method?: string; body?: unknown; raw?: string; type?: string } = {},
-) {
+): Promise<T> {
+  pending++;
+  try {
+    return await send<T>(path, init);
+  } finally {
+    pending--;
+  }
+}
+
+async function send<T>(path: string, init: { method?: string; body?: unknown; raw?: string; type?: string }) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   let body: string | undefined = init.raw;
   if (init.body !== undefined) body = JSON.stringify(init.body);

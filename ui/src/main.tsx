@@ -2,11 +2,12 @@
  * The dashboard: one page, its sections chosen by a tab bar (the URL
  * fragment holds the token, not the route). Live events bump a counter the
  * sections reload on, a quarter-second after the last one, and at least once
- * a second while events keep coming.
+ * a second while events keep coming, but never while the last reload's
+ * calls are still out.
  */
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { hasToken, streamEvents, type StreamState } from "./api.ts";
+import { callsInFlight, hasToken, streamEvents, type StreamState } from "./api.ts";
 import { ApiReferenceView } from "./api-reference.tsx";
 import { ClockView } from "./clock.tsx";
 import { CustomersView } from "./customers.tsx";
@@ -40,10 +41,16 @@ function App() {
       // Under a load test the events never pause: a reload waits for a quiet
       // moment, but never longer than a second after the burst began.
       const wait = Math.max(0, Math.min(QUIET_MS, burstStart + MAX_WAIT_MS - now));
-      timer = setTimeout(() => {
-        burstStart = undefined;
-        setTick((t) => t + 1);
-      }, wait);
+      timer = setTimeout(reload, wait);
+    };
+    // The last reload's calls still out (a large Redis store answers a scrape slowly): wait for them.
+    const reload = () => {
+      if (callsInFlight() > 0) {
+        timer = setTimeout(reload, QUIET_MS);
+        return;
+      }
+      burstStart = undefined;
+      setTick((t) => t + 1);
     };
     return streamEvents(({ event, data }) => {
       if (event === "request" && typeof data.idempotency === "string") {
