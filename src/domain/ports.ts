@@ -134,7 +134,11 @@ export interface Store {
   listEvictionCandidates(query: CandidatePageQuery): Promise<CandidatePage>;
   /** Orders kept in full (evicted ones not counted). */
   countOrders(): Promise<number>;
-  /** Orders kept in full by current status, without reading them whole (a metrics scrape asks this). */
+  /**
+   * Orders kept in full by current status (a metrics scrape asks this). The
+   * memory store keeps the counts as orders change; the Redis store reads
+   * every order.
+   */
   countOrdersByStatus(): Promise<ReadonlyMap<number, number>>;
   /**
    * Atomic: removes an order whose history still has `expectedVersion`

@@ -21,10 +21,14 @@ let pending = 0;
 /** Calls not yet answered: a live reload waits for them, so a slow server is never asked twice at once. */
 export const callsInFlight = (): number => pending;
 
-export async function call<T>(
-  path: string,
-  init: { method?: string; body?: unknown; raw?: string; type?: string } = {},
-): Promise<T> {
+interface CallInit {
+  method?: string;
+  body?: unknown;
+  raw?: string;
+  type?: string;
+}
+
+export async function call<T>(path: string, init: CallInit = {}): Promise<T> {
   pending++;
   try {
     return await send<T>(path, init);
@@ -33,7 +37,7 @@ export async function call<T>(
   }
 }
 
-async function send<T>(path: string, init: { method?: string; body?: unknown; raw?: string; type?: string }) {
+async function send<T>(path: string, init: CallInit) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   let body: string | undefined = init.raw;
   if (init.body !== undefined) body = JSON.stringify(init.body);
