@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -9,10 +9,12 @@ import { codeBlocks, section } from "../support/markdown.ts";
 // The action is run the way a runner would run it, minus GitHub: its inputs
 // substituted into `${{ inputs.x }}`, its `run:` script given to bash with the
 // variables GitHub provides, against a real simulator on a real port.
-const BIN = resolve("bin/airtime-harness.js");
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = resolve(ROOT, "bin/airtime-harness.js");
 const TOKEN = "ci-action-token-0001";
 
 interface Step {
+  if?: string;
   run?: string;
   uses?: string;
   env?: Record<string, string>;
@@ -25,12 +27,47 @@ interface Action {
 
 const action = parse(readFileSync("action.yml", "utf8")) as Action;
 
-function substituteInputs(text: string, inputs: Record<string, string>): string {
-  return text.replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
-    const value = inputs[name];
-    if (value === undefined) throw new Error(`action.yml uses an undeclared input: ${name}`);
-    return value;
-  });
+function substituteInputs(text: string, inputs: Record<string, string>, actionPath = ROOT): string {
+  return text
+    .replace(/\$\{\{\s*github\.action_path\s*\}\}/g, actionPath)
+    .replace(/\$\{\{\s*inputs\.([\w-]+)\s*\}\}/g, (_, name: string) => {
+      const value = inputs[name];
+      if (value === undefined) throw new Error(`action.yml uses an undeclared input: ${name}`);
+      return value;
+    });
+}
+
+/** A step's `if:`, of the one form action.yml uses (`inputs.NAME == ''`); no `if:` is true. */
+function stepRuns(step: Step, inputs: Record<string, string>): boolean {
+  if (step.if === undefined) return true;
+  const match = /^inputs\.([\w-]+) == ''$/.exec(step.if.trim());
+  if (match === null) throw new Error(`an if: this test cannot evaluate: ${step.if}`);
+  return inputs[match[1] as string] === "";
+}
+
+/** Runs the action's `run:` steps as a runner would, in a fresh workspace; returns the workspace. */
+function runAction(inputs: Record<string, string>, actionPath: string): string {
+  const workspace = mkdtempSync(join(tmpdir(), "airtime-action-"));
+  const runnerTemp = mkdtempSync(join(tmpdir(), "airtime-runner-"));
+  for (const step of action.runs.steps.filter((s) => s.run !== undefined && stepRuns(s, inputs))) {
+    const env: Record<string, string> = {
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_ACTION_PATH: actionPath,
+      RUNNER_TEMP: runnerTemp,
+      CI: "true",
+    };
+    for (const [name, value] of Object.entries(step.env ?? {})) env[name] = substituteInputs(value, inputs, actionPath);
+    const result = runScript(substituteInputs(step.run as string, inputs, actionPath), env, workspace);
+    expect(result.status, result.stderr + result.stdout).toBe(0);
+  }
+  return workspace;
+}
+
+/** The action's inputs as a quick run against the test's simulator gives them: defaults, then `overrides`. */
+function quickRunInputs(overrides: Record<string, string> = {}): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const [name, input] of Object.entries(action.inputs)) inputs[name] = input.default ?? "";
+  return { ...inputs, target, token: TOKEN, runs: "3", args: "--property auth --quiet", ...overrides };
 }
 
 let server: ChildProcess;
@@ -74,23 +111,8 @@ describe("action.yml", () => {
     expect(action.runs.using).toBe("composite");
     expect(action.inputs.target?.required).toBe(true);
     expect(action.inputs.token?.required).toBe(true);
-    const inputs: Record<string, string> = {};
-    for (const [name, input] of Object.entries(action.inputs)) inputs[name] = input.default ?? "";
-    Object.assign(inputs, {
-      target,
-      token: TOKEN,
-      runs: "3",
-      args: "--property auth --quiet",
-      command: `${process.execPath} ${BIN}`,
-    });
-    const workspace = mkdtempSync(join(tmpdir(), "airtime-action-"));
-    const runnerTemp = mkdtempSync(join(tmpdir(), "airtime-runner-"));
-    for (const step of action.runs.steps.filter((s) => s.run !== undefined)) {
-      const env: Record<string, string> = { GITHUB_WORKSPACE: workspace, RUNNER_TEMP: runnerTemp, CI: "true" };
-      for (const [name, value] of Object.entries(step.env ?? {})) env[name] = substituteInputs(value, inputs);
-      const result = runScript(substituteInputs(step.run as string, inputs), env, workspace);
-      expect(result.status, result.stderr + result.stdout).toBe(0);
-    }
+    const inputs = quickRunInputs({ command: `${process.execPath} ${BIN}` });
+    const workspace = runAction(inputs, ROOT);
     expectJUnitWithTestcases(join(workspace, inputs["report-dir"] as string, "contract.xml"));
     expect(readFileSync(join(workspace, inputs["report-dir"] as string, "contract.html"), "utf8")).toContain("<html");
 
@@ -100,6 +122,19 @@ describe("action.yml", () => {
       .split("\n");
     expect(paths).toEqual([`${inputs["report-dir"]}/contract.xml`, `${inputs["report-dir"]}/contract.html`]);
   }, 120_000);
+
+  test("by default installs, builds and runs the CLI of its own checkout, with no registry copy", () => {
+    // The repository's files as `uses: owner/repo@ref` checks them out: no node_modules, no dist.
+    const checkout = mkdtempSync(join(tmpdir(), "airtime-action-checkout-"));
+    execSync(
+      `git ls-files -z --cached --others --exclude-standard | tar -c --no-recursion --null -T - | tar -x -C ${JSON.stringify(checkout)}`,
+      { cwd: ROOT },
+    );
+    const inputs = quickRunInputs();
+    expect(inputs.command).toBe("");
+    const workspace = runAction(inputs, checkout);
+    expectJUnitWithTestcases(join(workspace, inputs["report-dir"] as string, "contract.xml"));
+  }, 900_000);
 });
 
 interface GitLabJob {
