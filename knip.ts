@@ -16,6 +16,7 @@ const config: KnipConfig = {
     "bench/*.ts",
     "scripts/*.ts",
     "test/**/*.test.ts",
+    "examples/testcontainers/*.test.js",
     "ui/src/main.tsx",
   ],
   project: ["src/**/*.ts", "bin/**/*.js", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "ui/src/**/*.{ts,tsx}"],
@@ -23,8 +24,9 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
   ignoreDependencies: ["@stoplight/prism-cli"],
-  // The bench runs WireMock's jar with the system's Java when there is one; not a package.
-  ignoreBinaries: ["java"],
+  // The bench runs WireMock's jar with the system's Java when there is one, and the container
+  // tests drive the system's podman; neither is a package.
+  ignoreBinaries: ["java", "podman"],
 };
 
 export default config;

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
@@ -6,6 +7,20 @@ import { defineConfig } from "vitest/config";
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? "/usr/bin/redis-server";
 const onRedis = existsSync(REDIS_SERVER) || process.env.CI === "true";
 if (!onRedis) console.warn(`the redis test project is skipped: no redis-server at ${REDIS_SERVER}`);
+
+// The image tests need podman, runc and mmdebstrap; .ci/run installs them, so CI never skips them.
+const CONTAINER_TOOLS = "command -v podman && command -v runc && command -v mmdebstrap";
+const onPodman = process.env.CI === "true" || spawnsOk("sh", ["-c", CONTAINER_TOOLS]);
+if (!onPodman) console.warn("the container test project is skipped: apt-get install -y podman runc mmdebstrap");
+
+function spawnsOk(command: string, args: string[]): boolean {
+  try {
+    execFileSync(command, args, { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export default defineConfig({
   test: {
@@ -16,7 +31,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["src/**/*.test.ts", "test/**/*.test.ts"], exclude: ["test/package/**"] },
+        test: {
+          name: "unit",
+          include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: ["test/package/**", "test/container/**"],
+        },
       },
       ...(onRedis
         ? [
@@ -28,6 +47,22 @@ export default defineConfig({
                 include: ["test/http/**/*.test.ts"],
                 env: { AIRTIME_TEST_STORE: "redis" },
                 setupFiles: ["test/support/redis-project.ts"],
+              },
+            },
+          ]
+        : []),
+      ...(onPodman
+        ? [
+            {
+              // The image built once per run from the Containerfile, and the Testcontainers example against it.
+              extends: true as const,
+              test: {
+                name: "container",
+                include: ["test/container/**/*.test.ts", "examples/testcontainers/*.test.js"],
+                globalSetup: ["test/container/global-setup.ts"],
+                setupFiles: ["test/container/testcontainers-env.ts"],
+                testTimeout: 180_000,
+                hookTimeout: 300_000,
               },
             },
           ]
