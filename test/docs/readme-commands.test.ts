@@ -1,46 +1,32 @@
 /**
  * The README is the front door: at most 200 lines, and every command in its
- * `sh` blocks runs as shown, through bash, with `npx airtime-harness` meaning
- * this checkout's command. Only the fixed ports change (4010, 4020 and 3000
- * become free ones), so the run never collides with anything on the machine.
- * Commands that would install packages or run this suite are listed, not run:
- * the package tests install the packed tarball instead.
+ * `sh` blocks runs as shown, through bash, from a clone of this repository,
+ * where `npx airtime-harness` is `node bin/airtime-harness.js` (the rule the
+ * README states); so does every command of the guides' `sh runnable`
+ * blocks. Only the fixed ports change (4010, 4020 and 3000 become free
+ * ones). Commands that would install packages or run this suite are listed,
+ * not run: test/package/doc-commands.test.ts runs the same commands in a
+ * project that installed the packed tarball. A planted bad command shows the
+ * run can fail.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { codeBlocks } from "../support/markdown.ts";
 import { freePort } from "../support/processes.ts";
 import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
+import {
+  createDocShells,
+  type DocShells,
+  guideCommands,
+  LONG_RUNNING,
+  NOT_RUN,
+  README,
+  readmeCommands,
+  runnableCommands,
+} from "./doc-commands.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const NOT_RUN = ["npm ci", "npm test", "npm install --save-dev airtime-harness"];
-/** Commands that serve until stopped: each is started, seen listening, and stopped. */
-const LONG_RUNNING = /^(npm start|npx airtime-harness (serve|listen))\b(?!.*--help)/;
-
-/** Every command of the README's `sh` blocks: continuations joined, comments dropped, `&&` split. */
-function readmeCommands(): string[] {
-  return codeBlocks(README)
-    .filter((block) => block.language === "sh")
-    .flatMap((block) => block.code.replaceAll("\\\n", " ").split("\n"))
-    .map((line) =>
-      line
-        .replace(/\s+#\s.*$/, "")
-        .replace(/\s+/g, " ")
-        .trim(),
-    )
-    .filter((line) => line !== "")
-    .flatMap((line) => line.split(" && "));
-}
-
-interface Shell {
-  readonly child: ChildProcess;
-  readonly output: () => string;
-  readonly exited: Promise<number | null>;
-}
 
 /**
  * A bash whose `npx airtime-harness` and `airtime-harness` are this
@@ -57,70 +43,29 @@ function shims(): string {
   return dir;
 }
 
-describe("README.md", () => {
-  const commands = readmeCommands();
+const commands = readmeCommands();
+const guides = guideCommands();
+const toRun = [...commands, ...guides.map((entry) => entry.command)].filter((c) => !NOT_RUN.includes(c));
+
+describe("README.md and the guides' runnable blocks, from a clone", () => {
   const ports = new Map<string, string>();
-  let path = "";
+  let shells: DocShells;
   let handler: WebhookHandler;
-  const shells: Shell[] = [];
-
-  function run(command: string, cwd = ROOT): Shell {
-    let text = command;
-    for (const [fixed, free] of ports) text = text.replaceAll(fixed, free);
-    // Its own process group, so stopping it stops the whole pipeline.
-    const child = spawn("bash", ["-c", text], {
-      cwd,
-      detached: true,
-      env: { ...process.env, PATH: `${path}:${process.env.PATH ?? ""}`, AIRTIME_SIM_PORT: ports.get("4010") ?? "" },
-    });
-    let output = "";
-    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const shell = {
-      child,
-      output: () => output,
-      exited: new Promise<number | null>((done) => child.on("close", done)),
-    };
-    shells.push(shell);
-    return shell;
-  }
-
-  async function stop(shell: Shell): Promise<void> {
-    const { pid, exitCode } = shell.child;
-    if (exitCode !== null || pid === undefined) return;
-    try {
-      process.kill(-pid, "SIGTERM");
-    } catch {
-      // The group has already gone.
-    }
-    await shell.exited;
-  }
-
-  async function listening(shell: Shell): Promise<string> {
-    for (let waited = 0; waited < 60_000; waited += 50) {
-      const url = /listening on (http:\/\/\S+)/.exec(shell.output())?.[1];
-      if (url !== undefined) return url;
-      if (shell.child.exitCode !== null) break;
-      // Polling a child's output: there is no clock to advance here.
-      await new Promise((done) => setTimeout(done, 50));
-    }
-    throw new Error(`not listening: ${shell.output()}`);
-  }
 
   beforeAll(async () => {
-    path = shims();
     handler = await startWebhookHandler("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
     ports.set("4010", String(await freePort()));
     ports.set("4020", String(await freePort()));
     ports.set("localhost:3000", new URL(handler.url).host);
+    shells = createDocShells(ports, shims());
   });
 
   afterAll(async () => {
-    for (const shell of shells) await stop(shell);
+    await shells?.stopAll();
     await handler?.close();
   });
 
-  test("stays within 200 lines", () => {
+  test("the README stays within 200 lines", () => {
     expect(README.split("\n").length).toBeLessThanOrEqual(200);
   });
 
@@ -128,16 +73,23 @@ describe("README.md", () => {
     expect(commands.filter((c) => NOT_RUN.includes(c)).sort()).toEqual([...NOT_RUN].sort());
   });
 
+  test("the guides mark commands to run", () => {
+    expect(guides.length).toBeGreaterThan(0);
+  });
+
   test("the tour's curl commands place, replay, look up an order and read the balance", async () => {
-    const serve = run(commands.find((c) => c.startsWith("npx airtime-harness serve --demo-token")) as string);
-    await listening(serve);
+    const serve = shells.run(
+      commands.find((c) => c.startsWith("npx airtime-harness serve --demo-token")) as string,
+      ROOT,
+    );
+    await shells.listening(serve);
     const curls = commands.filter((c) => c.startsWith("curl "));
     expect(curls).toHaveLength(3);
     const [place, look, balance] = curls as [string, string, string];
     const answers = [];
     // The README runs the first one twice: the second is the replay.
     for (const command of [place, place, look, balance]) {
-      const shell = run(command);
+      const shell = shells.run(command, ROOT);
       expect(await shell.exited, shell.output()).toBe(0);
       answers.push(JSON.parse(shell.output()) as Record<string, unknown>);
     }
@@ -146,23 +98,33 @@ describe("README.md", () => {
     expect(replayed?.id).toBe(placed?.id);
     expect(found).toMatchObject({ id: placed?.id, reference: "order-1001", account: "+254712345678" });
     expect(wallet).toMatchObject({ status: 20, amount: 99_900, currency: "KES" });
-    await stop(serve);
+    await shells.stop(serve);
   });
 
-  test.each(commands.filter((c) => LONG_RUNNING.test(c) && !c.includes("--demo-token")))(
+  test.each(toRun.filter((c) => LONG_RUNNING.test(c) && !c.includes("--demo-token")))(
     "%s starts and listens",
     async (command) => {
-      const shell = run(command);
-      expect(await listening(shell)).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
-      await stop(shell);
+      const shell = shells.run(command, ROOT);
+      expect(await shells.listening(shell)).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+      await shells.stop(shell);
     },
   );
 
-  test.each(
-    commands.filter((c) => !c.startsWith("curl ") && !LONG_RUNNING.test(c) && !NOT_RUN.includes(c) && c !== "npm ci"),
-  )("%s exits 0", { timeout: 180_000 }, async (command) => {
-    // A fresh folder each, so `init` writes into one of its own.
-    const shell = run(command, mkdtempSync(join(tmpdir(), "readme-cwd-")));
-    expect(await shell.exited, shell.output()).toBe(0);
+  test.each(toRun.filter((c) => !c.startsWith("curl ") && !LONG_RUNNING.test(c)))(
+    "%s exits 0",
+    { timeout: 180_000 },
+    async (command) => {
+      // A fresh folder each, so `init` writes into one of its own.
+      const shell = shells.run(command, mkdtempSync(join(tmpdir(), "readme-cwd-")));
+      expect(await shell.exited, shell.output()).toBe(0);
+    },
+  );
+
+  test("a planted bad command in a runnable block fails the run", async () => {
+    const planted = "Start it:\n\n```sh runnable\nnpx airtime-harness no-such-command\n```\n";
+    const [command] = runnableCommands(planted);
+    expect(command).toBe("npx airtime-harness no-such-command");
+    const shell = shells.run(command as string, mkdtempSync(join(tmpdir(), "readme-cwd-")));
+    expect(await shell.exited).not.toBe(0);
   });
 });
