@@ -43,6 +43,7 @@ describe("the image", () => {
     const id = await podman([
       "run",
       "--detach",
+      "--replace",
       "--name",
       name,
       "--publish",
