@@ -3,7 +3,7 @@
  * `/_sim/deliveries…` on the admin API, the clock's `advance()` settling
  * attempts in flight.
  */
-import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
 import { createDeliveryRetention } from "./delivery-retention.ts";
@@ -32,9 +32,9 @@ export interface WebhookPlugin extends SimulatorPlugin {
  */
 export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
   return (context): WebhookPlugin => {
-    // Kept in memory unless another store is given, or the simulator's backend shares one;
-    // only the memory one is saved by `--state-file`.
-    const given = options.deliveryStore ?? context.deliveryStore;
+    // Kept in memory unless another store is given (the simulator's backend gives the one
+    // every instance on a Redis store shares); only the memory one is saved by `--state-file`.
+    const given = options.deliveryStore;
     const memory: MemoryDeliveryStore | undefined = given === undefined ? createMemoryDeliveryStore() : undefined;
     const dispatcher = createWebhookDispatcher(context, { ...options, deliveryStore: memory ?? given });
     const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
