@@ -24,9 +24,9 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
   ignoreDependencies: ["@stoplight/prism-cli"],
-  // The bench runs WireMock's jar with the system's Java when there is one, and the container
-  // tests drive the system's podman; neither is a package.
-  ignoreBinaries: ["java", "podman"],
+  // The bench runs WireMock's jar with the system's Java when there is one, the container tests
+  // drive the system's podman, and the house report runs the machine's `duplicates`. None is a package.
+  ignoreBinaries: ["java", "podman", "duplicates"],
 };
 
 export default config;

@@ -40,7 +40,7 @@ export type {
   SimulatorContext,
   SimulatorPlugin,
   SimulatorPluginFactory,
-} from "./simulator/plugin.ts";
+} from "./domain/plugin-port.ts";
 export type { RequestFacts, ResolvedEffects, ScenarioEngine } from "./domain/scenario-engine.ts";
 
 // The public API's contract: request, response and webhook schemas

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
 import { ProblemSchema } from "../contract/public-schemas.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
-import type { AdminExtensionSpec } from "../simulator/plugin.ts";
+import type { AdminExtensionSpec } from "../domain/plugin-port.ts";
 
 const UNAUTHORISED: ZodOpenApiResponseObject = {
   description: "`missing_token` or `invalid_token`: no admin bearer token (403 `forbidden` for a customer's token).",

@@ -8,11 +8,11 @@ import { ADMIN_ROUTES } from "../contract/routes/admin-routes.ts";
 import { publicRoutes } from "../contract/routes/public-routes.ts";
 import { presentAdminOrder } from "../http/presenters.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
-import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
-import { DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
+import { DASHBOARD_PATH, DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
 import { createEventStream } from "./event-stream.ts";
 import { createSimulatorMetrics, type SimulatorMetrics } from "./metrics.ts";
 import { routeLabeller } from "./route-label.ts";
@@ -104,6 +104,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
       adminSpec: DASHBOARD_ADMIN_SPEC,
       admin: {
         name: DASHBOARD_PLUGIN_NAME,
+        home: { name: "dashboard", path: DASHBOARD_PATH },
         registerOpen(router) {
           router.get("/ui", (_req, res) => sendAsset(res, asset("index.html")));
           router.get("/ui/{*path}", (req, res) => {

@@ -14,6 +14,7 @@
  * `h` (`0` alone is allowed). Sampled delays are whole milliseconds.
  */
 import { z } from "zod";
+import { DURATION_TEXT, DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
 import type { Random } from "./ports.ts";
 import {
   QUANTILE_KEY_TEXT,
@@ -22,6 +23,9 @@ import {
   quantileTiming,
   sampleQuantiles,
 } from "./quantile-timing.ts";
+
+// Durations are the contract's; the callers that read both a duration and a timing find both here.
+export { DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
 
 export type Timing =
   | { readonly kind: "fixed"; readonly ms: number }
@@ -35,45 +39,19 @@ export const DEFAULT_TIMING: Timing = { kind: "fixed", ms: 2000 };
 export type TimingParseResult =
   { readonly ok: true; readonly timing: Timing } | { readonly ok: false; readonly error: string };
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)$/;
-
 /*
  * What the parsers below accept, as regular expressions a JSON Schema
  * `pattern` can carry, so an editor flags `2 seconds` as the loader does.
  * They cannot say that a range is upside down or a median is 0: the parsers
  * still have the last word.
  */
-const DURATION_TEXT = String.raw`\s*(?:0|(?:\d+(?:\.\d+)?|\.\d+)(?:ms|s|m|h))\s*`;
 const SIGMA_TEXT = String.raw`\s*\+?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*`;
-/** The text `parseDuration` accepts. */
-export const DURATION_TEXT_PATTERN = new RegExp(`^${DURATION_TEXT}$`);
 const QUANTILE_TEXT = String.raw`\s*${QUANTILE_KEY_TEXT}\s*=${DURATION_TEXT}`;
 /** The text `parseTiming` accepts: a duration, `min..max`, `lognormal:median,sigma` or `quantiles:p50=…,max=…`. */
 export const TIMING_TEXT_PATTERN = new RegExp(
   `^(?:${DURATION_TEXT}|${DURATION_TEXT}\\.\\.${DURATION_TEXT}|\\s*lognormal:${DURATION_TEXT},${SIGMA_TEXT}` +
     `|\\s*quantiles:${QUANTILE_TEXT}(?:,${QUANTILE_TEXT})*)$`,
 );
-
-/**
- * Parses one duration (`500ms`, `2s`, `1.5s`, `1m`, `0`) to milliseconds.
- *
- * @example
- * parseDuration("1.5s"); // { ok: true, ms: 1500 }
- * parseDuration("soon"); // { ok: false, error: "…" }
- */
-export function parseDuration(
-  text: string,
-): { readonly ok: true; readonly ms: number } | { readonly ok: false; readonly error: string } {
-  const trimmed = text.trim();
-  if (trimmed === "0") return { ok: true, ms: 0 };
-  const match = DURATION_PATTERN.exec(trimmed);
-  const unit = match?.[2] === undefined ? undefined : UNIT_MS[match[2]];
-  if (match?.[1] === undefined || unit === undefined) {
-    return { ok: false, error: `"${text}" is not a duration (expected e.g. 500ms, 2s, 1.5s, 1m)` };
-  }
-  return { ok: true, ms: Math.round(Number(match[1]) * unit) };
-}
 
 /**
  * Parses the timing syntax. Never throws: bad text gives `{ok: false, error}`.

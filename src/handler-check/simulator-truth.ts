@@ -8,7 +8,7 @@
 import { pathToFinalStatus } from "../contract/status-names.ts";
 import type { StatusChange } from "../domain/service-types.ts";
 import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
-import type { SimulatorPluginFactory } from "../simulator/plugin.ts";
+import type { SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import type { DeliveryDialect, WebhookMessage } from "./delivery-dialect.ts";
 
 /** What one generated order goes through: pending statuses first, then its final status. */

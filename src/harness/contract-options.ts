@@ -5,7 +5,7 @@
  * lists), and a program passes the same fields already typed.
  */
 import { z } from "zod";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PROFILES } from "./profiles.ts";

@@ -4,6 +4,7 @@
  * Bodies and queries are validated with the schemas their route declares;
  * the work itself is done by the simulator's `AdminControls`.
  */
+import type { AdminHome } from "../domain/plugin-port.ts";
 import { Router } from "express";
 import { DEFAULT_PAGE_LIMIT } from "../contract/admin-pages.ts";
 import type {
@@ -72,16 +73,17 @@ export interface AdminApiDeps {
   readonly adminToken: string;
   readonly authenticateCustomer: (token: string) => Promise<Customer | undefined>;
   readonly controls: AdminControls;
-  /** The plugins' admin extensions (the simulator's `AdminExtension` port), registered after the core routes. */
+  /** The plugins' admin extensions (the plugin port's `AdminExtension`), registered after the core routes. */
   readonly extensions: readonly {
     readonly name: string;
+    readonly home?: AdminHome | undefined;
     register(router: Router, kit: typeof EXTENSION_KIT): void;
     /** Routes that answer without the admin token (public pages). */
     registerOpen?(router: Router, kit: typeof EXTENSION_KIT): void;
   }[];
 }
 
-/** What an extension is lent (the `AdminRouteKit` of the simulator's plugin port). */
+/** What an extension is lent (the `AdminRouteKit` of the plugin port). */
 const EXTENSION_KIT = {
   problem: (code: ErrorCode, detail: string, options?: { errors?: ValidationIssue[] }) =>
     new HttpProblem(code, detail, options),

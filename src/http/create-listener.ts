@@ -11,7 +11,6 @@
  */
 import type { IncomingMessage, RequestListener as NodeRequestListener, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
-import { DASHBOARD_PLUGIN_NAME } from "../dashboard/dashboard-link.ts";
 import type { Clock } from "../domain/ports.ts";
 import { createAdminHandler } from "./admin-app.ts";
 import type { AdminApiDeps } from "./admin-routes.ts";
@@ -76,7 +75,7 @@ export function createHttpListeners(deps: HttpDeps): HttpListeners {
   const frontDoor = createFrontDoor({
     admin: deps.adminApi !== undefined,
     provider: deps.publicApi.dialect.source,
-    dashboard: deps.adminApi?.extensions.some((extension) => extension.name === DASHBOARD_PLUGIN_NAME) === true,
+    home: deps.adminApi?.extensions.find((extension) => extension.home !== undefined)?.home,
   });
   const cors =
     deps.corsOrigins === undefined || deps.corsOrigins.length === 0 ? undefined : createCors(deps.corsOrigins);

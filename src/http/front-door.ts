@@ -1,7 +1,7 @@
 /**
  * What a newcomer's first request finds: `GET /` answers a small index of
  * what this simulator serves (a browser, asking for HTML, is sent to the
- * dashboard instead), and `GET /openapi.json` is the public API's document,
+ * home page an admin extension names, the dashboard's, instead), and `GET /openapi.json` is the public API's document,
  * the committed `spec/openapi.yaml` as JSON (a served dialect's own document). Both are outside the public API
  * itself: `publicHandler`, mounted in another app, leaves them to that app.
  */
@@ -9,20 +9,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse } from "yaml";
+import type { AdminHome } from "../domain/plugin-port.ts";
 import { dialectOpenApiDocument } from "../contract/openapi/dialect-document.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PACKAGE_ROOT, packageVersion } from "../package-root.ts";
 import { sendJson, sendText } from "./json-response.ts";
 
-const DASHBOARD_PATH = "/_sim/ui";
 const OPENAPI_PATH = "/openapi.json";
 
 /** The guides, as the package ships them. */
 const DOCS = "README.md and docs/ in the airtime-harness package (docs/simulator.md first)";
 
 export interface FrontDoorOptions {
-  /** Whether `/_sim/ui` serves the dashboard. */
-  readonly dashboard: boolean;
+  /** The page a browser is sent to, when an admin extension names one (the dashboard's `/_sim/ui`). */
+  readonly home?: AdminHome | undefined;
   /** Whether `/_sim/…` serves the admin API. */
   readonly admin: boolean;
   /** The provider profile the public API speaks: `/openapi.json` is then that dialect's document. */
@@ -48,7 +48,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       version: packageVersion(),
       endpoints: ["POST /v1/airtime", "GET /v1/airtime/{reference}", "GET /v1/balance", "POST /v1/auth/token"],
       openapi: OPENAPI_PATH,
-      ...(options.dashboard ? { dashboard: DASHBOARD_PATH } : {}),
+      ...(options.home === undefined ? {} : { [options.home.name]: options.home.path }),
       ...(options.admin ? { admin: "/_sim/ (Authorization: Bearer <admin token>)" } : {}),
       docs: DOCS,
     });
@@ -63,9 +63,10 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     answer(req, res, path) {
       if (req.method !== "GET" && req.method !== "HEAD") return false;
       if (path === "/") {
-        if (options.dashboard && prefersHtml(req)) {
-          res.setHeader("Location", DASHBOARD_PATH);
-          sendText(res, 302, "text/plain; charset=utf-8", `The dashboard: ${DASHBOARD_PATH}\n`);
+        const home = options.home;
+        if (home !== undefined && prefersHtml(req)) {
+          res.setHeader("Location", home.path);
+          sendText(res, 302, "text/plain; charset=utf-8", `The ${home.name}: ${home.path}\n`);
         } else {
           sendJson(res, 200, indexBody());
         }

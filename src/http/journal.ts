@@ -6,51 +6,21 @@
  * traffic (who, what, which status, which scenario rules fired, how long).
  */
 import type { JournalEntry } from "../contract/admin-schemas.ts";
+import type {
+  IdempotencyOutcome,
+  Journal,
+  JournalPage,
+  JournalPageQuery,
+  JournalRecord,
+} from "../domain/plugin-port.ts";
 
+export type { IdempotencyOutcome, Journal, JournalPage, JournalPageQuery, JournalRecord };
 export type { JournalEntry };
-
-/** What an idempotency key did for a send-airtime request. */
-export type IdempotencyOutcome = "new" | "replayed" | "mismatch";
-
-/** What the pipeline records; turned into a `JournalEntry` only when read (the hot path stays cheap). */
-export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "fired"> {
-  /** Wall-clock time when the request arrived, Unix ms. */
-  readonly wallMs: number;
-  readonly fired: readonly string[];
-  /** Only for a send-airtime request that carried an idempotency key and reached the domain. */
-  readonly idempotency?: IdempotencyOutcome;
-  /**
-   * Present (true) when the request stored a new order, whatever the client
-   * got back: a scenario may drop or fail the response after the commit.
-   */
-  readonly placed?: true;
-}
 
 /** A record as the admin API shows it, under its id. */
 export function toJournalEntry(id: number, record: JournalRecord): JournalEntry {
   const { wallMs, fired, idempotency: _idempotency, placed: _placed, ...rest } = record;
   return { id, ...rest, wallTime: new Date(wallMs).toISOString(), fired: [...fired] };
-}
-
-/** One page of `Journal.page`: a step back in time from `before`. */
-export interface JournalPageQuery {
-  readonly customerId?: string | undefined;
-  /** Only requests answered with this HTTP status. */
-  readonly status?: number | undefined;
-  /** Only requests that arrived at or after this simulator time. */
-  readonly from?: number | undefined;
-  /** Only requests that arrived at or before this simulator time. */
-  readonly to?: number | undefined;
-  /** Only entries older than this entry id (the previous page's cursor). */
-  readonly before?: number | undefined;
-  readonly limit: number;
-}
-
-export interface JournalPage {
-  /** Newest last, as in `list`. */
-  readonly entries: JournalEntry[];
-  /** The id to pass as `before` for the older entries, or undefined when there are none. */
-  readonly olderThan: number | undefined;
 }
 
 /** Whether a record passes the filters of a page query (`before` aside). */
@@ -70,16 +40,6 @@ export function matchesJournalQuery(record: JournalRecord, query: JournalPageQue
 export interface JournalView {
   page(query: JournalPageQuery): Promise<JournalPage>;
   clear(customerId?: string): Promise<void>;
-}
-
-export interface Journal {
-  record(entry: JournalRecord): void;
-  /** Newest last; `limit` keeps the newest N. */
-  list(filter?: { customerId?: string; limit?: number }): JournalEntry[];
-  /** The newest `limit` matching entries older than `before`, newest last. */
-  page(query: JournalPageQuery): JournalPage;
-  /** Forgets every entry, or one customer's entries. */
-  clear(customerId?: string): void;
 }
 
 export const DEFAULT_JOURNAL_LIMIT = 10_000;

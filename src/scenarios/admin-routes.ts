@@ -11,7 +11,7 @@ import express, { type Request, type RequestHandler, type Router } from "express
 import { didYouMean } from "../contract/did-you-mean.ts";
 import { jsonBodySchema } from "../contract/routes/route.ts";
 import type { Store } from "../domain/ports.ts";
-import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
+import type { AdminExtension, AdminRouteKit } from "../domain/plugin-port.ts";
 import type { ScenarioActivationRequest } from "./admin-schemas.ts";
 import { ACTIVATE_SCENARIO_ROUTE } from "./admin-spec.ts";
 import type { ManagedScenarioEngine, ScenarioSummary } from "./engine.ts";

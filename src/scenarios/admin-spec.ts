@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { ZodOpenApiResponseObject } from "zod-openapi";
 import { ProblemSchema } from "../contract/public-schemas.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
-import type { AdminExtensionSpec } from "../simulator/plugin.ts";
+import type { AdminExtensionSpec } from "../domain/plugin-port.ts";
 import {
   ScenarioActivationRequestSchema,
   ScenarioActivationResponseSchema,

@@ -3,8 +3,9 @@
  * builds the engine the HTTP pipeline asks for effects, and adds the
  * `/_sim/scenarios` admin routes.
  */
+import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
 import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
-import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { createScenarioAdmin } from "./admin-routes.ts";
 import { SCENARIO_ADMIN_SPEC } from "./admin-spec.ts";
 import { createScenarioEngine, type ManagedScenarioEngine } from "./engine.ts";
@@ -13,6 +14,8 @@ import { prepareScenarios, ScenarioLoadError, type ScenarioOptions } from "./opt
 export interface ScenariosPluginOptions extends ScenarioOptions {
   /** Delay of an `outcome` without `after`: the simulator's own timing (`2s`, `1s..3s`, a Timing). */
   readonly defaultOutcomeTiming?: string | Timing;
+  /** Attempt counts every instance on a Redis store shares; this plugin's own otherwise. */
+  readonly counters?: SharedAttemptCounters | undefined;
 }
 
 function resolveTiming(timing: string | Timing | undefined): Timing {
@@ -42,7 +45,7 @@ export function createScenariosPlugin(options: ScenariosPluginOptions = {}): Sim
       ...(options.magicAccounts === undefined ? {} : { magicAccounts: options.magicAccounts }),
       defaultOutcomeTiming: resolveTiming(options.defaultOutcomeTiming),
       scenarios: prepared.scenarios,
-      ...(context.attemptCounters === undefined ? {} : { counters: context.attemptCounters }),
+      ...(options.counters === undefined ? {} : { counters: options.counters }),
     });
     for (const activation of prepared.activations) {
       engine.activate(activation.name, activation.customer === undefined ? {} : { customer: activation.customer });

@@ -9,7 +9,7 @@ import type { Journal } from "../http/journal.ts";
 import type { Backend } from "./backend.ts";
 import { DEFAULT_PLUGINS } from "./default-plugins.ts";
 import type { EmbeddedDomain } from "./embedded-domain.ts";
-import type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "./plugin.ts";
+import type { SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import type { SimulatorOptions } from "./simulator-options.ts";
 
 /** The plugins built on the simulator's context, in order, each subscribed to what it hears. */
@@ -33,11 +33,9 @@ export async function buildPlugins(
     journal,
     retention: domain.retention,
     jobs: backend.jobs,
-    attemptCounters: backend.attemptCounters,
-    deliveryStore: backend.deliveryStore,
     plugins,
   };
-  const defaults = options.defaultPlugins === false ? [] : DEFAULT_PLUGINS.map((entry) => entry(options));
+  const defaults = options.defaultPlugins === false ? [] : DEFAULT_PLUGINS.map((entry) => entry(options, backend));
   const factories = [...defaults, ...(options.plugins ?? [])].filter(
     (factory): factory is SimulatorPluginFactory => factory !== undefined,
   );

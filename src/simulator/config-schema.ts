@@ -9,7 +9,8 @@ import { z } from "zod";
 import { staticTokenSchema, TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
 import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
-import { DURATION_TEXT_PATTERN, parseDuration, TimingInputSchema } from "../domain/timing.ts";
+import { DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
+import { TimingInputSchema } from "../domain/timing.ts";
 import { ScenariosConfigSchema } from "../scenarios/options.ts";
 import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
 

@@ -23,7 +23,7 @@ import { type SimulatorSettings, SimulatorSettingsSchema } from "./config-schema
 import { generateToken } from "./credentials.ts";
 import { createEmbeddedDomain, type EmbeddedDomain, type EmbeddedDomainOptions } from "./embedded-domain.ts";
 import { createHttpServer } from "./http-server.ts";
-import type { AdminExtension, SimulatorPlugin } from "./plugin.ts";
+import type { AdminExtension, SimulatorPlugin } from "../domain/plugin-port.ts";
 import { type CloseOptions, type ShutdownReport, shutdownOnce } from "./shutdown.ts";
 import {
   DEFAULT_DEMO_BALANCE,

@@ -4,6 +4,7 @@
  * `createSimulator` gives those of its backend. `createSimulator`, the bench
  * and the domain tests all start from it, so the domain is wired one way only.
  */
+import { randomInt } from "node:crypto";
 import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
@@ -17,9 +18,21 @@ import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.
 import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
-import { createCryptoRandom } from "../store/crypto-random.ts";
 import { createMemoryStore } from "../store/memory-store.ts";
 import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
+
+const CRYPTO_RANGE = 2 ** 32;
+
+/**
+ * The unguessable source for secrets (tokens, API keys, issued tokens): the
+ * `Random` port on the operating system's CSPRNG, uniform in [0, 1). The
+ * domain never reads randomness itself; the wiring hands it this source for
+ * secrets and the seeded one for everything a seed must replay (ids, delays,
+ * failure coins).
+ */
+export function createCryptoRandom(): Random {
+  return { next: () => randomInt(CRYPTO_RANGE) / CRYPTO_RANGE };
+}
 
 export interface EmbeddedDomainOptions {
   /** `virtual` (default): nothing happens until `time.advance(ms)`. `real`: wall-clock timers. */

@@ -8,7 +8,7 @@ import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Store } from "../domain/ports.ts";
 import type { Backend } from "./backend.ts";
 import type { createHttpServer } from "./http-server.ts";
-import type { LeftPending, SimulatorPlugin } from "./plugin.ts";
+import type { LeftPending, SimulatorPlugin } from "../domain/plugin-port.ts";
 import { captureState, type Run, type StateHolders, writeStateFile } from "./state-file.ts";
 
 /** How long `close()` lets work in flight finish when not told: requests only (see `CloseOptions`). */

@@ -10,7 +10,7 @@ import type { ScenarioOptions } from "../scenarios/options.ts";
 import type { WebhookPluginOptions } from "../webhooks/webhook-plugin.ts";
 import type { CustomerInput } from "./customer-setup.ts";
 import type { SimulatorSettingsInput } from "./config-schema.ts";
-import type { SimulatorPluginFactory } from "./plugin.ts";
+import type { SimulatorPluginFactory } from "../domain/plugin-port.ts";
 
 export interface DemoCustomerOptions {
   /** The demo customer's bearer token; generated when omitted. */

@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import type { MemoryStore, MemoryStoreState } from "../store/memory-store.ts";
 import type { TimeKeeper, TimeKeeperState } from "../time/time-keeper.ts";
-import type { SimulatorPlugin } from "./plugin.ts";
+import type { SimulatorPlugin } from "../domain/plugin-port.ts";
 
 export const STATE_FILE_VERSION = 1;
 

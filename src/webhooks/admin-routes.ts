@@ -5,7 +5,7 @@
 import type { Router } from "express";
 import { jsonBodySchema } from "../contract/routes/route.ts";
 import { DEFAULT_PAGE_LIMIT } from "../contract/admin-pages.ts";
-import type { AdminExtension, AdminRouteKit } from "../simulator/plugin.ts";
+import type { AdminExtension, AdminRouteKit } from "../domain/plugin-port.ts";
 import {
   type AdminDelivery,
   type AdminDeliveryAttempt,

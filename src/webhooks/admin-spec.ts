@@ -14,7 +14,7 @@ import { ADMIN_RETRY_AFTER, ADMIN_THROTTLED } from "../contract/routes/admin-rou
 import { type ProblemCase, problemResponses } from "../contract/routes/problems.ts";
 import { SUCCESS_WEBHOOK } from "../contract/routes/public-examples.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
-import type { AdminExtensionSpec } from "../simulator/plugin.ts";
+import type { AdminExtensionSpec } from "../domain/plugin-port.ts";
 import {
   type AdminDelivery,
   type AdminDeliveryAttempt,

@@ -4,7 +4,7 @@
  * placement that says where those jobs run: on this process's own scheduler,
  * or on one several processes claim leased jobs from. Each difference
  * between the two is a member of the placement, named for why it differs,
- * instead of a branch in every room of the dispatcher.
+ * instead of a branch in every step of the dispatcher (announce, attempt, record).
  */
 import type { Clock, JobPlacement, Scheduler } from "../domain/ports.ts";
 import type { AttemptJobPayload } from "./delivery-transitions.ts";

@@ -1,5 +1,5 @@
 /**
- * What the dispatcher's rooms share: the ports, the resolved settings, the
+ * What the dispatcher's steps (announce, attempt, record) share: the ports, the resolved settings, the
  * fair limiter, where attempts run, and the attempts in flight. The
  * dispatcher builds it once; announce and attempt read from it.
  */

@@ -186,7 +186,7 @@ export function createWebhookDispatcher(
   };
 }
 
-/** The options resolved, and the parts every room shares. */
+/** The options resolved, and the parts every step of the dispatcher shares. */
 function dispatchKitOf(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions): DispatchKit {
   const jitter = options.jitter ?? DEFAULT_WEBHOOK_JITTER;
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError("jitter must be within 0..1");

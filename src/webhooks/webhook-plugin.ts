@@ -1,15 +1,17 @@
 /**
  * Webhooks as a simulator plugin: status changes in, signed deliveries out,
  * `/_sim/deliveries…` on the admin API, the clock's `advance()` settling
- * attempts in flight.
+ * attempts in flight, and the webhooks' say in the order cap.
  */
-import type { SimulatorPlugin, SimulatorPluginFactory } from "../simulator/plugin.ts";
+import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
+import type { RetentionGuard } from "../domain/order-retention.ts";
+import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
-import { createDeliveryRetention } from "./delivery-retention.ts";
 import { parseDeliveryState } from "./delivery-state.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
 import { createMemoryDeliveryStore, type MemoryDeliveryStore } from "./memory-delivery-store.ts";
+import type { DeliveryStore } from "./ports.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
 
@@ -32,9 +34,9 @@ export interface WebhookPlugin extends SimulatorPlugin {
  */
 export function createWebhookPlugin(options: WebhookPluginOptions = {}): SimulatorPluginFactory {
   return (context): WebhookPlugin => {
-    // Kept in memory unless another store is given, or the simulator's backend shares one;
-    // only the memory one is saved by `--state-file`.
-    const given = options.deliveryStore ?? context.deliveryStore;
+    // Kept in memory unless another store is given (the simulator's backend gives the one
+    // every instance on a Redis store shares); only the memory one is saved by `--state-file`.
+    const given = options.deliveryStore;
     const memory: MemoryDeliveryStore | undefined = given === undefined ? createMemoryDeliveryStore() : undefined;
     const dispatcher = createWebhookDispatcher(context, { ...options, deliveryStore: memory ?? given });
     const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
@@ -66,6 +68,47 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
             },
           }),
     };
+  };
+}
+
+interface DeliveryRetention {
+  /** The dispatcher's listener, wrapped to mark orders whose deliveries are being made. */
+  readonly events: OrderEvents;
+  readonly guard: RetentionGuard;
+}
+
+/**
+ * The webhooks' say in the order cap: an order with a delivery still pending
+ * (or whose status change is still being turned into deliveries) is never
+ * evicted, and an evicted order's deliveries and attempts go with it.
+ */
+function createDeliveryRetention(inner: OrderEvents, deliveries: DeliveryStore): DeliveryRetention {
+  /** order id → status changes of it being handled now */
+  const handling = new Map<string, number>();
+  return {
+    events: {
+      async statusChanged(change: StatusChange) {
+        const { id } = change.order;
+        handling.set(id, (handling.get(id) ?? 0) + 1);
+        try {
+          await inner.statusChanged(change);
+        } finally {
+          const left = (handling.get(id) ?? 1) - 1;
+          if (left === 0) handling.delete(id);
+          else handling.set(id, left);
+        }
+      },
+    },
+    guard: {
+      async canEvict(order) {
+        if (handling.has(order.id)) return false;
+        // Asked for pending ones only: a store need not read back the finished ones it keeps packed.
+        return (await deliveries.list({ orderId: order.id, state: "pending" })).length === 0;
+      },
+      async evicted(orders) {
+        await deliveries.removeOrders(orders.map((order) => order.id));
+      },
+    },
   };
 }
 

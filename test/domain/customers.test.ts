@@ -3,7 +3,7 @@ import { createCustomerDirectory } from "../../src/domain/customers.ts";
 import { createSequentialIds } from "../../src/domain/ids.ts";
 import { createSeededRandom } from "../../src/domain/random.ts";
 import type { Random } from "../../src/domain/ports.ts";
-import { createCryptoRandom } from "../../src/store/crypto-random.ts";
+import { createCryptoRandom } from "../../src/simulator/embedded-domain.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import { CUSTOMER, createTestDomain } from "./support.ts";

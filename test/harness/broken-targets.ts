@@ -11,7 +11,7 @@ import { freePort } from "../../src/harness/child-process.ts";
 import type { ContractOptions } from "../../src/harness/contract-options.ts";
 import type { PropertyName } from "../../src/harness/property.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
-import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
+import type { SimulatorPluginFactory } from "../../src/domain/plugin-port.ts";
 import { changeWallet } from "../support/wallet-change.ts";
 import { jsonOf, type ProxiedResponse, startRewritingProxy } from "./rewriting-proxy.ts";
 

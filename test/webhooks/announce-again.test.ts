@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ORDER_STEP_JOB } from "../../src/domain/lifecycle.ts";
 import type { Order } from "../../src/domain/model.ts";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
-import type { SimulatorContext } from "../../src/simulator/plugin.ts";
+import type { SimulatorContext } from "../../src/domain/plugin-port.ts";
 import { jobIdFor } from "../../src/webhooks/delivery-transitions.ts";
 import { buildWebhookPayload } from "../../src/webhooks/payload.ts";
 import type { WebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";

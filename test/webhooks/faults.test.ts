@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { WebhookFaults } from "../../src/domain/faults.ts";
 import type { OutcomePlan } from "../../src/domain/model.ts";
-import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
+import type { SimulatorPluginFactory } from "../../src/domain/plugin-port.ts";
 import type { AdminDelivery } from "../../src/webhooks/admin-schemas.ts";
 import {
   addCustomer,

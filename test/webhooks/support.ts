@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
-import type { SimulatorPluginFactory } from "../../src/simulator/plugin.ts";
+import type { SimulatorPluginFactory } from "../../src/domain/plugin-port.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import {

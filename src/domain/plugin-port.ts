@@ -3,19 +3,24 @@
  * a plugin is built from the simulator's context (its ports and domain
  * service) and contributes listeners, admin routes, request effects and a
  * shutdown step. createSimulator builds every plugin once, at start.
+ *
+ * Types only, below every feature: the webhooks, the scenarios and the
+ * dashboard implement it, the HTTP layer and the simulator call it. It names
+ * no feature's state; what one feature needs from the backend (the shared
+ * delivery log, the shared attempt counters) is that plugin's own option.
+ * The request journal's record is here too: plugins hear of every request.
  */
 import type { z } from "zod";
 import type { ErrorCode } from "../contract/error-codes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
 import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import type { StatusTable } from "../contract/status-codes.ts";
-import type { Order } from "../domain/model.ts";
-import type { OrderRetention, RetentionGuard } from "../domain/order-retention.ts";
-import type { Clock, Ids, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
-import type { AirtimeService, OrderEvents } from "../domain/service-types.ts";
-import type { ScenarioEngine, SharedAttemptCounters } from "../domain/scenario-engine.ts";
-import type { Journal, JournalRecord } from "../http/journal.ts";
-import type { DeliveryStore } from "../webhooks/ports.ts";
+import type { Order } from "./model.ts";
+import type { OrderRetention, RetentionGuard } from "./order-retention.ts";
+import type { Clock, Ids, JobPlacement, Random, Scheduler, Store } from "./ports.ts";
+import type { AirtimeService, OrderEvents } from "./service-types.ts";
+import type { ScenarioEngine } from "./scenario-engine.ts";
+import type { JournalEntry } from "../contract/admin-schemas.ts";
 
 /**
  * An express handler or middleware. Its request and response are express's,
@@ -51,6 +56,11 @@ export interface AdminRouteKit {
 /** How a plugin adds routes to the admin API (`/_sim/…`). */
 export interface AdminExtension {
   readonly name: string;
+  /**
+   * The extension's home page, an open route of its own: `GET /` lists it
+   * under `name` and sends a browser there. One extension at most names one.
+   */
+  readonly home?: AdminHome;
   /** Registers the routes on a router mounted at `/_sim` behind the admin token. */
   register(router: AdminRouter, kit: AdminRouteKit): void;
   /**
@@ -59,6 +69,13 @@ export interface AdminExtension {
    * send it.
    */
   registerOpen?(router: AdminRouter, kit: AdminRouteKit): void;
+}
+
+/** A page a browser opens first, e.g. `{ name: "dashboard", path: "/_sim/ui" }`. */
+export interface AdminHome {
+  readonly name: string;
+  /** The full path, `/_sim/…`. */
+  readonly path: string;
 }
 
 /**
@@ -82,12 +99,8 @@ export interface SimulatorContext {
   readonly journal: Journal;
   /** What the order cap has evicted so far (`GET /_sim/stats`). */
   readonly retention: Pick<OrderRetention, "stats">;
-  /** Scenario attempt counts shared by every instance on a Redis store; absent on the memory store. */
-  readonly attemptCounters?: SharedAttemptCounters | undefined;
   /** Where a plugin's jobs run: this process's scheduler, or one every process on a Redis store shares. */
   readonly jobs: JobPlacement;
-  /** The webhook delivery log every instance on a Redis store shares; absent on the memory store. */
-  readonly deliveryStore?: DeliveryStore | undefined;
   /**
    * Every plugin of the simulator, this one included, filled in as they are
    * built: read it once the simulator runs (when answering a request), not
@@ -143,3 +156,52 @@ export interface PluginState {
 export type LeftPending = Readonly<Record<string, number>>;
 
 export type SimulatorPluginFactory = (context: SimulatorContext) => SimulatorPlugin | Promise<SimulatorPlugin>;
+
+/** The request journal: what a plugin hears of each request, and what the admin API reads. */
+/** What an idempotency key did for a send-airtime request. */
+export type IdempotencyOutcome = "new" | "replayed" | "mismatch";
+
+/** What the pipeline records; turned into a `JournalEntry` only when read (the hot path stays cheap). */
+export interface JournalRecord extends Omit<JournalEntry, "id" | "wallTime" | "fired"> {
+  /** Wall-clock time when the request arrived, Unix ms. */
+  readonly wallMs: number;
+  readonly fired: readonly string[];
+  /** Only for a send-airtime request that carried an idempotency key and reached the domain. */
+  readonly idempotency?: IdempotencyOutcome;
+  /**
+   * Present (true) when the request stored a new order, whatever the client
+   * got back: a scenario may drop or fail the response after the commit.
+   */
+  readonly placed?: true;
+}
+
+/** One page of `Journal.page`: a step back in time from `before`. */
+export interface JournalPageQuery {
+  readonly customerId?: string | undefined;
+  /** Only requests answered with this HTTP status. */
+  readonly status?: number | undefined;
+  /** Only requests that arrived at or after this simulator time. */
+  readonly from?: number | undefined;
+  /** Only requests that arrived at or before this simulator time. */
+  readonly to?: number | undefined;
+  /** Only entries older than this entry id (the previous page's cursor). */
+  readonly before?: number | undefined;
+  readonly limit: number;
+}
+
+export interface JournalPage {
+  /** Newest last, as in `list`. */
+  readonly entries: JournalEntry[];
+  /** The id to pass as `before` for the older entries, or undefined when there are none. */
+  readonly olderThan: number | undefined;
+}
+
+export interface Journal {
+  record(entry: JournalRecord): void;
+  /** Newest last; `limit` keeps the newest N. */
+  list(filter?: { customerId?: string; limit?: number }): JournalEntry[];
+  /** The newest `limit` matching entries older than `before`, newest last. */
+  page(query: JournalPageQuery): JournalPage;
+  /** Forgets every entry, or one customer's entries. */
+  clear(customerId?: string): void;
+}
