@@ -25,7 +25,7 @@ const config: KnipConfig = {
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
   ignoreDependencies: ["@stoplight/prism-cli"],
   // The bench runs WireMock's jar with the system's Java when there is one, the container tests
-  // drive the system's podman, and the house report runs the machine's `duplicates`. None is a package.
+  // drive the system's podman, and the structure report runs the machine's `duplicates`. None is a package.
   ignoreBinaries: ["java", "podman", "duplicates"],
 };
 

@@ -1,5 +1,5 @@
 /**
- * How big the house is, measured the way the size rules read it: the lines of
+ * How big the code is, measured the way the size rules read it: the lines of
  * `src/`, the files over the per-file limit and the functions over the
  * per-function limit. A total says little on its own; the two lists say
  * where complexity sits. Run with `npx tsx scripts/size-report.ts [dir]`.

@@ -1,13 +1,13 @@
 /**
- * How the house is built, measured on this tree and, with `--before COMMIT`,
+ * How the code is built, measured on this tree and, with `--before COMMIT`,
  * on that commit's tree (extracted as `bench/baseline-tree.ts` does): files
  * and lines of `src/`, the small files, the imports that climb from an inner
  * layer to an outer one, the files one `POST /v1/airtime` runs through, the
  * files of `src/webhooks/` an order's final status runs through to its
- * delivered webhook (both by `scripts/house-probe.ts`), and the pairs
+ * delivered webhook (both by `scripts/structure-probe.ts`), and the pairs
  * `duplicates src` lists. Prints a Markdown table.
  *
- *   npx tsx scripts/house-report.ts [--before COMMIT]
+ *   npx tsx scripts/structure-report.ts [--before COMMIT]
  */
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -72,7 +72,7 @@ function measure(tree: string): Measures {
   const src = join(tree, "src");
   const files = listSourceFiles(src).sort();
   const lengths = files.map((file) => lineCount(readFileSync(file, "utf8")));
-  const probe = execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/house-probe.ts"), tree], {
+  const probe = execFileSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/structure-probe.ts"), tree], {
     cwd: ROOT,
     encoding: "utf8",
     maxBuffer: 1 << 24,

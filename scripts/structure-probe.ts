@@ -1,6 +1,6 @@
 /**
- * The dynamic half of `scripts/house-report.ts`, run in a child process
- * against one tree (`npx tsx scripts/house-probe.ts TREE`): which source
+ * The dynamic half of `scripts/structure-report.ts`, run in a child process
+ * against one tree (`npx tsx scripts/structure-probe.ts TREE`): which source
  * files of TREE run for one `POST /v1/airtime`, and which files of
  * `src/webhooks/` run between an order's final status and its delivered
  * webhook. V8's precise coverage counts the functions called between two
@@ -48,7 +48,7 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done));
 const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 
-const TOKEN = "tok_house_probe";
+const TOKEN = "tok_structure_probe";
 const PENDING_MS = 1000;
 const sim = await api.createSimulator({
   clock: "virtual",
@@ -61,7 +61,7 @@ const url = await sim.listen();
 
 let counter = 0;
 async function post(): Promise<string> {
-  const reference = `HOUSE-${++counter}`;
+  const reference = `PROBE-${++counter}`;
   const response = await fetch(`${url}/v1/airtime`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
