@@ -57,11 +57,17 @@ export function clusterSeeds(url: string): { host: string; port: number }[] {
   });
 }
 
+/** How long one command may wait for its answer before the request gives up (503 `store_unavailable`). */
+const COMMAND_TIMEOUT_MS = 3_000;
+
 /** One connection's settings, shared by a single client and every node of a cluster. */
 const CONNECTION: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   lazyConnect: true,
+  // A connection that stays open but answers nothing (a partition, a blackholed route) fails each
+  // command after this long, so the request answers 503 instead of hanging; above WAIT's 1 s.
+  commandTimeout: COMMAND_TIMEOUT_MS,
   // Reconnects forever, never more than a second apart: the simulator outlives a Redis restart.
   retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
 };
