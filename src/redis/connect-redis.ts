@@ -7,7 +7,7 @@
  * when a Redis store is asked for, with a clear message when it is missing.
  *
  * The client never queues commands while Redis is away
- * (`enableOfflineQueue: false`, one retry per request): a request then
+ * (`enableOfflineQueue: false`, and no command sent again after a reconnect): a request then
  * fails at once as `StoreUnavailableError` — a 503 `store_unavailable` —
  * instead of hanging, and the client reconnects by itself in the background.
  */
@@ -57,11 +57,21 @@ export function clusterSeeds(url: string): { host: string; port: number }[] {
   });
 }
 
+/** How long one command may wait for its answer before the request gives up (503 `store_unavailable`). */
+const COMMAND_TIMEOUT_MS = 3_000;
+
 /** One connection's settings, shared by a single client and every node of a cluster. */
 const CONNECTION: RedisOptions = {
   enableOfflineQueue: false,
-  maxRetriesPerRequest: 1,
+  // A command out when its connection closes fails at once, and is never sent again after the
+  // reconnect: Redis may have run it already (the answer was lost, not the command), and a script
+  // run twice (a placement, a compare-and-set, a delivery's insert) would answer as if another
+  // process had done it, and its caller skip what follows (a delivery's first attempt never scheduled).
+  maxRetriesPerRequest: 0,
   lazyConnect: true,
+  // A connection that stays open but answers nothing (a partition, a blackholed route) fails each
+  // command after this long, so the request answers 503 instead of hanging; above WAIT's 1 s.
+  commandTimeout: COMMAND_TIMEOUT_MS,
   // Reconnects forever, never more than a second apart: the simulator outlives a Redis restart.
   retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
 };

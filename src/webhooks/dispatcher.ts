@@ -40,6 +40,8 @@ const DEFAULT_WEBHOOK_JITTER = 0.1;
 const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
 const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
 const DEFAULT_MAX_QUEUED_PER_ENDPOINT = 1000;
+/** How soon a retry's job that its delivery does not name yet looks again. */
+const NOT_YET_NAMED_RECHECK_MS = 250;
 
 export interface WebhookDispatcherOptions {
   /** Delay before each attempt (ms list or text like `0,100ms,1s`); default Standard Webhooks' example. */
@@ -142,7 +144,15 @@ export function createWebhookDispatcher(
     const delivery = await deliveries.get(deliveryId);
     if (delivery === undefined || delivery.state !== "pending") return;
     // Superseded (redelivery, webhook before response), or run again after its attempt was recorded.
-    if (delivery.nextJobId !== job.id) return;
+    if (delivery.nextJobId !== job.id) {
+      // A retry's job can fall due before the attempt that scheduled it names it on the delivery (that
+      // process stalled, or died and its attempt runs again): it looks again later instead of being dropped.
+      if (scheduleIndex > delivery.scheduleIndex) {
+        const dueAt = Math.max(kit.clock.now(), job.dueAt) + NOT_YET_NAMED_RECHECK_MS;
+        await scheduleAttempt(scheduler, { id: job.id, dueAt, deliveryId, scheduleIndex });
+      }
+      return;
+    }
     const context: AttemptContext = { trigger: "schedule", scheduledAt: job.dueAt, scheduleIndex, jobId: job.id };
     await placement.runJob(
       flights.track(attemptScheduled(delivery, context)),

@@ -6,7 +6,13 @@
  * The survivor also finishes the killed instance's orders and makes the
  * webhook attempts it held, each message accepted exactly once. All of it on
  * one redis-server, and again on a six-node Redis Cluster.
+ *
+ * The webhook test is the one a loaded machine shook: `npm run
+ * stress:kill-instance` runs it 50 times in a row (KILL_INSTANCE_REPEATS
+ * more after the first), each on an emptied database; run it beside a busy
+ * loop on each core.
  */
+import { Redis } from "ioredis";
 import { expect, it } from "vitest";
 import { startCountingReceiver } from "../support/counting-receiver.ts";
 import { balanceOf, bearer, send } from "../support/http.ts";
@@ -16,6 +22,8 @@ import { describeOnEachRedis } from "../support/shared-redis.ts";
 const TOKEN = "kill-instance-token-01";
 const ADMIN = "kill-instance-admin-0001";
 const BALANCE = 100_000;
+/** Extra runs of the webhook test, for the stress script; none in the default suite. */
+const REPEATS = Number(process.env.KILL_INSTANCE_REPEATS ?? "0");
 
 const order = (url: string, i: number) =>
   send(url, "/v1/airtime", {
@@ -110,12 +118,17 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
     }
   });
 
-  it("lets the survivor make the webhook attempts the killed instance held", { timeout: 150_000 }, async () => {
+  let webhookRuns = 0;
+  const webhookTest = { timeout: 150_000, repeats: REPEATS };
+  it("lets the survivor make the webhook attempts the killed instance held", webhookTest, async () => {
     // Down (and slow to say so) until after the kill: every message waits for a retry, many in flight.
     const receiver = await startCountingReceiver({ down: true, downLatencyMs: 300 });
     const schedule = ["0", ...Array.from({ length: 200 }, () => "500ms")].join(",");
+    // A cluster is emptied when the number changes; a server's database is emptied here.
+    const store = await redis.storeUrl(2 + (webhookRuns++ % 2));
+    if (store.startsWith("redis://") && webhookRuns > 1) await emptyDatabase(store);
     const args = [
-      ...["--store", await redis.storeUrl(2), "--demo-token", TOKEN, "--admin-token", ADMIN],
+      ...["--store", store, "--demo-token", TOKEN, "--admin-token", ADMIN],
       ...["--timing", "100ms", "--webhook-url", receiver.url, "--webhook-schedule", schedule, "--quiet"],
     ];
     const doomed = await startServe(args);
@@ -154,3 +167,12 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
     }
   });
 });
+
+async function emptyDatabase(url: string): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    await client.flushdb();
+  } finally {
+    client.disconnect();
+  }
+}
