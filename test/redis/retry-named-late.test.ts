@@ -13,7 +13,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { jobShards, shardOf } from "../../src/redis/job-shards.ts";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
-import type { SimulatorContext } from "../../src/simulator/plugin.ts";
+import type { SimulatorContext } from "../../src/domain/plugin-port.ts";
 import { jobIdFor } from "../../src/webhooks/delivery-transitions.ts";
 import type { Delivery } from "../../src/webhooks/ports.ts";
 import type { WebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
