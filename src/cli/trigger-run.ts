@@ -26,8 +26,8 @@ export interface TriggerOrder {
 }
 
 export interface TriggerFaults {
-  /** How many times the webhook is delivered, one `webhook-id` throughout (1 = no duplicate). */
-  readonly deliveries: number;
+  /** Extra copies of the webhook, one `webhook-id` throughout (0 = none), as the scenario effect counts them. */
+  readonly duplicates: number;
   readonly badSignature: boolean;
   /** Extra delay before the first attempt, ms. */
   readonly delayMs?: number;
@@ -72,7 +72,7 @@ export class TriggerProblem extends Error {
 /** The scenario `trigger` loads: the order stays pending until forced; the faults ride on its webhooks. */
 function triggerScenario(faults: TriggerFaults): ScenarioFileInput {
   const webhook = {
-    ...(faults.deliveries > 1 ? { duplicate: faults.deliveries - 1 } : {}),
+    ...(faults.duplicates > 0 ? { duplicate: faults.duplicates } : {}),
     ...(faults.badSignature ? { badSignature: true } : {}),
     ...(faults.delayMs === undefined || faults.delayMs === 0 ? {} : { delay: `${faults.delayMs}ms` }),
   };

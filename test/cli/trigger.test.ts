@@ -3,7 +3,9 @@
  * a real express handler that verifies with the `standardwebhooks` package:
  * one command with an in-process simulator, and against a running `serve`.
  */
+import { readFile } from "node:fs/promises";
 import { afterEach, expect, it, vi } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { trigger } from "../../src/cli/trigger.ts";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import { finalStatusCodes } from "../../src/contract/status-names.ts";
@@ -130,15 +132,31 @@ it("works for every final status in the status table", async () => {
   }
 });
 
-it("--duplicate 3 delivers three times with one webhook-id", async () => {
+it("--duplicate N counts as the webhook-storm scenario's duplicate: N does: N extra copies, one webhook-id", async () => {
+  const storm = parseYaml(await readFile(new URL("../../scenarios/webhook-storm.yaml", import.meta.url), "utf8")) as {
+    description: string;
+    rules: Array<{ effects: { webhook: { duplicate: number } } }>;
+  };
+  const n = storm.rules[0]?.effects.webhook.duplicate ?? 0;
+  expect(n).toBe(3);
+  expect(storm.description).toContain(`${n} duplicates (${n + 1} deliveries`);
   const secret = generateWebhookSecret();
   const receiver = await handler(secret);
-  const { code, output } = await runTrigger(["success", "--duplicate", "3", ...oneCommand(receiver, secret), "--json"]);
+  const { code, output } = await runTrigger([
+    "success",
+    "--duplicate",
+    String(n),
+    ...oneCommand(receiver, secret),
+    "--json",
+  ]);
   expect(code, output).toBe(0);
-  expect(receiver.requests).toHaveLength(3);
+  expect(receiver.requests).toHaveLength(n + 1);
   expect(receiver.requests.every((request) => request.verified)).toBe(true);
   expect(new Set(receiver.requests.map((request) => request.webhookId)).size).toBe(1);
-  expect(jsonOf(output).deliveries.map((delivery) => delivery.kind)).toEqual(["status", "duplicate", "duplicate"]);
+  expect(jsonOf(output).deliveries.map((delivery) => delivery.kind)).toEqual([
+    "status",
+    ...Array.from({ length: n }, () => "duplicate"),
+  ]);
 });
 
 it("--bad-signature is rejected by the handler, and trigger exits 1", async () => {
@@ -206,13 +224,13 @@ it("refuses other bad input with exit 2", async () => {
   expect(await trigger(["3", ...forward])).toBe(2);
   expect(await trigger(["failed", "--forward-to", "localhost:9/webhooks"])).toBe(2);
   expect(await trigger(["failed", ...forward, "--url", "http://127.0.0.1:4010"])).toBe(2);
-  expect(await trigger(["failed", ...forward, "--duplicate", "0"])).toBe(2);
+  expect(await trigger(["failed", ...forward, "--duplicate", "11"])).toBe(2);
   expect(await trigger(["failed", ...forward, "--delay", "soon"])).toBe(2);
   const text = errors.join("\n");
   expect(text).toContain("'error' names several statuses (13, 15, 16, 24): give the code");
   expect(text).toContain("3 (Submitted) is not a final status");
   expect(text).toContain("--forward-to needs the handler's secret");
   expect(text).toContain("--forward-to starts its own simulator; --url is for a running one");
-  expect(text).toContain("--duplicate must be a whole number from 1 to 11");
+  expect(text).toContain("--duplicate must be a whole number from 0 to 10 (extra copies)");
   expect(text).toContain('--delay: "soon" is not a duration');
 });
