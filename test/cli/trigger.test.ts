@@ -168,7 +168,18 @@ it("--bad-signature is rejected by the handler, and trigger exits 1", async () =
   expect(receiver.requests.every((request) => !request.verified && request.answered === 400)).toBe(true);
   expect(output).toContain("[signed with a wrong secret]");
   expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
+  // Refused on purpose: no hint about the secrets.
+  expect(output).not.toContain("probably differs");
   expect(output).toContain("not ok: the handler did not answer 2xx to every webhook");
+});
+
+it("a handler that verifies with another secret gets a hint that the secrets probably differ", async () => {
+  const receiver = await handler(generateWebhookSecret());
+  const { code, output } = await runTrigger(["success", ...oneCommand(receiver, generateWebhookSecret())]);
+  expect(code, output).toBe(1);
+  expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
+  expect(output).toContain("hint: the handler refused correctly signed webhooks (HTTP 400)");
+  expect(output).toContain("the secret it verifies with probably differs");
 });
 
 it("an unknown status exits 2 and lists the valid ones", async () => {
