@@ -112,6 +112,13 @@ it("trigger against a running serve: the webhook reaches the handler and agrees 
   expect(receiver.requests.map((r) => r.verified)).toEqual([true]);
   expect(pick(receiver.requests[0]?.event, SHARED_FIELDS)).toEqual(pick(order, SHARED_FIELDS));
   expect(order.status).toBe(2);
+  // The scenario it loaded to hold the order is gone again; a second run leaves nothing either.
+  const again = await runTrigger(["success", "--url", url, "--admin-token", ADMIN_TOKEN, "--duplicate", "1"]);
+  expect(again.code, again.output).toBe(0);
+  const scenarios = await fetch(`${url}/_sim/scenarios`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const listing = (await scenarios.json()) as { loaded: Array<{ name: string }>; active: { global: string[] } };
+  expect(listing.loaded.map((scenario) => scenario.name).filter((name) => name.startsWith("trigger-"))).toEqual([]);
+  expect(listing.active.global).toEqual([]);
 });
 
 it("works for every final status in the status table", async () => {
