@@ -166,3 +166,9 @@ describe("README.md", () => {
     expect(await shell.exited, shell.output()).toBe(0);
   });
 });
+
+test("the README says how long npm test takes, and how to run one area instead", () => {
+  const line = README.split("\n").find((text) => text.startsWith("npm test "));
+  expect(line).toMatch(/\d+\+? min on \d+ shared cores/);
+  expect(line).toContain("npx vitest run test/");
+});
