@@ -23,6 +23,10 @@ check   place one order of the smallest amount, replay it, look it up until fina
         rule of FILE found (✓ or ✗). Exit 1 on any miss, 2 on a usage error.
 init    write a commented starter profile to FILE (default provider-profile.yaml).`;
 
+const WEBHOOK_NOT_CHECKED =
+  "- webhook not checked: add --listen HOST:PORT --webhook-secret SECRET, and set the target to post " +
+  "its webhooks to http://HOST:PORT/webhooks, to check its signature and fields too";
+
 export async function profile(args: string[]): Promise<number> {
   const [action, ...rest] = args;
   if (action === undefined || action === "--help" || action === "-h") {
@@ -35,7 +39,18 @@ export async function profile(args: string[]): Promise<number> {
   return 2;
 }
 
+const wantsHelp = (args: readonly string[]) => args.includes("--help") || args.includes("-h");
+
 async function init(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    console.log(USAGE);
+    return 0;
+  }
+  const option = args.find((arg) => arg.startsWith("-"));
+  if (option !== undefined || args.length > 1) {
+    console.error(`airtime-harness profile init: takes one FILE, not '${option ?? args.join(" ")}'\n\n${USAGE}`);
+    return 2;
+  }
   const file = args[0] ?? "provider-profile.yaml";
   const exists = await access(file).then(
     () => true,
@@ -51,6 +66,10 @@ async function init(args: string[]): Promise<number> {
 }
 
 async function check(args: string[]): Promise<number> {
+  if (wantsHelp(args)) {
+    console.log(USAGE);
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -98,6 +117,8 @@ async function check(args: string[]): Promise<number> {
     ...(values["webhook-secret"] === undefined ? {} : { webhookSecret: values["webhook-secret"] }),
   });
   for (const line of lines) console.log(`${line.ok ? " " : "!"} ${line.text}`);
+  // A check that passes without ever looking at the webhook must say so, and how to look.
+  if (listen === undefined) console.log(WEBHOOK_NOT_CHECKED);
   const misses = lines.filter((line) => !line.ok);
   if (misses.length === 0) {
     console.log(`\n${file}: every pointer and rule found what it names`);

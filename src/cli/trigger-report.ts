@@ -56,7 +56,22 @@ function hints(report: TriggerReport): string[] {
   if (errors.has("timeout")) {
     lines.push(`hint: the handler at ${report.webhookUrl} took longer than the webhook timeout to answer`);
   }
+  const refused = refusedStatuses(report);
+  if (refused.length > 0) {
+    lines.push(
+      `hint: the handler refused correctly signed webhooks (HTTP ${refused.join(", ")}): the secret it verifies ` +
+        "with probably differs from the one they were signed with (trigger's --secret, or serve's --webhook-secret)",
+    );
+  }
   return lines;
+}
+
+/** A 400, 401 or 403 to a webhook signed as it should be is most often a secret that differs. */
+function refusedStatuses(report: TriggerReport): number[] {
+  const statuses = report.deliveries
+    .filter((delivery) => !delivery.badSignature)
+    .flatMap((delivery) => delivery.attempts.map((attempt) => attempt.responseStatus));
+  return [400, 401, 403].filter((status) => statuses.includes(status));
 }
 
 function formatDelivery(delivery: AdminDeliveryDetail): string[] {

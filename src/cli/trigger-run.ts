@@ -8,8 +8,10 @@
  *  3. force the final status through the admin transition;
  *  4. follow the deliveries: on a virtual clock by advancing it to each next
  *     attempt, on a real one by waiting (bounded) for the attempts to happen;
- *  5. read back the order and every delivery with its attempts.
+ *  5. read back the order and every delivery with its attempts;
+ *  6. remove the scenario it loaded (the order keeps the effects it was given).
  */
+import { randomBytes } from "node:crypto";
 import { compileProfile, type CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type AdminClient, AdminApiError } from "../harness/admin-client.ts";
 import { createHttpClient, type HttpOutcome } from "../harness/http-client.ts";
@@ -26,8 +28,8 @@ export interface TriggerOrder {
 }
 
 export interface TriggerFaults {
-  /** How many times the webhook is delivered, one `webhook-id` throughout (1 = no duplicate). */
-  readonly deliveries: number;
+  /** Extra copies of the webhook, one `webhook-id` throughout (0 = none), as the scenario effect counts them. */
+  readonly duplicates: number;
   readonly badSignature: boolean;
   /** Extra delay before the first attempt, ms. */
   readonly delayMs?: number;
@@ -72,13 +74,13 @@ export class TriggerProblem extends Error {
 /** The scenario `trigger` loads: the order stays pending until forced; the faults ride on its webhooks. */
 function triggerScenario(faults: TriggerFaults): ScenarioFileInput {
   const webhook = {
-    ...(faults.deliveries > 1 ? { duplicate: faults.deliveries - 1 } : {}),
+    ...(faults.duplicates > 0 ? { duplicate: faults.duplicates } : {}),
     ...(faults.badSignature ? { badSignature: true } : {}),
     ...(faults.delayMs === undefined || faults.delayMs === 0 ? {} : { delay: `${faults.delayMs}ms` }),
   };
   const effects = { stuckPending: true, ...(Object.keys(webhook).length === 0 ? {} : { webhook }) };
-  // Named after its content: the same flags reuse one scenario instead of piling up new ones.
-  const name = `trigger-${hashSeed(JSON.stringify(effects), 0).toString(16).padStart(8, "0")}`;
+  // Its own name per run: a run removes only the scenario it loaded, never one another run still needs.
+  const name = `trigger-${hashSeed(JSON.stringify(effects), 0).toString(16).padStart(8, "0")}-${randomBytes(3).toString("hex")}`;
   return {
     name,
     description: "Loaded by `airtime-harness trigger`: holds the order pending until its status is forced.",
@@ -160,7 +162,21 @@ export async function runTrigger(request: TriggerRequest): Promise<TriggerReport
   const scenario = triggerScenario(request.faults);
   const { mode } = await admin.clock().catch((error: unknown) => explain(error, url));
   await admin.loadScenario(scenario).catch((error: unknown) => explain(error, url));
+  try {
+    return await placeAndForce(request, { token, scenario: scenario.name, mode, webhookUrl: customer.webhook.url });
+  } finally {
+    // A failed removal must not hide the report or the problem the run ended with.
+    await admin.removeScenario(scenario.name).catch(() => undefined);
+  }
+}
 
+/** Steps 2–5: the order under the loaded scenario, its forced status, and what was delivered. */
+async function placeAndForce(
+  request: TriggerRequest,
+  run: { token: string; scenario: string; mode: "real" | "virtual"; webhookUrl: string },
+): Promise<TriggerReport> {
+  const { admin, url } = request;
+  const { token, mode } = run;
   const api = createHttpClient(url);
   const { order } = request;
   const placed = await api.send({
@@ -170,7 +186,7 @@ export async function runTrigger(request: TriggerRequest): Promise<TriggerReport
       authorization: `Bearer ${token}`,
       "content-type": "application/json",
       "idempotency-key": order.reference,
-      "x-sim-scenario": scenario.name,
+      "x-sim-scenario": run.scenario,
     },
     body: JSON.stringify({ ...order, currency: "KES" }),
   });
@@ -198,7 +214,7 @@ export async function runTrigger(request: TriggerRequest): Promise<TriggerReport
   return {
     clock: mode,
     advancedMs,
-    webhookUrl: customer.webhook.url,
+    webhookUrl: run.webhookUrl,
     order: lookup.json,
     deliveries,
     ok: deliveries.length > 0 && deliveries.every((delivery) => delivery.state === "delivered"),

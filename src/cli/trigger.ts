@@ -23,8 +23,8 @@ import { runTrigger, type TriggerFaults, type TriggerOrder, TriggerProblem } fro
 
 export const DEFAULT_SIMULATOR_URL = "http://127.0.0.1:4010";
 const DEFAULT_WAIT_MS = 10_000;
-/** One original plus the ten extra copies a scenario may ask for. */
-const MAX_DELIVERIES = 11;
+/** The most extra copies a scenario's `duplicate` effect may ask for. */
+const MAX_DUPLICATES = 10;
 
 const USAGE = `usage: airtime-harness trigger STATUS [options]
 
@@ -55,7 +55,8 @@ the order:
   --shortcode CODE       fund it from this wallet
 
 webhook faults (the scenario effects QA uses):
-  --duplicate N          deliver it N times with one webhook-id (default 1)
+  --duplicate N          also send N duplicates with the same webhook-id: N + 1
+                         deliveries in all (default 0), as a scenario's duplicate: N
   --bad-signature        sign it with a wrong secret
   --delay DURATION       hold the first attempt back, e.g. 2s
 
@@ -186,9 +187,9 @@ async function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): Promise
   const { path, name } = statusPath(positionals[0]);
   const amount = Number(values.amount ?? "100");
   if (!(amount > 0) || !Number.isFinite(amount)) throw new UsageError("--amount must be a positive number of KES");
-  const deliveries = Number(values.duplicate ?? "1");
-  if (!Number.isInteger(deliveries) || deliveries < 1 || deliveries > MAX_DELIVERIES) {
-    throw new UsageError(`--duplicate must be a whole number from 1 to ${MAX_DELIVERIES}`);
+  const duplicates = Number(values.duplicate ?? "0");
+  if (!Number.isInteger(duplicates) || duplicates < 0 || duplicates > MAX_DUPLICATES) {
+    throw new UsageError(`--duplicate must be a whole number from 0 to ${MAX_DUPLICATES} (extra copies)`);
   }
   const delayMs = durationOf("delay", values.delay);
   const provider = await providerOf(values.provider);
@@ -204,7 +205,7 @@ async function parseTriggerArgs(args: string[], env: NodeJS.ProcessEnv): Promise
       ...(values.shortcode === undefined ? {} : { shortcode: values.shortcode }),
     },
     faults: {
-      deliveries,
+      duplicates,
       badSignature: values["bad-signature"] === true,
       ...(delayMs === undefined ? {} : { delayMs }),
     },

@@ -71,6 +71,8 @@ export interface AdminClient {
   getDelivery(id: string): Promise<AdminDeliveryDetail>;
   /** Uploads a scenario (replacing one of the same name), for `X-Sim-Scenario` to name. */
   loadScenario(scenario: ScenarioFileInput): Promise<void>;
+  /** Deactivates a loaded scenario everywhere and forgets it. */
+  removeScenario(name: string): Promise<void>;
 }
 
 /** `?name=value&…` of the filters given; empty when none is. */
@@ -146,6 +148,9 @@ export function createAdminClient(url: string, token: string): AdminClient {
     },
     async loadScenario(scenario) {
       await callAdmin(connection, "POST", "/_sim/scenarios", scenario);
+    },
+    async removeScenario(name) {
+      await callAdmin(connection, "DELETE", `/_sim/scenarios/${encodeURIComponent(name)}`);
     },
   };
 }

@@ -100,7 +100,7 @@ export async function checkProfile(provider: CompiledProfile, options: ProfileCh
       else if (wait.kind === "timeout") {
         note(
           false,
-          `no webhook for ${reference} within ${options.timeoutMs} ms (event filter ${provider.resolved.event.pointer} in [${provider.resolved.event.values.join(", ")}], reference at ${provider.pointer("webhook", "reference")}) ✗`,
+          `no webhook for ${reference} within ${options.timeoutMs} ms (event filter ${provider.resolved.event.pointer} in [${provider.resolved.event.values.join(", ")}], reference at ${provider.pointer("webhook", "reference")}) ✗: is the target set to post its webhooks to ${receiver.url}? (requests received: ${receiver.arrivals().requests})`,
         );
       } else {
         note(true, `webhook signature (${receiver.signing}) ✓`);

@@ -217,6 +217,19 @@ function registerCustomerRoutes(router: Router, controls: AdminControls): void {
   router.all("/customers/:id", methodNotAllowed(["GET", "PATCH"]));
 }
 
+/**
+ * The schema a transition body is judged by. The request is a union, whose
+ * own error is a bare "Invalid input"; a body naming `action` (or `status`)
+ * is judged by that branch alone, so a bad action is answered with the
+ * actions the branch's enum allows.
+ */
+function transitionSchemaFor(body: unknown) {
+  const union = jsonBodySchema(TRANSITION_ORDER_ROUTE);
+  if (typeof body !== "object" || body === null) return union;
+  const branch = union.options.find((option) => Object.keys(option.shape).some((key) => key in body));
+  return branch ?? union;
+}
+
 /** `/orders`, one order, and the forced transition an admin uses to decide an outcome. */
 function registerOrderRoutes(router: Router, controls: AdminControls): void {
   router.get("/orders", async (req, res) => {
@@ -258,7 +271,7 @@ function registerOrderRoutes(router: Router, controls: AdminControls): void {
   router.all("/orders/:id", methodNotAllowed(["GET"]));
 
   router.post("/orders/:id/transition", async (req, res) => {
-    const body = validate(jsonBodySchema(TRANSITION_ORDER_ROUTE), req.body, "transition");
+    const body = validate(transitionSchemaFor(req.body), req.body, "transition");
     const [status, message] = "action" in body ? [ACTION_STATUS[body.action], undefined] : [body.status, body.message];
     const outcome = await controls.transition(req.params.id as string, status, message);
     switch (outcome.kind) {

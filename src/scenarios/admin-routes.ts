@@ -4,6 +4,7 @@
  *   GET  /_sim/scenarios                    loaded and active scenarios
  *   POST /_sim/scenarios                    upload one (YAML or JSON), validated; replaces by name
  *   GET  /_sim/scenarios/:name              one loaded scenario, as parsed
+ *   DELETE /_sim/scenarios/:name            deactivate it everywhere and forget it
  *   POST /_sim/scenarios/:name/activate     {customer?}: for one customer, or for everyone
  *   POST /_sim/scenarios/:name/deactivate   {customer?}
  */
@@ -126,7 +127,13 @@ export function createScenarioAdmin(deps: ScenarioAdminDeps): AdminExtension {
         requireLoaded(name);
         res.json({ ...summary(engine, name), definition: engine.get(name)?.definition });
       });
-      router.all("/scenarios/:name", methodNotAllowed(["GET"]));
+      router.delete("/scenarios/:name", (req, res) => {
+        const name = req.params.name as string;
+        requireLoaded(name);
+        engine.remove(name);
+        res.status(204).end();
+      });
+      router.all("/scenarios/:name", methodNotAllowed(["GET", "DELETE"]));
 
       router.post("/scenarios/:name/activate", async (req, res) => {
         const name = req.params.name as string;

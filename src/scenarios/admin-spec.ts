@@ -113,6 +113,23 @@ export const SCENARIO_ADMIN_SPEC: AdminExtensionSpec = [
       },
     },
   },
+  {
+    method: "delete",
+    path: "/_sim/scenarios/{name}",
+    operation: {
+      tags: ["scenarios"],
+      summary: "Remove a loaded scenario",
+      description:
+        "Deactivates the scenario everywhere and forgets it. Orders it already shaped keep their effects. " +
+        "`trigger` removes the scenario it loaded this way when it is done.",
+      operationId: "removeScenario",
+      requestParams: { path: NAME_PATH },
+      responses: {
+        "204": { description: "Removed." },
+        "404": problem("`not_found`: no scenario of this name is loaded."),
+      },
+    },
+  },
   ACTIVATE_SCENARIO_ROUTE,
   activationRoute("deactivate"),
 ];

@@ -104,6 +104,8 @@ export interface ManagedScenarioEngine extends ScenarioEngine {
   get(name: string): LoadedScenario | undefined;
   activate(name: string, scope?: ActivationScope): ActivationOutcome;
   deactivate(name: string, scope?: ActivationScope): DeactivationOutcome;
+  /** Deactivates a scenario everywhere and forgets it; false when none of that name is loaded. */
+  remove(name: string): boolean;
   list(): ScenarioListing;
   /**
    * Forgets attempt counters and restarts generators: all of them (a full
@@ -251,6 +253,17 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
       list.splice(index, 1);
       if (scope.customer !== undefined && list.length === 0) perCustomer.delete(scope.customer);
       return { kind: "deactivated" };
+    },
+
+    remove(name) {
+      if (!loaded.delete(name)) return false;
+      for (const list of [global, ...perCustomer.values()]) {
+        const index = list.indexOf(name);
+        if (index >= 0) list.splice(index, 1);
+      }
+      for (const [customer, list] of perCustomer) if (list.length === 0) perCustomer.delete(customer);
+      states.forget(name);
+      return true;
     },
 
     list: () => listing(parts),

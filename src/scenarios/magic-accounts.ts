@@ -119,7 +119,7 @@ export const MAGIC_ACCOUNTS: readonly MagicAccount[] = [
     account: "+254700000011",
     service: "safaricom",
     name: "duplicate-webhook",
-    behaviour: "Succeeds; every webhook is delivered 3 times (same webhook-id)",
+    behaviour: "Succeeds; every webhook comes with 2 duplicates: 3 deliveries, one webhook-id",
     effects: { outcome: { status: 20 }, webhook: { duplicate: 2 } },
   },
   {

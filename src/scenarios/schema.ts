@@ -157,7 +157,9 @@ const OutcomeStatusSchema = z
 const WebhookEffectSchema = z
   .strictObject({
     delay: TimingSchema.optional().meta({ description: "Extra delay before the first attempt of each webhook." }),
-    duplicate: z.int().min(1).max(10).optional().meta({ description: "Send each webhook this many extra times." }),
+    duplicate: z.int().min(1).max(10).optional().meta({
+      description: "Duplicates of each webhook: extra copies with the same webhook-id (3 → 4 deliveries in all).",
+    }),
     outOfOrder: z.boolean().optional().meta({ description: "After the final webhook, send a stale earlier status." }),
     badSignature: z.boolean().optional().meta({ description: "Sign with a wrong secret." }),
     drop: z.boolean().optional().meta({ description: "Never send the webhooks." }),

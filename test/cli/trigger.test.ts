@@ -3,7 +3,9 @@
  * a real express handler that verifies with the `standardwebhooks` package:
  * one command with an in-process simulator, and against a running `serve`.
  */
+import { readFile } from "node:fs/promises";
 import { afterEach, expect, it, vi } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { trigger } from "../../src/cli/trigger.ts";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import { finalStatusCodes } from "../../src/contract/status-names.ts";
@@ -110,6 +112,13 @@ it("trigger against a running serve: the webhook reaches the handler and agrees 
   expect(receiver.requests.map((r) => r.verified)).toEqual([true]);
   expect(pick(receiver.requests[0]?.event, SHARED_FIELDS)).toEqual(pick(order, SHARED_FIELDS));
   expect(order.status).toBe(2);
+  // The scenario it loaded to hold the order is gone again; a second run leaves nothing either.
+  const again = await runTrigger(["success", "--url", url, "--admin-token", ADMIN_TOKEN, "--duplicate", "1"]);
+  expect(again.code, again.output).toBe(0);
+  const scenarios = await fetch(`${url}/_sim/scenarios`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const listing = (await scenarios.json()) as { loaded: Array<{ name: string }>; active: { global: string[] } };
+  expect(listing.loaded.map((scenario) => scenario.name).filter((name) => name.startsWith("trigger-"))).toEqual([]);
+  expect(listing.active.global).toEqual([]);
 });
 
 it("works for every final status in the status table", async () => {
@@ -130,15 +139,31 @@ it("works for every final status in the status table", async () => {
   }
 });
 
-it("--duplicate 3 delivers three times with one webhook-id", async () => {
+it("--duplicate N counts as the webhook-storm scenario's duplicate: N does: N extra copies, one webhook-id", async () => {
+  const storm = parseYaml(await readFile(new URL("../../scenarios/webhook-storm.yaml", import.meta.url), "utf8")) as {
+    description: string;
+    rules: Array<{ effects: { webhook: { duplicate: number } } }>;
+  };
+  const n = storm.rules[0]?.effects.webhook.duplicate ?? 0;
+  expect(n).toBe(3);
+  expect(storm.description).toContain(`${n} duplicates (${n + 1} deliveries`);
   const secret = generateWebhookSecret();
   const receiver = await handler(secret);
-  const { code, output } = await runTrigger(["success", "--duplicate", "3", ...oneCommand(receiver, secret), "--json"]);
+  const { code, output } = await runTrigger([
+    "success",
+    "--duplicate",
+    String(n),
+    ...oneCommand(receiver, secret),
+    "--json",
+  ]);
   expect(code, output).toBe(0);
-  expect(receiver.requests).toHaveLength(3);
+  expect(receiver.requests).toHaveLength(n + 1);
   expect(receiver.requests.every((request) => request.verified)).toBe(true);
   expect(new Set(receiver.requests.map((request) => request.webhookId)).size).toBe(1);
-  expect(jsonOf(output).deliveries.map((delivery) => delivery.kind)).toEqual(["status", "duplicate", "duplicate"]);
+  expect(jsonOf(output).deliveries.map((delivery) => delivery.kind)).toEqual([
+    "status",
+    ...Array.from({ length: n }, () => "duplicate"),
+  ]);
 });
 
 it("--bad-signature is rejected by the handler, and trigger exits 1", async () => {
@@ -150,7 +175,18 @@ it("--bad-signature is rejected by the handler, and trigger exits 1", async () =
   expect(receiver.requests.every((request) => !request.verified && request.answered === 400)).toBe(true);
   expect(output).toContain("[signed with a wrong secret]");
   expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
+  // Refused on purpose: no hint about the secrets.
+  expect(output).not.toContain("probably differs");
   expect(output).toContain("not ok: the handler did not answer 2xx to every webhook");
+});
+
+it("a handler that verifies with another secret gets a hint that the secrets probably differ", async () => {
+  const receiver = await handler(generateWebhookSecret());
+  const { code, output } = await runTrigger(["success", ...oneCommand(receiver, generateWebhookSecret())]);
+  expect(code, output).toBe(1);
+  expect(output).toMatch(/attempts 1–10: HTTP 400, 10 times \(failed\)/);
+  expect(output).toContain("hint: the handler refused correctly signed webhooks (HTTP 400)");
+  expect(output).toContain("the secret it verifies with probably differs");
 });
 
 it("an unknown status exits 2 and lists the valid ones", async () => {
@@ -206,13 +242,13 @@ it("refuses other bad input with exit 2", async () => {
   expect(await trigger(["3", ...forward])).toBe(2);
   expect(await trigger(["failed", "--forward-to", "localhost:9/webhooks"])).toBe(2);
   expect(await trigger(["failed", ...forward, "--url", "http://127.0.0.1:4010"])).toBe(2);
-  expect(await trigger(["failed", ...forward, "--duplicate", "0"])).toBe(2);
+  expect(await trigger(["failed", ...forward, "--duplicate", "11"])).toBe(2);
   expect(await trigger(["failed", ...forward, "--delay", "soon"])).toBe(2);
   const text = errors.join("\n");
   expect(text).toContain("'error' names several statuses (13, 15, 16, 24): give the code");
   expect(text).toContain("3 (Submitted) is not a final status");
   expect(text).toContain("--forward-to needs the handler's secret");
   expect(text).toContain("--forward-to starts its own simulator; --url is for a running one");
-  expect(text).toContain("--duplicate must be a whole number from 1 to 11");
+  expect(text).toContain("--duplicate must be a whole number from 0 to 10 (extra copies)");
   expect(text).toContain('--delay: "soon" is not a duration');
 });

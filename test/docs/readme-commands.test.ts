@@ -128,3 +128,9 @@ describe("README.md and the guides' runnable blocks, from a clone", () => {
     expect(await shell.exited).not.toBe(0);
   });
 });
+
+test("the README says how long npm test takes, and how to run one area instead", () => {
+  const line = README.split("\n").find((text) => text.startsWith("npm test "));
+  expect(line).toMatch(/\d+\+? min on \d+ shared cores/);
+  expect(line).toContain("npx vitest run test/");
+});

@@ -141,3 +141,18 @@ describe("what a failure records for the report", () => {
     expect(diff?.actualLabel).toBe(`GET /v1/airtime/${placed.reference}`);
   });
 });
+
+test("markdown code spans in descriptions and messages render as code, with no raw backticks, and stay escaped", () => {
+  const checks = HOSTILE_REPORT.checks.map((check, index) =>
+    index === 0
+      ? { ...check, description: "a problem's `status` and `code` match; `<script>x</script>` is text" }
+      : check,
+  );
+  const rendered = formatHtmlReport({ ...HOSTILE_REPORT, checks });
+  expect(rendered).toContain("<code>status</code> and <code>code</code> match");
+  expect(rendered).toContain("<code>&lt;script&gt;x&lt;/script&gt;</code> is text");
+  const body = rendered.slice(rendered.indexOf("<body"));
+  const visible = body.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<pre[\s\S]*?<\/pre>/g, "");
+  expect(visible).not.toContain("`status`");
+  for (const check of HOSTILE_REPORT.checks) expect(visible).not.toContain(`\`${check.name}\``);
+});

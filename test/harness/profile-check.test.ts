@@ -25,7 +25,15 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-async function checkAgainstForeign(profileText: string): Promise<{ code: number; output: string }> {
+interface CheckRun {
+  /** Where the foreign target posts its webhooks; default: where the check listens. */
+  readonly postTo?: (listenPort: number) => string;
+  /** Run without --listen and --webhook-secret. */
+  readonly noListen?: boolean;
+  readonly timeout?: string;
+}
+
+async function checkAgainstForeign(profileText: string, run: CheckRun = {}): Promise<{ code: number; output: string }> {
   const dir = await mkdtemp(join(tmpdir(), "profile-check-"));
   dirs.push(dir);
   const file = join(dir, "foreign.yaml");
@@ -34,7 +42,7 @@ async function checkAgainstForeign(profileText: string): Promise<{ code: number;
   const target = await startForeignTarget({
     failureRate: 0,
     reversalRate: 0,
-    webhook: { url: `http://127.0.0.1:${port}/webhooks`, secret: SECRET },
+    webhook: { url: run.postTo?.(port) ?? `http://127.0.0.1:${port}/webhooks`, secret: SECRET },
   });
   targets.push(target);
   const printed: string[] = [];
@@ -46,10 +54,8 @@ async function checkAgainstForeign(profileText: string): Promise<{ code: number;
     target.url,
     "--token-command",
     target.tokenCommand,
-    "--listen",
-    `127.0.0.1:${port}`,
-    "--webhook-secret",
-    SECRET,
+    ...(run.noListen === true ? [] : ["--listen", `127.0.0.1:${port}`, "--webhook-secret", SECRET]),
+    ...(run.timeout === undefined ? [] : ["--timeout", run.timeout]),
   ]);
   return { code, output: printed.join("\n") };
 }
@@ -92,4 +98,64 @@ test("profile init writes a commented starter file that is a valid profile, and 
   expect(text).toMatch(/^# yaml-language-server: \$schema=/);
   expect(parseProviderProfile(text).ok).toBe(true);
   expect(await profile(["init", file])).toBe(2);
+});
+
+test("without --listen it says the webhook was not checked and how to check it", async () => {
+  const { code, output } = await checkAgainstForeign(await readFile(FOREIGN_PROFILE, "utf8"), { noListen: true });
+  expect(output).toContain("webhook not checked: add --listen HOST:PORT --webhook-secret SECRET");
+  expect(output).toContain("post its webhooks to http://HOST:PORT/webhooks");
+  expect(output).not.toContain("webhook signature");
+  expect(code).toBe(0);
+}, 60_000);
+
+test("with --listen, a webhook that never comes asks whether the target posts to the listen address", async () => {
+  const elsewhere = await freePort();
+  const { code, output } = await checkAgainstForeign(await readFile(FOREIGN_PROFILE, "utf8"), {
+    postTo: () => `http://127.0.0.1:${elsewhere}/webhooks`,
+    timeout: "3s",
+  });
+  expect(output).toMatch(/no webhook for pc-[0-9a-f]+ within 3000 ms/);
+  expect(output).toMatch(
+    /is the target set to post its webhooks to http:\/\/127\.0\.0\.1:\d+\/webhooks\? \(requests received: 0\)/,
+  );
+  expect(output).not.toContain("webhook not checked");
+  expect(code).toBe(1);
+}, 60_000);
+
+test("profile init --help and profile check --help print the usage, write no file and exit 0", async () => {
+  const printed: string[] = [];
+  vi.spyOn(console, "log").mockImplementation((line: unknown) => void printed.push(String(line)));
+  const errors: string[] = [];
+  vi.spyOn(console, "error").mockImplementation((line: unknown) => void errors.push(String(line)));
+  const stray = await readFile("--help", "utf8").then(
+    () => true,
+    () => false,
+  );
+  expect(stray, "a file named --help was already here").toBe(false);
+  try {
+    expect(await profile(["init", "--help"])).toBe(0);
+    expect(await profile(["check", "--help"])).toBe(0);
+    expect(await profile(["init", "-h"])).toBe(0);
+    const wrote = await readFile("--help", "utf8").then(
+      () => true,
+      () => false,
+    );
+    expect(wrote).toBe(false);
+  } finally {
+    await rm("--help", { force: true });
+  }
+  expect(printed.filter((text) => text.startsWith("usage: airtime-harness profile check FILE"))).toHaveLength(3);
+  expect(printed.join("\n")).not.toContain("wrote");
+  expect(errors).toEqual([]);
+});
+
+test("profile init refuses an option it does not know instead of writing a file named after it", async () => {
+  const errors: string[] = [];
+  vi.spyOn(console, "error").mockImplementation((line: unknown) => void errors.push(String(line)));
+  try {
+    expect(await profile(["init", "--force"])).toBe(2);
+  } finally {
+    await rm("--force", { force: true });
+  }
+  expect(errors.join("\n")).toContain("takes one FILE, not '--force'");
 });

@@ -4,6 +4,7 @@ import {
   AdminCustomerSchema,
   AdminOrderSchema,
   JournalEntrySchema,
+  TRANSITION_ACTIONS,
 } from "../../src/contract/admin-schemas.ts";
 import type { Simulator } from "../../src/index.ts";
 import {
@@ -242,11 +243,15 @@ describe("orders", () => {
       404,
       "not_found",
     );
-    expectProblem(
-      await admin(sim, `/orders/${placed.body.id}/transition`, { method: "POST", body: { action: "explode" } }),
-      400,
-      "validation_failed",
-    );
+    const explode = await admin(sim, `/orders/${placed.body.id}/transition`, {
+      method: "POST",
+      body: { action: "explode" },
+    });
+    expectProblem(explode, 400, "validation_failed");
+    // The allowed actions come from the schema's enum, so the answer lists them all.
+    const listed = TRANSITION_ACTIONS.map((action) => `"${action}"`).join("|");
+    expect(explode.body.detail).toBe(`The transition is not valid: #/action Invalid option: expected one of ${listed}`);
+    expect(explode.body.errors).toEqual([{ pointer: "#/action", detail: `Invalid option: expected one of ${listed}` }]);
     expectProblem(
       await admin(sim, `/orders/${placed.body.id}/transition`, { method: "POST", body: { status: 4242 } }),
       409,

@@ -57,6 +57,21 @@ describe("the admin API", () => {
     }
   });
 
+  test("DELETE removes a scenario active for a customer: it is unlisted, inactive, and a second DELETE is a 404", async () => {
+    await h.admin("POST", "/_sim/scenarios", { yaml: OUTAGE_YAML.replace("qa-outage", "qa-removed") });
+    await h.admin("POST", "/_sim/scenarios/qa-removed/activate", { customer: QA_CUSTOMER });
+    expect(answered(await h.order({ account: "0712345678", reference: "adm-rm", token: QA_TOKEN })).status).toBe(502);
+    expect((await h.admin("DELETE", "/_sim/scenarios/qa-removed")).status).toBe(204);
+    const listed = await h.admin("GET", "/_sim/scenarios");
+    const names = (listed.body.loaded as Array<{ name: string }>).map((scenario) => scenario.name);
+    expect(names).not.toContain("qa-removed");
+    expect(listed.body.active).toEqual({ global: [], customers: {} });
+    expect(answered(await h.order({ account: "0712345678", reference: "adm-rm", token: QA_TOKEN })).status).toBe(200);
+    const again = await h.admin("DELETE", "/_sim/scenarios/qa-removed");
+    expect(again.status).toBe(404);
+    expect(again.body.code).toBe("not_found");
+  });
+
   test("uploading a JSON scenario with an existing name replaces it", async () => {
     const replaced = await h.admin("POST", "/_sim/scenarios", {
       name: "qa-outage",

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import type { ZodOpenApiMediaTypeObject, ZodOpenApiOperationObject, ZodOpenApiPathsObject } from "zod-openapi";
 
-export type HttpMethod = "get" | "post" | "patch";
+export type HttpMethod = "get" | "post" | "patch" | "delete";
 
 export interface RouteDeclaration {
   readonly method: HttpMethod;

@@ -9,7 +9,7 @@ import type { ExchangeRecord } from "../failure-evidence.ts";
 import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
 import { renderJsonDiff } from "./html-diff.ts";
 import { renderPage } from "./html-page.ts";
-import { type Html, markup } from "./html-template.ts";
+import { type Html, inlineCode, markup } from "./html-template.ts";
 
 type FailedVerdict = Extract<CheckVerdict, { status: "failed" }>;
 
@@ -79,7 +79,7 @@ function renderChecks(report: ContractReport): Html {
       check.status === "failed"
         ? markup`<a href="#failure-${check.name}"><code>${check.name}</code></a>`
         : markup`<code>${check.name}</code>`;
-    return markup`<tr><td>${name}</td><td><span class="verdict ${check.status}">${VERDICT_TEXT[check.status]}</span></td><td>${detailOf(check)}</td><td>${check.description}</td></tr>
+    return markup`<tr><td>${name}</td><td><span class="verdict ${check.status}">${VERDICT_TEXT[check.status]}</span></td><td>${inlineCode(detailOf(check))}</td><td>${inlineCode(check.description)}</td></tr>
 `;
   });
   return markup`<section aria-labelledby="checks"><h2 id="checks">Checks</h2>
@@ -114,8 +114,8 @@ function renderFailure(check: FailedVerdict): Html {
   const id = `failure-${check.name}`;
   return markup`<article class="failure" id="${id}" aria-labelledby="${id}-title">
 <h3 id="${id}-title"><code>${check.name}</code> failed</h3>
-<p>${check.description}</p>
-<p class="message">${failure.message}</p>
+<p>${inlineCode(check.description)}</p>
+<p class="message">${inlineCode(failure.message)}</p>
 <p>Property <code>${failure.property}</code>. ${how}</p>
 ${
   failure.diff === undefined

@@ -45,3 +45,18 @@ export function escapeHtml(text: string): string {
     .replace(/"/g, "&quot;")
     .replace(/'/g, "&#39;");
 }
+
+/**
+ * Text that may carry inline markdown code spans (descriptions and
+ * messages say `status` or `code`): each span becomes `<code>`, everything
+ * else stays escaped text, so no raw backtick reaches the page.
+ *
+ * @example
+ * inlineCode("the problem's `code`").markup; // "the problem&#39;s <code>code</code>"
+ */
+export function inlineCode(text: string): Html {
+  const parts = text.split(/`([^`]+)`/);
+  return new Html(
+    parts.map((part, index) => (index % 2 === 1 ? `<code>${escapeHtml(part)}</code>` : escapeHtml(part))).join(""),
+  );
+}
