@@ -27,10 +27,21 @@ export interface SendAirtimeCall {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** What a call came to: the response, or the fault that ate it and what the target had answered. */
+/**
+ * What a call came to: the response; the fault that ate it and what the
+ * target had answered; or no answer to trust — a 5xx (never_server_error's
+ * to judge, once) or a connection that broke after the request was sent —
+ * which leaves what the target did unknown.
+ */
 export type CallResult =
   | { readonly kind: "response"; readonly response: HttpResponse }
-  | { readonly kind: "lost"; readonly fault: Fault; readonly observed: ProxyObservation | undefined };
+  | { readonly kind: "lost"; readonly fault: Fault; readonly observed: ProxyObservation | undefined }
+  | {
+      readonly kind: "unanswered";
+      readonly reason: string;
+      /** The network error, when the connection broke (absent for a 5xx). */
+      readonly networkCode?: string;
+    };
 
 export interface PublicApi {
   sendAirtime(call: SendAirtimeCall): Promise<CallResult>;
@@ -72,6 +83,9 @@ function parseJson(text: string): unknown {
 function authHeaders(token: string | undefined): Record<string, string> {
   return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
+
+/** Network errors that come before a request reaches the target: it is out of reach, nothing was sent. */
+const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** A 429 is waited out at most this many times per request, each wait capped. */
 const MAX_RATE_LIMIT_WAITS = 5;
@@ -248,6 +262,10 @@ function judge(caller: Caller, sent: Sent, endpoint: Endpoint, requestId: string
       }
       return { kind: "lost", fault: spec.fault, observed };
     }
+    // An order sent on a connection that then broke may have been placed: what the target did is unknown.
+    if (spec.method === "POST" && !NEVER_SENT.has(outcome.code)) {
+      return { kind: "unanswered", reason: `the connection broke (${outcome.code})`, networkCode: outcome.code };
+    }
     throw new UnreachableError(
       `${spec.method} ${spec.path}: the target could not be reached (${outcome.code}: ${outcome.message})`,
       outcome.code,
@@ -259,5 +277,7 @@ function judge(caller: Caller, sent: Sent, endpoint: Endpoint, requestId: string
     );
   }
   assertConformance(checker, endpoint, outcome, caller.conformance);
+  // Judged by never_server_error alone: a 5xx says nothing of what the target did.
+  if (outcome.status >= 500) return { kind: "unanswered", reason: `HTTP ${outcome.status}` };
   return { kind: "response", response: outcome };
 }

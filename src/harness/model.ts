@@ -78,6 +78,17 @@ export interface ModelOrder {
   id: string | undefined;
   /** The target holds this order (it answered 200, seen by the client or by the proxy). */
   committed: boolean;
+  /**
+   * A request carrying the order's key went unanswered (a 5xx, a reset or a
+   * timeout after it was sent) before any answer placed it: the target may
+   * hold it or not. The audit resolves it before judging (audit/unknown-orders.ts).
+   */
+  unknown: boolean;
+  /**
+   * The lookup answered that the order is gone (HTTP 410: evicted under an
+   * order cap): it is no longer polled, and its status stays the last seen.
+   */
+  evicted: boolean;
   /** Model time (ms since the run started) when the order was committed. */
   placedAtMs: number | undefined;
   /** The last status the harness observed (lookup, replay). */
@@ -143,6 +154,11 @@ export function expectedBalance(model: HarnessModel): BalanceExpectation {
   let exactDebit = 0;
   let exact = isPredictable(model);
   for (const order of model.orders) {
+    // An unknown order may have been debited: the least balance allows for it, the exact one is not known.
+    if (order.unknown) {
+      maxDebit += order.amountCents;
+      exact = false;
+    }
     if (!order.committed) continue;
     const status = believedStatus(model, order);
     const refunded = status !== undefined && refundsWallet(model.config.statusTable, status);
@@ -155,6 +171,11 @@ export function expectedBalance(model: HarnessModel): BalanceExpectation {
     exactCents: exact ? model.startBalanceCents - exactDebit : undefined,
     minCents: model.startBalanceCents - maxDebit,
   };
+}
+
+/** Orders whose fate the model does not know yet (see `ModelOrder.unknown`). */
+export function unknownOrders(model: HarnessModel): ModelOrder[] {
+  return model.orders.filter((order) => order.unknown);
 }
 
 /** Committed orders, for commands that pick among them by position. */

@@ -164,8 +164,10 @@ function receive(inbox: Inbox, req: IncomingMessage, res: ServerResponse, bytes:
     return;
   }
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
-  // Other events (a balance alert, a test ping) are acknowledged and set aside.
-  if (!provider.isStatusEvent(payload)) return;
+  // Other events (a balance alert, a test ping) are acknowledged and set aside. A profile that states no
+  // event filter says less: a delivery whose reference (at the profile's pointer) names an order is its event.
+  const statusEvent = provider.isStatusEvent(payload) || (!provider.given.event && fields.reference !== undefined);
+  if (!statusEvent) return;
   const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
   if (inbox.seen.has(webhookId)) return; // a retry of a delivery already kept
   inbox.seen.add(webhookId);

@@ -8,9 +8,18 @@
 import { isAllowedTransition, refundsWallet } from "../../contract/status-codes.ts";
 import { type FoundLookup, lookupOrder } from "../commands/order-io.ts";
 import { readBalanceCents } from "../commands/read-balance.ts";
-import { committedOrders, formatKes, type HarnessModel, isFinal, type ModelOrder, statusName } from "../model.ts";
+import {
+  committedOrders,
+  formatKes,
+  type HarnessModel,
+  isFinal,
+  type ModelOrder,
+  statusName,
+  unknownOrders,
+} from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { settleOrders, sleep } from "./settle.ts";
+import { resolveUnknownOrders } from "./unknown-orders.ts";
 import { judgeFinalWebhook } from "./webhook-judge.ts";
 
 /** Shortest pause before a final status is read again against a real clock, ms. */
@@ -22,6 +31,7 @@ const BALANCE_REREADS = 3;
 const MAX_LATER_REFUNDS = 12;
 
 export async function auditRun(model: HarnessModel, real: RunContext): Promise<void> {
+  await real.timings.time("audit: resolve unknown orders", () => resolveUnknownOrders(model, real));
   const orders = committedOrders(model);
   real.transcript.step(
     orders.length === 0
@@ -152,28 +162,53 @@ async function refundedSinceStart(real: RunContext): Promise<number[]> {
   return cents;
 }
 
+function ledgerStatus(model: HarnessModel, order: ModelOrder): string {
+  if (order.unknown) return "unknown (debited or not)";
+  if (order.evicted && (order.lastStatus === undefined || !isFinal(model, order.lastStatus))) {
+    return "gone before final (refunded or not)";
+  }
+  return order.lastStatus === undefined ? "?" : statusName(model, order.lastStatus);
+}
+
 function isRefunded(model: HarnessModel, order: ModelOrder): boolean {
   return order.lastStatus !== undefined && refundsWallet(model.config.statusTable, order.lastStatus);
 }
 
-/** The start minus every order not refunded (exact), or at least the start minus every order (shared account). */
+/**
+ * The start minus every order not refunded (exact), or at least the start
+ * minus every order (shared account); an order still unknown after the
+ * audit resolved it counts in the least and may be in the exact or not.
+ */
 function expectedCents(model: HarnessModel): { expected: number; least: number } {
   const orders = committedOrders(model);
   const debit = orders.filter((o) => !isRefunded(model, o)).reduce((sum, o) => sum + o.amountCents, 0);
+  const unknown = unknownOrders(model).reduce((sum, o) => sum + o.amountCents, 0);
   return {
     expected: model.startBalanceCents - debit,
-    least: model.startBalanceCents - orders.reduce((sum, o) => sum + o.amountCents, 0),
+    least: model.startBalanceCents - unknown - orders.reduce((sum, o) => sum + o.amountCents, 0),
   };
 }
 
 /**
  * Exact: the expected balance plus the refunds of some of the earlier orders
- * refunded since the start — each landed before or after the starting read.
+ * refunded since the start — each landed before or after the starting read —
+ * minus the amounts of some of the orders still unknown.
  */
 function balanceHolds(model: HarnessModel, cents: number, laterRefundsCents: readonly number[]): boolean {
   const { expected, least } = expectedCents(model);
   if (!model.config.exactBalance) return cents >= least;
-  return subsetSums(laterRefundsCents).has(cents - expected);
+  const maybeDebited = unknownOrders(model).map((o) => -o.amountCents);
+  return subsetSums([...laterRefundsCents, ...maybeDebited, ...maybeRefunded(model)]).has(cents - expected);
+}
+
+/**
+ * Orders gone (evicted) before a final status was seen: counted as kept,
+ * though each may have ended refunded — its refund may be in the balance or not.
+ */
+function maybeRefunded(model: HarnessModel): number[] {
+  return committedOrders(model)
+    .filter((o) => o.evicted && (o.lastStatus === undefined || !isFinal(model, o.lastStatus)))
+    .map((o) => o.amountCents);
 }
 
 /** Every sum of a subset (0 included); a run has few such orders, and the set is capped. */
@@ -193,11 +228,8 @@ function judgeBalanceNow(model: HarnessModel, real: RunContext, cents: number, l
     laterRefundsCents === 0
       ? ""
       : ` (or up to KES ${formatKes(expected + laterRefundsCents)} with some of the KES ${formatKes(laterRefundsCents)} of earlier orders refunded since the start)`;
-  const ledger = orders
-    .map(
-      (o) =>
-        `#${o.slot} ${formatKes(o.amountCents)} ${o.lastStatus === undefined ? "?" : statusName(model, o.lastStatus)}`,
-    )
+  const ledger = [...orders, ...unknownOrders(model)]
+    .map((o) => `#${o.slot} ${formatKes(o.amountCents)} ${ledgerStatus(model, o)}`)
     .join(", ");
   if (model.config.exactBalance) {
     real.checker.that(

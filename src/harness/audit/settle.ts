@@ -27,7 +27,7 @@ export async function settleOrders(
     let open = [...orders];
     for (let attempt = 0; open.length > 0; attempt++) {
       await Promise.all(open.map((order) => lookUpFinal(model, real, order, settled)));
-      open = open.filter((order) => !settled.has(order));
+      open = open.filter((order) => !settled.has(order) && !order.evicted);
       if (open.length === 0 || attempt >= 10) break;
       model.elapsedMs += await real.clock.advance(Math.max(1000, Math.ceil(real.timeouts.finalMs / 10)));
     }
@@ -68,6 +68,8 @@ async function lookUpFinal(
   settled: Settled,
 ): Promise<boolean> {
   const lookup = await lookupOrder(model, real, order);
+  // A gone order ends its polling: no later lookup can show it.
+  if (lookup.kind === "gone") return true;
   if (lookup.kind !== "found" || !isFinal(model, lookup.status)) return false;
   settled.set(order, lookup);
   return true;

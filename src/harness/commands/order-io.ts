@@ -21,7 +21,9 @@ import {
   pick,
   type ServiceMode,
 } from "../model.ts";
+import type { HttpResponse } from "../http-client.ts";
 import type { RunContext } from "../run-context.ts";
+import { answerRefusalMismatch } from "../stated-refusal.ts";
 import { type OrderShape, shapeKey, shapeReference } from "./order-inputs.ts";
 
 export interface NewOrderSpec {
@@ -64,6 +66,8 @@ export function newOrder(model: HarnessModel, real: RunContext, spec: NewOrderSp
     recipient,
     id: undefined,
     committed: false,
+    unknown: false,
+    evicted: false,
     placedAtMs: undefined,
     lastStatus: undefined,
     forcedStatus: undefined,
@@ -101,6 +105,15 @@ export async function sendOrder(
   });
 }
 
+/** No answer to trust came for a request with the order's key: unless the order is known placed, it is unknown. */
+function markUnknown(real: RunContext, order: ModelOrder, reason: string): void {
+  if (order.committed) return;
+  order.unknown = true;
+  real.transcript.step(
+    `no answer for ${order.reference} (${reason}): the order may or may not exist; the audit looks it up before judging`,
+  );
+}
+
 /**
  * Judges the answer to a request carrying the order's own key and payload
  * (a first attempt or a retry) and updates the model.
@@ -113,18 +126,26 @@ export function absorbOrderResult(
   options: { readonly concurrent?: boolean } = {},
 ): void {
   const wasCommitted = order.committed;
+  // An answer after an unanswered attempt may be the first or a replay: Idempotent-Replayed is free then.
+  const firstUnknown = order.unknown;
+  if (result.kind === "unanswered") {
+    markUnknown(real, order, result.reason);
+    return;
+  }
   if (result.kind === "lost") {
     if (result.fault.kind !== "drop_response") return; // never forwarded: nothing happened
     const upstream = result.observed?.upstream;
-    if (upstream === undefined) {
-      throw new HarnessError(`the fault proxy has no record of the dropped request for ${order.reference}`);
+    // The target answered nothing the proxy saw (it broke the connection itself), or a 5xx: unknown.
+    if (upstream === undefined || upstream.status >= 500) {
+      markUnknown(real, order, upstream === undefined ? "the target sent no answer" : `HTTP ${upstream.status}`);
+      return;
     }
     const lost = real.provider.readOrder("order", parseJson(upstream.text));
     // A 200 without an id is a failed order (§7): nothing was placed.
     if (upstream.status === 200 && lost.id !== undefined) {
       acceptOrderAnswer(model, real, order, lost.id, lost.status, "the response the client lost");
       // The proxy kept the lost answer's headers too.
-      judgeReplayedHeader(real, order, upstream.headers, wasCommitted, options);
+      if (!firstUnknown) judgeReplayedHeader(real, order, upstream.headers, wasCommitted, options);
     }
     return;
   }
@@ -133,9 +154,11 @@ export function absorbOrderResult(
   if (!wasCommitted && !options.concurrent) tallyFirstAnswer(real, response, answer.id !== undefined);
   if (response.status === 200 && answer.id !== undefined) {
     acceptOrderAnswer(model, real, order, answer.id, answer.status, "the response");
-    judgeReplayedHeader(real, order, response.headers, wasCommitted, options);
+    if (!firstUnknown) judgeReplayedHeader(real, order, response.headers, wasCommitted, options);
     return;
   }
+  // A failed order for the order's key and payload: nothing holds it (a replay of a placed order answers its id).
+  if (response.status === 200 || response.status === 402) order.unknown = false;
   if (response.status === 200) {
     // §3 rule 2: a retry of an order the target holds answers its id; a 200 without one is a failed order (§7).
     real.checker.that(
@@ -218,16 +241,20 @@ function acceptOrderAnswer(
     // §7: a failed order's answer has no id — a first answer that is already a failed-class final must not carry one.
     real.checker.that(
       "response_schema_conformance",
-      real.profile === "strict" || real.provider.statuses.classOf(status) !== "failed",
+      // After an unanswered attempt this may be a replay, which carries the latest status (§3 rule 2).
+      real.profile === "strict" || order.unknown || real.provider.statuses.classOf(status) !== "failed",
       () =>
         `${order.reference}: ${what} reports the failed status ${real.provider.statuses.nameOf(status)} (${status}) with id ${id}; a failed order's answer has no id (§7)`,
     );
     order.committed = true;
+    order.unknown = false;
     order.id = id;
     order.placedAtMs = model.elapsedMs;
     order.lastStatus = status;
     return;
   }
+  // An order found by a lookup that shows no id takes the id its first replay answers.
+  order.id ??= id;
   real.checker.that(
     "idempotent_replay",
     id === order.id,
@@ -276,7 +303,13 @@ export interface FoundLookup {
 }
 
 export type LookupOutcome =
-  ({ readonly kind: "found" } & FoundLookup) | { readonly kind: "not_found" } | { readonly kind: "lost" };
+  | ({ readonly kind: "found" } & FoundLookup)
+  | { readonly kind: "not_found" }
+  | { readonly kind: "gone" }
+  | { readonly kind: "lost" };
+
+/** HTTP 410 Gone: the order existed and was evicted (our spec's `order_evicted`). */
+const GONE_STATUS = 410;
 
 /** Looks an order up by reference and judges the answer against the model. */
 export async function lookupOrder(
@@ -289,10 +322,14 @@ export async function lookupOrder(
     token: real.token,
     ...(fault === undefined ? {} : { fault }),
   });
-  if (result.kind === "lost") return { kind: "lost" };
+  if (result.kind !== "response") return { kind: "lost" };
   const { response } = result;
   const strict = real.profile === "strict";
   const ok = response.status >= 200 && response.status < 300;
+  if (order.unknown) {
+    const seen = seenUnknownOrder(model, real, order, response);
+    if (seen !== "found") return { kind: seen };
+  }
   if (!order.committed) {
     real.checker.that(
       "lookup_consistent",
@@ -301,6 +338,12 @@ export async function lookupOrder(
         `${order.reference}: never placed (the target never saw it), but the lookup answered HTTP ${response.status}`,
     );
     return { kind: "not_found" };
+  }
+  if (response.status === GONE_STATUS) {
+    // Its body was judged by the conformance checks; there is nothing more to read, now or later.
+    if (!order.evicted) real.transcript.step(`${order.reference} is gone (HTTP 410): it is not polled again`);
+    order.evicted = true;
+    return { kind: "gone" };
   }
   real.checker.that(
     "lookup_consistent",
@@ -339,6 +382,34 @@ export async function lookupOrder(
       `${order.reference}: expected status ${expected} at +${model.elapsedMs}ms (placed at +${order.placedAtMs}ms), the lookup says ${found.status}`,
   );
   return { kind: "found", body, status: found.status };
+}
+
+/**
+ * A lookup of an order whose request went unanswered: found (an answer
+ * with its status), it is placed and judged from here on like any other; a
+ * stated not-found leaves it for a replay to settle; anything else tells
+ * nothing.
+ */
+function seenUnknownOrder(
+  model: HarnessModel,
+  real: RunContext,
+  order: ModelOrder,
+  response: HttpResponse,
+): "found" | "not_found" | "lost" {
+  const found = real.provider.readOrder("lookup", response.json);
+  if (response.status >= 200 && response.status < 300 && found.status !== undefined) {
+    real.transcript.step(`${order.reference} was placed after all: the lookup found it`);
+    order.committed = true;
+    order.unknown = false;
+    order.id = found.id ?? order.id;
+    order.placedAtMs = model.elapsedMs;
+    return "found";
+  }
+  const notFound =
+    real.profile === "strict"
+      ? response.status === 404
+      : answerRefusalMismatch(real.provider, "notFound", response, "lookup") === undefined;
+  return notFound ? "not_found" : "lost";
 }
 
 /** Our spec's lookup echoes the order as placed: id, reference, amount, account (E.164), service, currency. */

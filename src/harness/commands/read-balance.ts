@@ -43,7 +43,7 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
 /** The balance in cents, judged readable (no_double_charge); undefined when a fault lost the answer. */
 export async function readBalanceCents(real: RunContext, fault?: Fault): Promise<number | undefined> {
   const result = await real.api.balance({ token: real.token, ...(fault === undefined ? {} : { fault }) });
-  if (result.kind === "lost") return undefined;
+  if (result.kind !== "response") return undefined;
   const { response } = result;
   const cents = real.provider.readBalanceCents(response.json);
   real.checker.that(

@@ -40,7 +40,7 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
       payload,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
     });
-    if (result.kind === "lost") return;
+    if (result.kind !== "response") return;
     const { response } = result;
     const code = real.provider.readErrorCode(response.json);
     real.checker.that(

@@ -141,7 +141,9 @@ async function settleEarlierOrders(harness: HarnessContext, real: RunContext): P
         const result = await real.api.lookup(entry.reference, { token: real.token });
         const status =
           result.kind === "response" ? harness.provider.readOrder("lookup", result.response.json).status : undefined;
-        if (typeof status === "number" && harness.provider.statuses.isFinal(status)) {
+        // Gone (410, evicted): it can no longer be seen, so it is not waited for.
+        const gone = result.kind === "response" && result.response.status === 410;
+        if (gone || (typeof status === "number" && harness.provider.statuses.isFinal(status))) {
           entry.final = true;
           return;
         }

@@ -43,27 +43,28 @@ export function createNegativeInputProperty(harness: HarnessContext): ContractPr
           harness.budget.reserve(requestedCents(negative.body));
           transcript.step(`send an order with ${negative.label}`);
           const body = negative.body.replaceAll(REFERENCE_SLOT, reference);
-          const result = await api
-            .sendAirtime({ token, body, headers: { "content-type": negative.contentType, ...negative.headers } })
-            .catch((error: unknown) => {
-              // The interface states no body limit (§8): a provider that drops the connection on a large
-              // body has answered in its own way. An observation, not a verdict, and never the run's end.
-              if (
-                !(error instanceof UnreachableError) ||
-                harness.profile === "strict" ||
-                Buffer.byteLength(body) <= BODY_LIMIT_SEEN
-              )
-                throw error;
-              transcript.step(
-                `observed: the connection was dropped (${error.code}) on a ${Buffer.byteLength(body)}-byte body; no limit is stated, so nothing is judged`,
-              );
+          const result = await api.sendAirtime({
+            token,
+            body,
+            headers: { "content-type": negative.contentType, ...negative.headers },
+          });
+          if (result.kind === "unanswered" && result.networkCode !== undefined) {
+            // The interface states no body limit (§8), nor that an answer always comes: a provider that
+            // drops the connection has answered in its own way. An observation, never the run's end.
+            if (harness.profile === "strict") {
+              throw new UnreachableError(`POST /v1/airtime: ${result.reason}`, result.networkCode);
+            }
+            transcript.step(
+              `observed: the connection was dropped (${result.networkCode}) on a ${Buffer.byteLength(body)}-byte body; nothing is judged`,
+            );
+            if (Buffer.byteLength(body) > BODY_LIMIT_SEEN) {
               env.checker.tally(
                 "never_server_error",
                 `connection dropped on a body over ${BODY_LIMIT_SEEN / 1024} KiB`,
               );
-              return undefined;
-            });
-          if (result?.kind !== "response") return;
+            }
+          }
+          if (result.kind !== "response") return;
           const { response } = result;
           const code = harness.provider.readErrorCode(response.json);
           // Which inputs are invalid, and how they are refused, is our spec's: `interface` judges less.

@@ -19,6 +19,8 @@ export interface RouteSettings {
   readonly issuer: TokenIssuer;
   readonly limiter: RateLimiter;
   readonly ledger: Ledger;
+  /** A new order's connection is reset once it is placed: the answer never goes out. */
+  readonly resetAfterCommit: boolean;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -140,6 +142,7 @@ export function createForeignRoutes(settings: RouteSettings) {
     if (!parsed.ok) refusedOrders += 1;
     if (!parsed.ok) return fail(res, 422, "INVALID_REQUEST", parsed.problems.join("; "), { details: parsed.problems });
     const outcome = await place(customer, parsed.order, parsed.key);
+    if (outcome.kind === "placed" && settings.resetAfterCommit) return void req.socket.resetAndDestroy();
     switch (outcome.kind) {
       case "placed":
       case "replayed":

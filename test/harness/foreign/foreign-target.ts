@@ -45,6 +45,13 @@ export interface ForeignTargetOptions {
   readonly webhook?: WebhookRegistration;
   /** Waits before each webhook retry, ms. Default 300, 1500, 5000. */
   readonly webhookRetryMs?: readonly number[];
+  /**
+   * Every new order is placed and debited, then its connection is reset
+   * before the answer goes out (a gateway that times out on its backend):
+   * only a replay with the same key tells the client its id. Correct: the
+   * interface promises no answer, only that a replay finds the order.
+   */
+  readonly resetAfterCommit?: boolean;
 }
 
 export interface ForeignTarget {
@@ -145,6 +152,7 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
     issuer,
     ledger,
     limiter,
+    resetAfterCommit: options.resetAfterCommit === true,
   });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => void routes.handle(req, res));
   server.listen(0, "127.0.0.1");
