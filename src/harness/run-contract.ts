@@ -103,6 +103,8 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     spent: budget.spentCents() / 100,
     budget: options.budget,
     requireCoverage,
+    // Admin powers answer only on our simulator: its own ways to reach a missing case can be named.
+    simulator: harness?.target.admin !== undefined,
     timings: timings.totals(),
   };
 }
@@ -193,6 +195,8 @@ function addCoverage(seen: CoverageAggregate, property: PropertyName, checker: C
     by.add(property);
     seen.exercised.set(check, by);
   }
+  for (const [check, texts] of checker.notes())
+    seen.notes.set(check, new Set([...(seen.notes.get(check) ?? []), ...texts]));
   for (const [check, count] of checker.assertions())
     seen.assertions.set(check, (seen.assertions.get(check) ?? 0) + count);
   for (const [check, labels] of checker.tallies()) {
