@@ -189,6 +189,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         help: "a check that never met a class of case it is about (e.g. no failed order) fails the run",
       },
       {
+        name: "late-audit",
+        value: "DUR",
+        path: ["lateAuditMs"],
+        help: "after the run, look every order up again and replay every key once the newest\norder is DUR past final (default 5s; 0 turns it off)",
+      },
+      {
         name: "shrink-time",
         value: "DUR",
         path: ["shrinkTimeMs"],

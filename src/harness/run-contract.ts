@@ -7,13 +7,14 @@
  */
 import { createTimings } from "./audit/timings.ts";
 import { createBudget } from "./budget.ts";
-import { checkProperty } from "./check-property.ts";
-import type { Checker } from "./checker.ts";
+import { DEFAULT_LATE_AUDIT_MS, judgePromises, waitPastFinal } from "./audit/late-audit.ts";
+import { checkProperty, stepsOf } from "./check-property.ts";
+import { type Checker, createChecker } from "./checker.ts";
 import type { CheckName } from "./checks.ts";
 import { type ContractOptions, DEFAULT_REAL_CLOCK_MODEL_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
-import type { HarnessContext } from "./harness-context.ts";
+import { directApi, type HarnessContext } from "./harness-context.ts";
 import { createHttpClient } from "./http-client.ts";
 import { pacedClient } from "./paced-client.ts";
 import { assertListenAddressFree } from "./listen-address.ts";
@@ -27,6 +28,7 @@ import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
+import { createTranscript } from "./transcript.ts";
 
 /**
  * Runs the contract checks and returns the report; never throws for a
@@ -68,6 +70,7 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
       modelRuns = modelRunsFor(plan, harness);
       const chosen = chooseProperties(plan, harness, hasOther);
       errors.push(...(await runProperties({ plan, harness, chosen, modelRuns, seen, reports: propertyReports })));
+      await harness.timings.time("late audit", () => runLateAudit(plan, harness as HarnessContext, seen));
       finished = true;
     } finally {
       errors.push(...(await run.close()));
@@ -177,6 +180,41 @@ async function runProperties(input: PropertiesRun): Promise<string[]> {
     if (report.status === "error" && report.reason !== undefined) errors.push(`${property.name}: ${report.reason}`);
   }
   return errors;
+}
+
+/**
+ * After every model run: every order looked up again, every key replayed,
+ * once the newest order is --late-audit past final (0: off). Its failures
+ * join the run's like any other, the late audit's steps as their evidence.
+ */
+async function runLateAudit(plan: ContractPlan, harness: HarnessContext, seen: CoverageAggregate): Promise<void> {
+  const afterMs = plan.options.lateAuditMs ?? DEFAULT_LATE_AUDIT_MS;
+  const orders = harness.promises.all();
+  const maxFailures = plan.options.maxFailures ?? Number.POSITIVE_INFINITY;
+  if (afterMs === 0 || orders.length === 0 || seen.failures.size >= maxFailures) return;
+  const enabled = [...plan.selected].filter((name) => plan.inProfile.has(name) && !seen.failures.has(name));
+  const checker = createChecker(new Set(enabled));
+  const transcript = createTranscript();
+  harness.directClient.onExchange((exchange) => transcript.record(exchange));
+  transcript.step(`wait until the newest order is ${afterMs} ms past final`);
+  await waitPastFinal(harness, orders, afterMs);
+  const api = directApi(harness, checker, harness.nextPrefix());
+  const failures = await judgePromises({ harness, api, checker, transcript, orders });
+  addCoverage(seen, "model", checker);
+  for (const [check, error] of failures) {
+    seen.failures.set(check, {
+      check,
+      property: "model",
+      message: error.message.replace(/^\[[a-z_]+\] /, ""),
+      seed: plan.seed,
+      path: "",
+      steps: stepsOf(harness, transcript),
+      replay: `a late defect: run the contract again (seed ${plan.seed}); the late audit judges it after every model run`,
+      reproduced: false,
+      observed: true,
+      shrinkMs: 0,
+    });
+  }
 }
 
 function stoppedEarly(property: ContractProperty, failedCount: number): PropertyReport {
