@@ -10,7 +10,7 @@ import { createBudget } from "./budget.ts";
 import { DEFAULT_LATE_AUDIT_MS, judgePromises, waitPastFinal } from "./audit/late-audit.ts";
 import { checkProperty, stepsOf } from "./check-property.ts";
 import { type Checker, createChecker } from "./checker.ts";
-import type { CheckName } from "./checks.ts";
+import { CHECK_NAMES, type CheckName } from "./checks.ts";
 import { type ContractOptions, DEFAULT_REAL_CLOCK_MODEL_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
@@ -28,6 +28,7 @@ import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
+import { loadSavedRun, saveRun } from "./saved-run.ts";
 import { createTranscript } from "./transcript.ts";
 
 /**
@@ -68,9 +69,18 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
         hasOtherCustomer: hasOther,
       });
       modelRuns = modelRunsFor(plan, harness);
-      const chosen = chooseProperties(plan, harness, hasOther);
+      const recheck = options.recheck === undefined ? undefined : await loadRecheck(plan, harness, unavailable);
+      const chosen = recheck === undefined ? chooseProperties(plan, harness, hasOther) : [];
       errors.push(...(await runProperties({ plan, harness, chosen, modelRuns, seen, reports: propertyReports })));
       await harness.timings.time("late audit", () => runLateAudit(plan, harness as HarnessContext, seen));
+      if (options.saveRun !== undefined) {
+        await saveRun(
+          options.saveRun,
+          plan.spec.kind === "remote" ? plan.spec.url : "",
+          options.token ?? "",
+          harness.promises.all(),
+        );
+      }
       finished = true;
     } finally {
       errors.push(...(await run.close()));
@@ -215,6 +225,28 @@ async function runLateAudit(plan: ContractPlan, harness: HarnessContext, seen: C
       shrinkMs: 0,
     });
   }
+}
+
+/** Checks a recheck judges: replays and lookups, and how their answers are written. */
+const RECHECK_CHECKS: ReadonlySet<CheckName> = new Set([
+  "idempotent_replay",
+  "status_monotonic",
+  "never_server_error",
+  "response_schema_conformance",
+  "status_code_conformance",
+  "content_type_conformance",
+]);
+
+/** --recheck: the saved run's orders become this run's promises; every other check is out of its reach. */
+async function loadRecheck(plan: ContractPlan, harness: HarnessContext, unavailable: Map<CheckName, string>) {
+  const { options } = plan;
+  const orders = await loadSavedRun(options.recheck as string, options.target as string, options.token as string);
+  for (const order of orders) harness.promises.add(order);
+  for (const name of CHECK_NAMES) {
+    if (!RECHECK_CHECKS.has(name) && !unavailable.has(name))
+      unavailable.set(name, "not judged by --recheck: it replays the saved keys and re-reads the saved orders");
+  }
+  return orders;
 }
 
 function stoppedEarly(property: ContractProperty, failedCount: number): PropertyReport {

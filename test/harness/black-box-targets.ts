@@ -40,6 +40,8 @@ export type BlackBoxDefect =
   | "shaped_differently"
   /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
   | "server_error_once"
+  /** Idempotency keys forgotten 10 s after their first use instead of 24 hours: only --recheck sees it. */
+  | "short_key_retention"
   | ForeignVariant;
 
 /**
@@ -201,7 +203,12 @@ export async function startBlackBoxTarget(
   const pendingAgain = new Set<string>();
   const failedAmounts = new Map<string, number>();
   let erredOnce = false;
+  const keyFirstSeen = new Map<string, number>();
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "short_key_retention" && req.method === "POST") {
+      const forgotten = forgetOldKey(req, keyFirstSeen);
+      if (forgotten !== undefined) return forward(forgotten);
+    }
     if (defect === "server_error_once" && req.method === "POST" && !erredOnce) {
       erredOnce = true;
       return { status: 503, headers: { "content-type": "text/plain" }, body: "upstream hiccup" };
@@ -290,6 +297,27 @@ export async function startBlackBoxTarget(
       await webhookProxy.close();
     },
   };
+}
+
+/** How long `short_key_retention` remembers an idempotency key, ms. */
+const KEY_RETENTION_MS = 10_000;
+
+/** A key first used over 10 s ago reaches the simulator as a fresh key: the order is placed again (or refused). */
+function forgetOldKey(
+  req: { readonly headers: Record<string, string>; readonly body: string },
+  firstSeen: Map<string, number>,
+): { headers: Record<string, string>; body: string } | undefined {
+  const body = jsonOf(req.body);
+  const key =
+    req.headers["idempotency-key"] ?? (typeof body?.idempotencyKey === "string" ? body.idempotencyKey : undefined);
+  if (key === undefined) return undefined;
+  const first = firstSeen.get(key) ?? Date.now();
+  firstSeen.set(key, first);
+  if (Date.now() - first < KEY_RETENTION_MS) return undefined;
+  const fresh = `${key}-${randomBytes(4).toString("hex")}`;
+  if (req.headers["idempotency-key"] !== undefined)
+    return { headers: { ...req.headers, "idempotency-key": fresh }, body: req.body };
+  return { headers: req.headers, body: JSON.stringify({ ...body, idempotencyKey: fresh }) };
 }
 
 /**
