@@ -189,6 +189,24 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         help: "a check that never met a class of case it is about (e.g. no failed order) fails the run",
       },
       {
+        name: "save-run",
+        value: "FILE",
+        path: ["saveRun"],
+        help: "write the run's orders, keys and payloads (never the token) to FILE, for --recheck",
+      },
+      {
+        name: "recheck",
+        value: "FILE",
+        path: ["recheck"],
+        help: "instead of a run: replay every key and re-read every order of a saved run\n(same --target and token flags), e.g. a day later from a scheduled job",
+      },
+      {
+        name: "late-audit",
+        value: "DUR",
+        path: ["lateAuditMs"],
+        help: "after the run, look every order up again and replay every key once the newest\norder is DUR past final (default 5s; 0 turns it off)",
+      },
+      {
         name: "shrink-time",
         value: "DUR",
         path: ["shrinkTimeMs"],

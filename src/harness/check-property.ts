@@ -15,7 +15,7 @@ import type { ContractProperty, RunRecorder } from "./property.ts";
 import { formatReplayPath } from "./replay.ts";
 import { buildReplayCommand } from "./replay-command.ts";
 import type { FailureDiff } from "./failure-evidence.ts";
-import type { CheckFailureReport, PropertyReport } from "./report.ts";
+import type { CheckFailureReport, FailureStep, PropertyReport } from "./report.ts";
 import { createTranscript, type Transcript, toCurl, toExchangeRecord } from "./transcript.ts";
 
 export interface CheckPropertyInput {
@@ -184,19 +184,24 @@ function report(
     message: found.message.replace(/^\[[a-z_]+\] /, ""),
     seed: input.seed,
     path,
-    steps: transcript.steps().map((step) => ({
-      label: step.label,
-      curl: step.exchanges.map((exchange) =>
-        toCurl(exchange.request, { baseUrl: harness.target.displayUrl, secrets: harness.target.secrets }),
-      ),
-      exchanges: step.exchanges.map((exchange) => toExchangeRecord(exchange, { secrets: harness.target.secrets })),
-    })),
+    steps: stepsOf(harness, transcript),
     replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: input.seed, path }),
     reproduced: how.reproduced,
     observed: how.observed,
     shrinkMs: how.shrinkMs,
     ...(found.diff === undefined ? {} : { diff: found.diff }),
   };
+}
+
+/** A failure's steps as the reports show them: each request as curl and as an exchange, secrets hidden. */
+export function stepsOf(harness: HarnessContext, transcript: Transcript): FailureStep[] {
+  return transcript.steps().map((step) => ({
+    label: step.label,
+    curl: step.exchanges.map((exchange) =>
+      toCurl(exchange.request, { baseUrl: harness.target.displayUrl, secrets: harness.target.secrets }),
+    ),
+    exchanges: step.exchanges.map((exchange) => toExchangeRecord(exchange, { secrets: harness.target.secrets })),
+  }));
 }
 
 /** Replays a failure with only its check on: same failure → reproduced; its transcript is the report's. */

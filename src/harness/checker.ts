@@ -51,8 +51,16 @@ export interface Checker {
   touch(check: CheckName): void;
   /** Counts one relevant case of `check` under `label` (e.g. a webhook judged for a Success), for coverage. */
   tally(check: CheckName, label: string): void;
+  /**
+   * A rule of `check` the run could not provoke, with the reason and the way
+   * to provoke it: the check still passes, with the note (a failure under
+   * --require-coverage).
+   */
+  note(check: CheckName, text: string): void;
   /** Checks asserted at least once so far. */
   exercised(): ReadonlySet<CheckName>;
+  /** The notes so far, per check. */
+  notes(): ReadonlyMap<CheckName, ReadonlySet<string>>;
   /** The tallies so far, per check and label. */
   tallies(): ReadonlyMap<CheckName, ReadonlyMap<string, number>>;
   /** How many times each check was asserted. */
@@ -63,6 +71,7 @@ export function createChecker(enabled: ReadonlySet<CheckName>): Checker {
   const seen = new Set<CheckName>();
   const counts = new Map<CheckName, Map<string, number>>();
   const asserted = new Map<CheckName, number>();
+  const noted = new Map<CheckName, Set<string>>();
   return {
     isEnabled: (check) => enabled.has(check),
     that(check, condition, message, diff) {
@@ -81,7 +90,12 @@ export function createChecker(enabled: ReadonlySet<CheckName>): Checker {
       byLabel.set(label, (byLabel.get(label) ?? 0) + 1);
       counts.set(check, byLabel);
     },
+    note(check, text) {
+      if (!enabled.has(check)) return;
+      noted.set(check, (noted.get(check) ?? new Set<string>()).add(text));
+    },
     exercised: () => seen,
+    notes: () => noted,
     tallies: () => counts,
     assertions: () => asserted,
   };

@@ -124,6 +124,18 @@ export const ContractOptionsSchema = z.object({
   requireCoverage: z.boolean().optional().meta({
     description: "A check that ran but never met a class of case it is about fails the run (for CI).",
   }),
+  saveRun: z.string().min(1).optional().meta({
+    description:
+      "Write the orders the run placed with its token (references, keys, payloads, ids, statuses; never the token) to this file, for --recheck later.",
+  }),
+  recheck: z.string().min(1).optional().meta({
+    description:
+      "Judge a saved run again instead of running the properties: replay every key, re-read every order (same target and token).",
+  }),
+  lateAuditMs: DurationMs.optional().meta({
+    description:
+      "How long after the newest order went final the late audit looks every order up again and replays every key; 0 turns it off. Default 5,000.",
+  }),
   shrinkTimeMs: DurationMs.optional().meta({
     description: "Most wall ms spent shrinking one failure. Default 10,000.",
   }),

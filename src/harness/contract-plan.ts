@@ -87,6 +87,12 @@ function checkCombinations(options: ContractOptions): ReturnType<typeof parseRep
   if (replay !== undefined && options.properties?.length !== 1) {
     throw new HarnessError("--path replays one property: give exactly one --property");
   }
+  if ((options.saveRun !== undefined || options.recheck !== undefined) && options.target === undefined) {
+    throw new HarnessError("--save-run and --recheck need --target: an in-process simulator is gone after the run");
+  }
+  if (options.saveRun !== undefined && options.recheck !== undefined) {
+    throw new HarnessError("--save-run and --recheck do not go together: a recheck places no order");
+  }
   if ((options.webhookListen === undefined) !== (options.webhookSecret === undefined)) {
     throw new HarnessError("--webhook-listen and --webhook-secret go together");
   }

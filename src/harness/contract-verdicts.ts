@@ -1,7 +1,8 @@
 /**
  * The last step of a contract run, pure: what each check saw becomes its
  * verdict — failed (recorded as it happened), skipped with the reason,
- * not exercised when no case of it came up, or passed with its coverage.
+ * not exercised when it judged nothing, or passed with its coverage and a
+ * note for each class of case it never met.
  */
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { CHECK_NAMES, CHECKS, type CheckName } from "./checks.ts";
@@ -25,10 +26,12 @@ export interface CoverageAggregate {
   readonly assertions: Map<CheckName, number>;
   readonly tallies: Map<CheckName, Map<string, number>>;
   readonly failures: Map<CheckName, CheckFailureReport>;
+  /** Rules a check could not provoke, with the reason and the way. */
+  readonly notes: Map<CheckName, Set<string>>;
 }
 
 export function emptyAggregate(): CoverageAggregate {
-  return { exercised: new Map(), assertions: new Map(), tallies: new Map(), failures: new Map() };
+  return { exercised: new Map(), assertions: new Map(), tallies: new Map(), failures: new Map(), notes: new Map() };
 }
 
 /** Why a check cannot be judged in this run at all, before any property runs. */
@@ -111,13 +114,9 @@ function decideOne(name: CheckName, input: VerdictInput): CheckVerdict {
     seen.tallies.get(name),
     input.provider.statuses.table,
   );
-  return coverage.missing.length === 0
-    ? { name, description, status: "passed", properties: [...by], coverage }
-    : {
-        name,
-        description,
-        status: "not_exercised",
-        reason: `no ${coverage.missing.join(" or ")}-class final status came up (${coverage.summary})`,
-        coverage,
-      };
+  const notes = [
+    ...coverage.missing.map((statusClass) => `never met a ${statusClass}-class final status (${coverage.summary})`),
+    ...(seen.notes.get(name) ?? []),
+  ];
+  return { name, description, status: "passed", properties: [...by], coverage, ...(notes.length > 0 ? { notes } : {}) };
 }

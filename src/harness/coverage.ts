@@ -2,7 +2,8 @@
  * Coverage honesty: how many relevant cases each check saw, and whether it
  * saw every class of final status it is about. A check about final statuses
  * that never met a failed-class order has not shown that failures work: it
- * is "not exercised", never "passed".
+ * passes with a note naming the class (a failure under --require-coverage);
+ * "not exercised" is kept for a check that judged nothing.
  */
 import type { StatusClass, StatusTable } from "../contract/status-codes.ts";
 import type { CheckName } from "./checks.ts";

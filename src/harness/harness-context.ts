@@ -18,6 +18,7 @@ import type { HttpClient } from "./http-client.ts";
 import type { ResolvedTarget, Session, WebhookSubscription } from "./target.ts";
 import type { TokenSource } from "./token-source.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
+import type { PromisedOrders } from "./audit/promised-orders.ts";
 
 export interface RunTimeouts {
   /** How long an order may take to become final before webhook checks give up on it (wall ms, real clock). */
@@ -50,6 +51,8 @@ export interface HarnessContext {
   /** How the target answered the model's first attempts at valid orders: names why a run exercised little. */
   readonly placements: PlacementTally;
   readonly ledger: Ledger;
+  /** Every order the model placed, with its key and payload: judged again by the late audit and --recheck. */
+  readonly promises: PromisedOrders;
   /** The account is shared with others: the balance is judged by a lower bound, not exactly. */
   readonly sharedAccount: boolean;
   /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */

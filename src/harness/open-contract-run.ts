@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import { createLedger } from "./audit/ledger.ts";
+import { createPromisedOrders } from "./audit/promised-orders.ts";
 import type { Timings } from "./audit/timings.ts";
 import { type Budget, createBudget } from "./budget.ts";
 import { DEFAULT_FINAL_TIMEOUT_MS, DEFAULT_MAX_COMMANDS, DEFAULT_WEBHOOK_TIMEOUT_MS } from "./contract-options.ts";
@@ -101,6 +102,7 @@ async function openParts(
     maxCommands: options.maxCommands ?? DEFAULT_MAX_COMMANDS,
     maxAmountCents: budget.limitCents === undefined ? 500_000 : Math.min(50_000, budget.limitCents),
     ledger: createLedger(),
+    promises: createPromisedOrders(),
     placements: createPlacementTally(),
     sharedAccount: options.sharedAccount === true,
     timings,

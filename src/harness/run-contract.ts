@@ -7,13 +7,14 @@
  */
 import { createTimings } from "./audit/timings.ts";
 import { createBudget } from "./budget.ts";
-import { checkProperty } from "./check-property.ts";
-import type { Checker } from "./checker.ts";
-import type { CheckName } from "./checks.ts";
+import { DEFAULT_LATE_AUDIT_MS, judgePromises, waitPastFinal } from "./audit/late-audit.ts";
+import { checkProperty, stepsOf } from "./check-property.ts";
+import { type Checker, createChecker } from "./checker.ts";
+import { CHECK_NAMES, type CheckName } from "./checks.ts";
 import { type ContractOptions, DEFAULT_REAL_CLOCK_MODEL_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
-import type { HarnessContext } from "./harness-context.ts";
+import { directApi, type HarnessContext } from "./harness-context.ts";
 import { createHttpClient } from "./http-client.ts";
 import { pacedClient } from "./paced-client.ts";
 import { assertListenAddressFree } from "./listen-address.ts";
@@ -27,6 +28,8 @@ import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
+import { loadSavedRun, saveRun } from "./saved-run.ts";
+import { createTranscript } from "./transcript.ts";
 
 /**
  * Runs the contract checks and returns the report; never throws for a
@@ -66,8 +69,18 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
         hasOtherCustomer: hasOther,
       });
       modelRuns = modelRunsFor(plan, harness);
-      const chosen = chooseProperties(plan, harness, hasOther);
+      const recheck = options.recheck === undefined ? undefined : await loadRecheck(plan, harness, unavailable);
+      const chosen = recheck === undefined ? chooseProperties(plan, harness, hasOther) : [];
       errors.push(...(await runProperties({ plan, harness, chosen, modelRuns, seen, reports: propertyReports })));
+      await harness.timings.time("late audit", () => runLateAudit(plan, harness as HarnessContext, seen));
+      if (options.saveRun !== undefined) {
+        await saveRun(
+          options.saveRun,
+          plan.spec.kind === "remote" ? plan.spec.url : "",
+          options.token ?? "",
+          harness.promises.all(),
+        );
+      }
       finished = true;
     } finally {
       errors.push(...(await run.close()));
@@ -103,6 +116,8 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     spent: budget.spentCents() / 100,
     budget: options.budget,
     requireCoverage,
+    // Admin powers answer only on our simulator: its own ways to reach a missing case can be named.
+    simulator: harness?.target.admin !== undefined,
     timings: timings.totals(),
   };
 }
@@ -177,6 +192,63 @@ async function runProperties(input: PropertiesRun): Promise<string[]> {
   return errors;
 }
 
+/**
+ * After every model run: every order looked up again, every key replayed,
+ * once the newest order is --late-audit past final (0: off). Its failures
+ * join the run's like any other, the late audit's steps as their evidence.
+ */
+async function runLateAudit(plan: ContractPlan, harness: HarnessContext, seen: CoverageAggregate): Promise<void> {
+  const afterMs = plan.options.lateAuditMs ?? DEFAULT_LATE_AUDIT_MS;
+  const orders = harness.promises.all();
+  const maxFailures = plan.options.maxFailures ?? Number.POSITIVE_INFINITY;
+  if (afterMs === 0 || orders.length === 0 || seen.failures.size >= maxFailures) return;
+  const enabled = [...plan.selected].filter((name) => plan.inProfile.has(name) && !seen.failures.has(name));
+  const checker = createChecker(new Set(enabled));
+  const transcript = createTranscript();
+  harness.directClient.onExchange((exchange) => transcript.record(exchange));
+  transcript.step(`wait until the newest order is ${afterMs} ms past final`);
+  await waitPastFinal(harness, orders, afterMs);
+  const api = directApi(harness, checker, harness.nextPrefix());
+  const failures = await judgePromises({ harness, api, checker, transcript, orders });
+  addCoverage(seen, "model", checker);
+  for (const [check, error] of failures) {
+    seen.failures.set(check, {
+      check,
+      property: "model",
+      message: error.message.replace(/^\[[a-z_]+\] /, ""),
+      seed: plan.seed,
+      path: "",
+      steps: stepsOf(harness, transcript),
+      replay: `a late defect: run the contract again (seed ${plan.seed}); the late audit judges it after every model run`,
+      reproduced: false,
+      observed: true,
+      shrinkMs: 0,
+    });
+  }
+}
+
+/** Checks a recheck judges: replays and lookups, and how their answers are written. */
+const RECHECK_CHECKS: ReadonlySet<CheckName> = new Set([
+  "idempotent_replay",
+  "status_monotonic",
+  "never_server_error",
+  "response_schema_conformance",
+  "status_code_conformance",
+  "content_type_conformance",
+]);
+
+/** --recheck: the saved run's orders become this run's promises; every other check is out of its reach. */
+async function loadRecheck(plan: ContractPlan, harness: HarnessContext, unavailable: Map<CheckName, string>) {
+  const { options } = plan;
+  const orders = await loadSavedRun(options.recheck as string, options.target as string, options.token as string);
+  for (const order of orders) harness.promises.add(order);
+  for (const name of CHECK_NAMES) {
+    if (!RECHECK_CHECKS.has(name) && !unavailable.has(name))
+      unavailable.set(name, "not judged by --recheck: it replays the saved keys and re-reads the saved orders");
+  }
+  return orders;
+}
+
 function stoppedEarly(property: ContractProperty, failedCount: number): PropertyReport {
   return {
     name: property.name,
@@ -193,6 +265,8 @@ function addCoverage(seen: CoverageAggregate, property: PropertyName, checker: C
     by.add(property);
     seen.exercised.set(check, by);
   }
+  for (const [check, texts] of checker.notes())
+    seen.notes.set(check, new Set([...(seen.notes.get(check) ?? []), ...texts]));
   for (const [check, count] of checker.assertions())
     seen.assertions.set(check, (seen.assertions.get(check) ?? 0) + count);
   for (const [check, labels] of checker.tallies()) {

@@ -5,7 +5,7 @@
  * meets a real deployment. Each defect is planted by a proxy in front of the
  * API or between the simulator and the receiver.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { DEFAULT_ACCOUNTS } from "../../src/harness/accounts.ts";
 import type { CheckName } from "../../src/harness/checks.ts";
@@ -19,6 +19,7 @@ export const BLACK_BOX_DEFECTS = {
   failure_not_refunded: { check: "no_double_charge", property: "model" },
   failure_refunded_twice: { check: "no_double_charge", property: "model" },
   failed_then_success: { check: "status_monotonic", property: "model" },
+  late_flip: { check: "status_monotonic", property: "model" },
   no_webhook_for_failures: { check: "webhook_delivered", property: "model" },
   timeout_webhook_says_failed: { check: "webhook_matches_lookup", property: "model" },
   crash_on_non_string_name: { check: "never_server_error", property: "negative-input" },
@@ -39,6 +40,8 @@ export type BlackBoxDefect =
   | "shaped_differently"
   /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
   | "server_error_once"
+  /** Idempotency keys forgotten 10 s after their first use instead of 24 hours: only --recheck sees it. */
+  | "short_key_retention"
   | ForeignVariant;
 
 /**
@@ -100,6 +103,8 @@ const TIMEOUT_ACCOUNT = "0700000002";
 const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19, 24, 120]);
 /** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
 const FLIP_AFTER_MS = 30;
+/** How long after it went Failed a late-flipping order turns Success (with a second webhook), ms. */
+const LATE_FLIP_AFTER_MS = 1000;
 
 export async function startBlackBoxTarget(
   defect: BlackBoxDefect,
@@ -110,9 +115,32 @@ export async function startBlackBoxTarget(
   const secret = `whsec_${randomBytes(32).toString("base64")}`;
   const receiverPort = await freePort();
   const signer = new Webhook(secret);
+  const lateFlip = createLateFlip();
   const webhookProxy = await startRewritingProxy(`http://127.0.0.1:${receiverPort}`, async (req, forward) => {
     const body = jsonOf(req.body);
     const status = typeof body?.status === "number" ? body.status : undefined;
+    if (
+      defect === "late_flip" &&
+      status === 2 &&
+      typeof body?.reference === "string" &&
+      lateFlip.flips(body.reference)
+    ) {
+      const flipped = JSON.stringify({ ...body, status: 20, message: "Success" });
+      lateFlip.afterFlip(body.reference, () => {
+        const webhookId = `msg_late_${randomBytes(6).toString("hex")}`;
+        const now = new Date();
+        void fetch(`http://127.0.0.1:${receiverPort}${req.path}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "webhook-id": webhookId,
+            "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+            "webhook-signature": signer.sign(webhookId, now, flipped),
+          },
+          body: flipped,
+        }).catch(() => undefined);
+      });
+    }
     if (defect === "no_webhook_for_failures" && status !== undefined && FAILED_CLASS.has(status)) {
       return { status: 200, headers: {}, body: "" };
     }
@@ -175,7 +203,12 @@ export async function startBlackBoxTarget(
   const pendingAgain = new Set<string>();
   const failedAmounts = new Map<string, number>();
   let erredOnce = false;
+  const keyFirstSeen = new Map<string, number>();
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "short_key_retention" && req.method === "POST") {
+      const forgotten = forgetOldKey(req, keyFirstSeen);
+      if (forgotten !== undefined) return forward(forgotten);
+    }
     if (defect === "server_error_once" && req.method === "POST" && !erredOnce) {
       erredOnce = true;
       return { status: 503, headers: { "content-type": "text/plain" }, body: "upstream hiccup" };
@@ -222,6 +255,11 @@ export async function startBlackBoxTarget(
     }
     const lookup = req.method === "GET" ? /^\/v1\/airtime\/([^/?]+)/.exec(req.path)?.[1] : undefined;
     const body = jsonOf(res.body);
+    if (defect === "late_flip" && res.status === 200 && body?.status === 2 && typeof body.reference === "string") {
+      // Lookups and replays alike: once flipped, the order reads as a Success everywhere.
+      if (lateFlip.flips(body.reference) && lateFlip.flipped(body.reference))
+        return rewrite(res, { ...body, status: 20, message: "Success" });
+    }
     if (lookup !== undefined && res.status === 200 && typeof body?.status === "number") {
       if (FAILED_CLASS.has(body.status)) failedAmounts.set(lookup, Number(body.amount));
       if (defect === "failed_then_success" && body.status === 2) {
@@ -257,6 +295,49 @@ export async function startBlackBoxTarget(
       await api.close();
       await sim.close();
       await webhookProxy.close();
+    },
+  };
+}
+
+/** How long `short_key_retention` remembers an idempotency key, ms. */
+const KEY_RETENTION_MS = 10_000;
+
+/** A key first used over 10 s ago reaches the simulator as a fresh key: the order is placed again (or refused). */
+function forgetOldKey(
+  req: { readonly headers: Record<string, string>; readonly body: string },
+  firstSeen: Map<string, number>,
+): { headers: Record<string, string>; body: string } | undefined {
+  const body = jsonOf(req.body);
+  const key =
+    req.headers["idempotency-key"] ?? (typeof body?.idempotencyKey === "string" ? body.idempotencyKey : undefined);
+  if (key === undefined) return undefined;
+  const first = firstSeen.get(key) ?? Date.now();
+  firstSeen.set(key, first);
+  if (Date.now() - first < KEY_RETENTION_MS) return undefined;
+  const fresh = `${key}-${randomBytes(4).toString("hex")}`;
+  if (req.headers["idempotency-key"] !== undefined)
+    return { headers: { ...req.headers, "idempotency-key": fresh }, body: req.body };
+  return { headers: req.headers, body: JSON.stringify({ ...body, idempotencyKey: fresh }) };
+}
+
+/**
+ * `late_flip`: every other reference (by a hash of it) that goes Failed turns
+ * Success about a second after the target was first seen reporting it Failed
+ * — long after a model run's own audit re-read it.
+ */
+function createLateFlip() {
+  const failedAt = new Map<string, number>();
+  const seen = (reference: string) => {
+    const first = failedAt.get(reference) ?? Date.now();
+    failedAt.set(reference, first);
+    return first;
+  };
+  return {
+    flips: (reference: string) => (createHash("sha256").update(reference).digest()[0] ?? 0) % 2 === 0,
+    flipped: (reference: string) => Date.now() - seen(reference) >= LATE_FLIP_AFTER_MS,
+    afterFlip(reference: string, send: () => void) {
+      const wait = seen(reference) + LATE_FLIP_AFTER_MS - Date.now();
+      setTimeout(send, Math.max(0, wait)).unref();
     },
   };
 }

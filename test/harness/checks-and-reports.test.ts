@@ -152,23 +152,30 @@ describe("reports", () => {
     expect(error).toBeLessThan(text.indexOf("idempotent_replay"));
   });
 
-  test("the console report says what would exercise the checks no case reached", () => {
+  test("the console report says what would cover the checks that never met a class", () => {
     const checks = FAILED_REPORT.checks.map((check) =>
       check.name === "status_monotonic"
         ? {
             name: check.name,
             description: check.description,
-            status: "not_exercised" as const,
-            reason: "no failed-class final status came up",
-            coverage: { cases: {}, summary: "0 assertions", missing: ["failed" as const] },
+            status: "passed" as const,
+            properties: ["model" as const],
+            coverage: { cases: { Success: 4 }, summary: "finals re-read: 4 Success", missing: ["failed" as const] },
+            notes: ["never met a failed-class final status (finals re-read: 4 Success)"],
           }
         : check,
     );
     const text = formatConsoleReport({ ...FAILED_REPORT, checks });
-    expect(text).toContain("hint: status_monotonic not exercised; to exercise them:");
+    expect(text).toContain("passed (finals re-read: 4 Success), but never met a failed-class final status");
+    expect(text).toContain("hint: status_monotonic not fully covered; to cover them:");
     expect(text).toContain("raise --runs (now 100)");
     expect(text).toContain("have the target produce failed orders");
     expect(text).toContain("--require-coverage");
+    const simulator = formatConsoleReport({ ...FAILED_REPORT, checks, simulator: true, requireCoverage: true });
+    expect(simulator).toContain("FAILED (--require-coverage): passed");
+    expect(simulator).toContain("serve --failure-rate");
+    expect(simulator).toContain("magic test accounts of docs/scenarios.md");
+    expect(simulator).toContain("admin powers");
     expect(formatConsoleReport(FAILED_REPORT)).not.toContain("hint:");
   });
 

@@ -7,7 +7,7 @@ import {
   unavailableChecks,
   type VerdictInput,
 } from "../../src/harness/contract-verdicts.ts";
-import type { CheckFailureReport } from "../../src/harness/report.ts";
+import { type CheckFailureReport, isRunOk } from "../../src/harness/report.ts";
 
 const provider = compileProfile(undefined);
 const failure = { check: "idempotent_replay", message: "second answer differed" } as unknown as CheckFailureReport;
@@ -70,5 +70,32 @@ describe("decideVerdicts", () => {
     expect(reasonOf("webhook_delivered")).toMatch(/--webhook-listen/);
     expect(reasonOf("customer_isolation")).toMatch(/--other-token/);
     expect(reasonOf("no_double_charge")).toMatch(/--max-failures/);
+  });
+
+  it("passes a check that judged cases but never met a class, with a note naming it; --require-coverage fails it", () => {
+    const seen = emptyAggregate();
+    seen.exercised.set("webhook_matches_lookup", new Set(["model"]));
+    seen.assertions.set("webhook_matches_lookup", 62);
+    seen.tallies.set("webhook_matches_lookup", new Map([["Success", 62]]));
+    const verdicts = decideVerdicts(input({ seen }));
+    const verdict = verdicts.find((v) => v.name === "webhook_matches_lookup");
+    expect(verdict?.status).toBe("passed");
+    expect(verdict?.status === "passed" && verdict.notes).toEqual([
+      "never met a failed-class final status (webhooks judged: 62 Success)",
+    ]);
+    const judged = verdicts.filter((v) => v.name === "webhook_matches_lookup");
+    expect(isRunOk(judged, [], false)).toBe(true);
+    expect(isRunOk(judged, [], true)).toBe(false);
+  });
+
+  it('keeps "not exercised" for a check that judged nothing, and carries a rule\'s note on a passed check', () => {
+    const seen = emptyAggregate();
+    seen.exercised.set("response_schema_conformance", new Set(["status-codes"]));
+    seen.assertions.set("response_schema_conformance", 3);
+    seen.notes.set("response_schema_conformance", new Set(["the §7 insufficient-balance rule was not provoked: …"]));
+    const verdicts = decideVerdicts(input({ seen }));
+    const rule = verdicts.find((v) => v.name === "response_schema_conformance");
+    expect(rule?.status === "passed" && rule.notes).toEqual(["the §7 insufficient-balance rule was not provoked: …"]);
+    expect(statusOf(verdicts, "webhook_delivered")).toBe("not_exercised");
   });
 });

@@ -41,6 +41,32 @@ function orderLimits(harness: HarnessContext): AmountLimits {
   return harness.provider.given.domain ? harness.provider.domain : DEFAULT_ORDER_LIMITS;
 }
 
+/**
+ * The §7 rule (an order beyond the balance is a failed order) left untried:
+ * the check it belongs to passes with a note giving the reason and the way
+ * to provoke it, so a silent gap never reads as a pass.
+ */
+export function noteUnprovokedBeyondBalance(
+  harness: HarnessContext,
+  checker: Checker,
+  check: "status_code_conformance" | "response_schema_conformance",
+  reason: string,
+): void {
+  const largest = `KES ${orderLimits(harness).maxAmount}`;
+  const way =
+    check === "response_schema_conformance"
+      ? `give --other-token for a customer whose balance is below the largest order (${largest})`
+      : `run with a customer whose smallest wallet holds less than ${largest}, or give admin powers (an empty wallet)`;
+  const simulator =
+    harness.target.admin === undefined
+      ? ""
+      : "; on our simulator the magic account 0700000010 always answers an insufficient balance (docs/scenarios.md)";
+  checker.note(
+    check,
+    `the §7 insufficient-balance rule was not provoked: ${reason}; to provoke it, ${way}${simulator}`,
+  );
+}
+
 export interface BeyondBalanceVisit {
   readonly harness: HarnessContext;
   readonly api: PublicApi;
@@ -66,12 +92,19 @@ export async function orderBeyondSecondCustomer(visit: BeyondBalanceVisit): Prom
   const { harness, api, checker, transcript } = visit;
   const { provider } = harness;
   const other = await harness.target.otherSession();
-  if (other === undefined) return;
+  const unprovoked = (reason: string) =>
+    noteUnprovokedBeyondBalance(harness, checker, "response_schema_conformance", reason);
+  if (other === undefined) return unprovoked("no second customer (--other-token) to order beyond its balance");
   const before = await balanceCentsOf(visit, other.token);
-  if (before === undefined) return;
+  if (before === undefined) return unprovoked("the second customer's balance could not be read");
   const amount = amountBeyond(before, orderLimits(harness));
+  if (amount === undefined) {
+    return unprovoked(
+      `the second customer holds KES ${before / 100}, more than the largest allowed order (KES ${orderLimits(harness).maxAmount})`,
+    );
+  }
   // Checked, not reserved: the order is meant to be refused, and a refusal spends nothing of the run's budget.
-  if (amount === undefined || !harness.budget.canSpend(amount * 100)) return;
+  if (!harness.budget.canSpend(amount * 100)) return;
   const reference = `${visit.prefix}-beyond`;
   transcript.step(`the second customer orders KES ${amount}, beyond its balance of KES ${before / 100}`);
   const result = await api.sendAirtime({

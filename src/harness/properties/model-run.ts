@@ -113,9 +113,26 @@ async function openModelRun(
   return { real, session };
 }
 
-/** Every order the run committed goes into the shared ledger, so later runs on the account can account for it. */
+/**
+ * Every order the run committed goes into the shared ledger, so later runs
+ * on the account can account for it, and among the run's promises, which
+ * the late audit judges again.
+ */
 function recordOrders(harness: HarnessContext, model: ReturnType<typeof createModel>, token: string): void {
+  const seenAt = Date.now();
   for (const order of committedOrders(model)) {
+    harness.promises.add({
+      token,
+      reference: order.reference,
+      key: order.key,
+      keyIn: order.keyIn,
+      payload: { ...order.payload },
+      amountCents: order.amountCents,
+      id: order.id,
+      status: order.lastStatus,
+      final: order.lastStatus !== undefined && isFinal(model, order.lastStatus),
+      seenAt,
+    });
     harness.ledger.add({
       token,
       reference: order.reference,

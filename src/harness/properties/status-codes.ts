@@ -20,7 +20,7 @@ import type { Profile } from "../profiles.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import { answerRefusalMismatch, statedRefusal } from "../stated-refusal.ts";
 import type { Transcript } from "../transcript.ts";
-import { amountBeyond, orderBeyondSecondCustomer } from "./beyond-balance.ts";
+import { amountBeyond, noteUnprovokedBeyondBalance, orderBeyondSecondCustomer } from "./beyond-balance.ts";
 
 const AMOUNT = 10;
 
@@ -189,7 +189,18 @@ const STOPS: readonly Stop[] = [
       const balance = await tour.api.balance({ token: tour.token });
       if (balance.kind !== "response" || balance.response.status !== 200) return;
       const wallet = smallestWallet(balance.response.json);
-      if (wallet === undefined) return;
+      if (wallet === undefined) {
+        // With admin powers the empty-wallet stop provokes the rule instead.
+        if (harness.target.admin === undefined) {
+          noteUnprovokedBeyondBalance(
+            harness,
+            tour.checker,
+            "status_code_conformance",
+            `every wallet of the customer holds more than the largest allowed order (KES ${DEFAULT_ORDER_LIMITS.maxAmount})`,
+          );
+        }
+        return;
+      }
       const amount = amountBeyond(Math.round(wallet.amount * 100), DEFAULT_ORDER_LIMITS);
       if (amount === undefined || !harness.budget.reserve(amount * 100)) return;
       const reference = `${tour.prefix}-beyond`;

@@ -67,6 +67,11 @@ function renderSummary(report: ContractReport): Html {
       `${counts.notExercised} not exercised${report.requireCoverage ? " (a failure under --require-coverage)" : ""}`,
     );
   }
+  if (counts.noted > 0) {
+    parts.push(
+      `${counts.noted} with a coverage note${report.requireCoverage ? " (a failure under --require-coverage)" : ""}`,
+    );
+  }
   if (report.errors.length > 0) parts.push(`${report.errors.length} harness error(s)`);
   return markup`<section aria-labelledby="summary"><h2 id="summary">Summary</h2>
 <p>${report.checks.length} checks: ${parts.join(", ")}.</p>
@@ -94,7 +99,7 @@ ${rows}</tbody>
 function detailOf(check: CheckVerdict): string {
   switch (check.status) {
     case "passed":
-      return check.coverage.summary;
+      return [check.coverage.summary, ...(check.notes ?? []).map((note) => `note: ${note}`)].join("; ");
     case "failed":
       return check.failure.message;
     case "skipped":

@@ -3,19 +3,21 @@
  * verdict; a failure carries the message, the steps, the curl commands and
  * the replay command.
  */
-import { type ContractReport, countVerdicts } from "../report.ts";
+import { type ContractReport, countVerdicts, isNoted } from "../report.ts";
 
 export function formatJUnitReport(report: ContractReport): string {
   const verdicts = countVerdicts(report);
   const counts = report.requireCoverage
-    ? { failed: verdicts.failed + verdicts.notExercised, skipped: verdicts.skipped }
+    ? { failed: verdicts.failed + verdicts.notExercised + verdicts.noted, skipped: verdicts.skipped }
     : { failed: verdicts.failed, skipped: verdicts.skipped + verdicts.notExercised };
   const seconds = (report.durationMs / 1000).toFixed(3);
   const cases = report.checks.map((check) => {
     const open = `    <testcase classname="airtime-harness.contract" name="${xml(check.name)}" time="0">`;
     switch (check.status) {
       case "passed":
-        return `${open}</testcase>`;
+        return report.requireCoverage && isNoted(check)
+          ? `${open}\n      <failure message="${xml((check.notes ?? []).join("; "))}" type="coverage_note"/>\n    </testcase>`
+          : `${open}</testcase>`;
       case "skipped":
         return `${open}\n      <skipped message="${xml(check.reason)}"/>\n    </testcase>`;
       case "not_exercised":
