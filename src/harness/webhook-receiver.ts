@@ -164,9 +164,11 @@ function receive(inbox: Inbox, req: IncomingMessage, res: ServerResponse, bytes:
     return;
   }
   res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
-  // Other events (a balance alert, a test ping) are acknowledged and set aside. A profile that states no
-  // event filter says less: a delivery whose reference (at the profile's pointer) names an order is its event.
-  const statusEvent = provider.isStatusEvent(payload) || (!provider.given.event && fields.reference !== undefined);
+  // Other events (a balance alert, a test ping) are acknowledged and set aside. A profile that names the
+  // webhook's fields but no event filter says less: a delivery whose reference (at the profile's pointer)
+  // names an order is its event. Without a profile, our spec's event name is the filter.
+  const eventless = provider.given.webhookBody && !provider.given.event;
+  const statusEvent = provider.isStatusEvent(payload) || (eventless && fields.reference !== undefined);
   if (!statusEvent) return;
   const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
   if (inbox.seen.has(webhookId)) return; // a retry of a delivery already kept

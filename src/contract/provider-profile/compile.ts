@@ -42,6 +42,8 @@ export interface GivenSections {
   readonly errorCodes: boolean;
   readonly signing: boolean;
   readonly event: boolean;
+  /** The file names where the webhook body keeps its fields. */
+  readonly webhookBody: boolean;
   readonly domain: boolean;
   readonly rateLimit: boolean;
 }
@@ -169,6 +171,7 @@ export function compileProfile(given?: ProviderProfile): CompiledProfile {
       errorCodes: file.errorCodes !== undefined,
       signing: file.webhooks?.signing !== undefined,
       event: file.webhooks?.event !== undefined,
+      webhookBody: file.bodies?.webhook !== undefined,
       domain: file.domain !== undefined,
       rateLimit: file.rateLimit !== undefined,
     },
