@@ -74,6 +74,9 @@ function mastersServing(cluster: Cluster, slots: ReadonlySet<number>): Redis[] {
   return [...masters];
 }
 
+/** ioredis's rejection of a command that outlived `commandTimeout`. */
+const COMMAND_TIMED_OUT = "Command timed out";
+
 /**
  * @example
  * const ack = replicaAck(client, 1000);
@@ -84,6 +87,11 @@ export function replicaAck(client: RedisClient, timeoutMs: number): ReplicaAck {
   return async (slots) => {
     const masters = client.isCluster ? mastersServing(client as Cluster, slots) : [client as Redis];
     const counts = await Promise.all(masters.map((node) => node.wait(1, timeoutMs))).catch((error: unknown) => {
+      // The write itself was answered; a WAIT that outlived the client's command timeout (WAITs queue
+      // one after another on a master's connection) is a replica that did not acknowledge in time.
+      if ((error as Error).message === COMMAND_TIMED_OUT) {
+        throw new StoreNotReplicatedError(`no Redis replica acknowledged the write in time`, { cause: error });
+      }
       throw new StoreUnavailableError((error as Error).message, { cause: error });
     });
     if (counts.some((count) => count < 1)) {
