@@ -8,7 +8,7 @@
  * pointers cannot: a pointer finds `balances[0]` in an array and in an
  * object keyed "0" alike.
  */
-import type { AnswerEvidence, Operation, RuleResult } from "./rules.ts";
+import { type AnswerEvidence, exactVerdict, type Operation, type RuleResult } from "./rules.ts";
 
 /** `/balances: array`, `/balances/[]/available: number`, … one line per path, sorted. */
 export type AnswerShape = readonly string[];
@@ -67,15 +67,14 @@ export function compareShapes(
   const observed = Math.min(simulator.answers, target.answers);
   const agrees =
     observed === 0 || (Object.keys(extra.answers).length === 0 && Object.keys(missing.answers).length === 0);
-  return {
+  return exactVerdict({
     rule,
     operation,
     agrees,
     severity: "high",
     observations: observed,
     test: "the same paths with the same container and value types (values ignored); lines seen on one side only",
-    pValue: agrees ? 1 : 0,
     simulator: extra,
     target: missing,
-  };
+  });
 }
