@@ -1,7 +1,7 @@
 /**
  * Turns what both sides answered into rule results: one rule per request
  * condition (what a replay, an unknown reference, invalid input … is answered
- * with), rules on the orders' lives (which finals, how many fail, how long
+ * with), the answers' JSON shapes per step kind, rules on the orders' lives (which finals, how many fail, how long
  * pending lasts) and, when both sides' webhooks were received, the webhook
  * rules. Every rule is judged by one of the tests in rules.ts.
  */
@@ -17,6 +17,7 @@ import {
   type RuleResult,
 } from "./rules.ts";
 import { judgeWebhooks } from "./webhook-rules.ts";
+import { compareShapes, type ShapeSample } from "./answer-shapes.ts";
 
 /** The rule each step kind is judged under, and the operation it scores. */
 export const CONDITION_RULES: Readonly<Record<StepKind, { readonly rule: string; readonly operation: Operation }>> = {
@@ -39,6 +40,42 @@ function answersOf(side: SideObservations, kind: StepKind): AnswerEvidence {
     example ??= step.curl;
   }
   return { answers, example };
+}
+
+/** The kinds of answer (outcomes) one side drew for a step kind. */
+function shapeKinds(side: SideObservations, kind: StepKind): Set<string> {
+  return new Set(side.steps.flatMap((step) => (step.kind === kind && step.shape !== undefined ? [step.shape.of] : [])));
+}
+
+/** Every path line of the answers of `kinds`, each prefixed by its kind: a refusal is compared with a refusal. */
+function shapeSample(side: SideObservations, kind: StepKind, kinds: ReadonlySet<string>): ShapeSample {
+  const lines: Record<string, number> = {};
+  let answers = 0;
+  let example: string | undefined;
+  for (const step of side.steps) {
+    if (step.kind !== kind || step.shape === undefined || !kinds.has(step.shape.of)) continue;
+    answers += 1;
+    example ??= step.curl;
+    for (const line of step.shape.lines) {
+      const key = `${step.shape.of} ${line}`;
+      lines[key] = (lines[key] ?? 0) + 1;
+    }
+  }
+  return { lines, answers, example };
+}
+
+/** One shape rule per step kind, over the kinds of answer both sides drew (the answer rules judge the rest). */
+function shapeRules(simulator: SideObservations, target: SideObservations): RuleResult[] {
+  return (Object.keys(CONDITION_RULES) as StepKind[]).map((kind) => {
+    const theirs = shapeKinds(target, kind);
+    const shared = new Set([...shapeKinds(simulator, kind)].filter((of) => theirs.has(of)));
+    return compareShapes(
+      `answer shape: ${kind}`,
+      CONDITION_RULES[kind].operation,
+      shapeSample(simulator, kind, shared),
+      shapeSample(target, kind, shared),
+    );
+  });
 }
 
 function finalCount(side: SideObservations): number {
@@ -73,5 +110,5 @@ export function judge(simulator: SideObservations, target: SideObservations): Ru
     simulator.webhooks === undefined || target.webhooks === undefined
       ? []
       : judgeWebhooks(simulator.webhooks, target.webhooks);
-  return [...conditions, ...orderLifeRules(simulator, target), ...webhooks];
+  return [...conditions, ...shapeRules(simulator, target), ...orderLifeRules(simulator, target), ...webhooks];
 }

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { type AnswerShape, shapeOf } from "./answer-shapes.ts";
 import { collectWebhooks, type WebhookObservations, type WebhookRecorder } from "./observe-webhooks.ts";
 import type { Step, StepKind } from "./plan.ts";
 
@@ -19,6 +20,8 @@ export interface StepRecord {
   readonly curl: string;
   /** Which planned run the step belongs to, so a divergence can be shown with the steps that led to it. */
   readonly run?: number;
+  /** The answer's JSON structure, and the kind of answer it is compared within (the outcome; a lookup's with its status). */
+  readonly shape?: { readonly of: string; readonly lines: AnswerShape };
 }
 
 export interface SideObservations {
@@ -143,6 +146,13 @@ export function lookupOutcome(profile: CompiledProfile, answer: Answer): string 
     : refusal(profile, answer);
 }
 
+/** A found order's body differs by its status (a final one has more fields): shapes are compared status by status. */
+function shapeKind(profile: CompiledProfile, outcome: string, answer: Answer): string {
+  if (outcome !== "found") return outcome;
+  const status = profile.readOrder("lookup", answer.body).status;
+  return `found ${status === undefined ? "without status" : profile.statuses.nameOf(status)}`;
+}
+
 class RunState {
   readonly placed: Placed[] = [];
   constructor(
@@ -168,7 +178,13 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
   const fresh = `${state.tag}-${index}`;
   const record = async (request: Request, classify: (answer: Answer) => string): Promise<StepRecord> => {
     const answer = await call(options, request);
-    return { kind: step.kind, outcome: classify(answer), curl: curlLine(options.baseUrl, request) };
+    const outcome = classify(answer);
+    return {
+      kind: step.kind,
+      outcome,
+      curl: curlLine(options.baseUrl, request),
+      shape: { of: shapeKind(profile, outcome, answer), lines: shapeOf(answer.body) },
+    };
   };
   switch (step.kind) {
     case "send":

@@ -112,6 +112,14 @@ export function compareTimings(
   };
 }
 
+/**
+ * A rule judged without a statistic (the same answer, the same values, the
+ * same shape): its p-value is 1 when the sides agree and 0 when they do not.
+ */
+export function exactVerdict(result: Omit<RuleResult, "pValue">): RuleResult {
+  return { ...result, pValue: result.agrees ? 1 : 0 };
+}
+
 function mostCommon(answers: Readonly<Record<string, number>>): string | undefined {
   const sorted = Object.entries(answers).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   return sorted[0]?.[0];
@@ -135,17 +143,16 @@ export function compareAnswers(
 ): RuleResult {
   const observed = Math.min(total(simulator.answers), total(target.answers));
   const agrees = observed === 0 || mostCommon(simulator.answers) === mostCommon(target.answers);
-  return {
+  return exactVerdict({
     rule,
     operation,
     agrees,
     severity: "high",
     observations: observed,
     test: "the most common answer is the same",
-    pValue: agrees ? 1 : 0,
     simulator,
     target,
-  };
+  });
 }
 
 /** A value seen this few times on one side only may be chance; it is not judged. */
@@ -164,17 +171,16 @@ export function compareSeen(
   const onlyOn = (one: AnswerEvidence, other: AnswerEvidence) =>
     Object.entries(one.answers).some(([value, count]) => count >= MIN_SEEN && (other.answers[value] ?? 0) === 0);
   const agrees = !onlyOn(simulator, target) && !onlyOn(target, simulator);
-  return {
+  return exactVerdict({
     rule,
     operation,
     agrees,
     severity: "medium",
     observations: Math.min(total(simulator.answers), total(target.answers)),
     test: "the same values are seen",
-    pValue: agrees ? 1 : 0,
     simulator,
     target,
-  };
+  });
 }
 
 export type FidelityScores = Readonly<Record<Operation | "overall", number | undefined>>;

@@ -8,7 +8,7 @@
 import type { ServerResponse } from "node:http";
 import { parse as parseQuery } from "node:querystring";
 import type { Customer } from "../domain/model.ts";
-import type { TokenResponse } from "../contract/public-schemas.ts";
+import { ShortcodeSchema, type TokenResponse } from "../contract/public-schemas.ts";
 import { REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
 import { authenticateRequest } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
@@ -88,7 +88,17 @@ async function balance(
       errors: [{ pointer: "#/shortcode", detail: "must be a single string" }],
     });
   }
-  const outcome = await deps.service.getBalance(customer.id, shortcode === "" ? undefined : shortcode);
+  // The same schema the document declares for the parameter: 1 to 32 well-formed characters.
+  if (shortcode !== undefined && !ShortcodeSchema.safeParse(shortcode).success) {
+    throw new HttpProblem(
+      "validation_failed",
+      "`shortcode` must be 1 to 32 characters; omit it for the default wallet.",
+      {
+        errors: [{ pointer: "#/shortcode", detail: "must be 1 to 32 well-formed characters" }],
+      },
+    );
+  }
+  const outcome = await deps.service.getBalance(customer.id, shortcode);
   switch (outcome.kind) {
     case "balance":
       sendJson(res, 200, deps.dialect.balance(presentBalance(outcome.wallet, outcome.wallets)));

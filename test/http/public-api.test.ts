@@ -349,6 +349,23 @@ describe("GET /v1/airtime/{reference} and GET /v1/balance", () => {
       "unknown_shortcode",
     );
   });
+
+  test("an empty shortcode: 400 validation_failed at #/shortcode, not the default wallet", async () => {
+    const reply = await send(sim, `/v1/balance?shortcode=`, { headers: bearer("shop-token-0001") });
+    expectProblem(reply, 400, "validation_failed");
+    expect(reply.body.errors).toContainEqual({
+      pointer: "#/shortcode",
+      detail: "must be 1 to 32 well-formed characters",
+    });
+  });
+
+  test("a 33-character shortcode: 400 validation_failed, not unknown_shortcode; 32 characters are a lookup", async () => {
+    const tooLong = await send(sim, `/v1/balance?shortcode=${"6".repeat(33)}`, { headers: bearer("shop-token-0001") });
+    expectProblem(tooLong, 400, "validation_failed");
+    expect(tooLong.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(["#/shortcode"]);
+    const longest = await send(sim, `/v1/balance?shortcode=${"6".repeat(32)}`, { headers: bearer("shop-token-0001") });
+    expectProblem(longest, 400, "unknown_shortcode");
+  });
 });
 
 describe("POST /v1/auth/token", () => {

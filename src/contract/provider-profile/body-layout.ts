@@ -5,6 +5,8 @@
  * `extra`. The hot path copies values into place; no pointer is parsed per
  * request. A layout that keeps every field where our spec has it compiles
  * to the identity, so our spec's bodies leave unchanged, as the same object.
+ * A container the renderer creates for an index segment (`/balances/0/…`)
+ * is an array, as the provider writes it, unless the profile states otherwise.
  */
 
 /** A value the simulator has for the body, by our spec's field name. */
@@ -33,6 +35,8 @@ export interface LayoutSpec {
   /** Changes a value on its way into the body (money as a string, a status as a word). */
   readonly convert?: Readonly<Record<string, (value: unknown, spec: SpecBody) => unknown>>;
   readonly extras?: Readonly<Record<string, ExtraTemplate>> | undefined;
+  /** The kind of container to create at a pointer; by default an array where the next segment is an index. */
+  readonly containers?: Readonly<Record<string, ContainerKind>> | undefined;
   /** Ids for `uuid` templates; injected so that tests and seeds decide them. */
   readonly newUuid: () => string;
 }
@@ -50,21 +54,44 @@ export function pointerKeys(pointer: string): readonly string[] {
     .map((raw) => raw.replaceAll("~1", "/").replaceAll("~0", "~"));
 }
 
-/** The object at `keys` inside `body`, made on the way when missing. */
-function containerAt(body: Container, keys: readonly string[], depth: number): Container {
+/** An array or an object: the kind of container a body holds at some pointer. */
+export type ContainerKind = "array" | "object";
+
+/** A segment that can only index an array when the container is ours to create: 0, 1, 2… */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Which kind of container to create at `keys[0..depth)` to hold `keys[depth]`:
+ * what the profile states for that pointer, else an array for an index.
+ */
+export type KindOf = (keys: readonly string[], depth: number) => ContainerKind;
+
+export function compileKindOf(stated: Readonly<Record<string, ContainerKind>> | undefined): KindOf {
+  const byPointer = new Map(Object.entries(stated ?? {}));
+  return (keys, depth) => {
+    const pointer = keys
+      .slice(0, depth)
+      .map((key) => `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`)
+      .join("");
+    return byPointer.get(pointer) ?? (ARRAY_INDEX.test(keys[depth] as string) ? "array" : "object");
+  };
+}
+
+/** The container at `keys` inside `body`, made on the way when missing. */
+function containerAt(body: Container, keys: readonly string[], depth: number, kindOf: KindOf): Container {
   let node = body;
   for (let index = 0; index < depth; index += 1) {
     const key = keys[index] as string;
     const next = node[key];
     if (typeof next === "object" && next !== null) node = next as Container;
-    else node = node[key] = {};
+    else node = node[key] = kindOf(keys, index + 1) === "array" ? ([] as unknown as Container) : {};
   }
   return node;
 }
 
 type Put = (body: Container, value: unknown) => void;
 
-function compilePut(pointer: string): Put {
+function compilePut(pointer: string, kindOf: KindOf): Put {
   const keys = pointerKeys(pointer);
   const last = keys.at(-1);
   if (last === undefined) throw new RangeError('a body field cannot be written at the whole body (pointer "")');
@@ -74,7 +101,7 @@ function compilePut(pointer: string): Put {
     };
   }
   return (body, value) => {
-    containerAt(body, keys, keys.length - 1)[last] = value;
+    containerAt(body, keys, keys.length - 1, kindOf)[last] = value;
   };
 }
 
@@ -85,8 +112,8 @@ function isIdentity(spec: LayoutSpec): boolean {
   return noConversions && noExtras && inPlace;
 }
 
-function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => string) {
-  const put = compilePut(pointer);
+function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => string, kindOf: KindOf) {
+  const put = compilePut(pointer, kindOf);
   if ("uuid" in template) return (body: Container) => put(body, newUuid());
   if ("constant" in template) return (body: Container) => put(body, template.constant);
   if ("deliveryId" in template)
@@ -101,8 +128,9 @@ function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => s
  */
 export function compileLayout(spec: LayoutSpec): Layout {
   if (isIdentity(spec)) return (body) => body;
+  const kindOf = compileKindOf(spec.containers);
   const puts = new Map<string, Put>();
-  for (const [name, pointer] of Object.entries(spec.fields)) puts.set(name, compilePut(pointer));
+  for (const [name, pointer] of Object.entries(spec.fields)) puts.set(name, compilePut(pointer, kindOf));
   const convert = spec.convert ?? {};
   const mainKeys = pointerKeys(spec.fields[spec.main] ?? `/${spec.main}`);
   const companionDepth = Math.max(mainKeys.length - 1, 0);
@@ -116,7 +144,7 @@ export function compileLayout(spec: LayoutSpec): Layout {
       .map((keys) => keys.at(-1) as string),
   );
   const extras = Object.entries(spec.extras ?? {}).map(([pointer, template]) =>
-    compileExtra(pointer, template, spec.newUuid),
+    compileExtra(pointer, template, spec.newUuid, kindOf),
   );
   return (body, context) => {
     const rendered: Container = {};
@@ -129,7 +157,7 @@ export function compileLayout(spec: LayoutSpec): Layout {
       const converted =
         convert[name] === undefined ? value : (convert[name] as (v: unknown, s: SpecBody) => unknown)(value, body);
       if (put !== undefined) put(rendered, converted);
-      else if (!taken.has(name)) containerAt(rendered, mainKeys, companionDepth)[name] = converted;
+      else if (!taken.has(name)) containerAt(rendered, mainKeys, companionDepth, kindOf)[name] = converted;
     }
     return rendered;
   };

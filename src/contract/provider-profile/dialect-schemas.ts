@@ -1,13 +1,14 @@
 /**
  * JSON Schemas of a dialect's bodies, built from its profile the way the
- * renderer writes them: each field at its pointer (objects made on the way
- * and required), money as a number or a decimal string, statuses as the
+ * renderer writes them: each field at its pointer (containers made on the
+ * way and required: an array where the next segment is an index, unless the
+ * profile states the kind), money as a number or a decimal string, statuses as the
  * table's codes or words, `extra` fields by their template. The members
  * the profile does not name are allowed beside them.
  */
 import { compileProfile } from "./compile.ts";
 import type { ProviderProfile } from "./schema.ts";
-import { pointerKeys } from "./body-layout.ts";
+import { compileKindOf, type ContainerKind, type KindOf, pointerKeys } from "./body-layout.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -29,25 +30,60 @@ function extraSchema(template: Extra): JsonSchema {
   return { type: "string", format: "date-time" };
 }
 
-/** An object schema with each schema placed at its pointer. */
-function bodySchema(placed: ReadonlyArray<readonly [string, JsonSchema]>): JsonSchema {
-  const root: JsonSchema = { type: "object", properties: {}, required: [] };
+/** A container being built: an object's members or an array's items, by key. */
+interface Node {
+  readonly kind: ContainerKind;
+  readonly children: Map<string, Node | JsonSchema>;
+}
+
+/** The node's JSON Schema: an object with its members required, or an array with its items in place. */
+function nodeSchema(node: Node): JsonSchema {
+  const entries = [...node.children];
+  const schemaOf = (child: Node | JsonSchema) => (isNode(child) ? nodeSchema(child) : child);
+  if (node.kind === "object") {
+    return {
+      type: "object",
+      properties: Object.fromEntries(entries.map(([key, child]) => [key, schemaOf(child)])),
+      required: entries.map(([key]) => key),
+    };
+  }
+  const length = Math.max(...entries.map(([key]) => Number(key))) + 1;
+  const first = node.children.get("0");
+  // Only the first item named: a list of such items (a provider may list more), at least the one written.
+  if (length === 1 && first !== undefined) return { type: "array", items: schemaOf(first), minItems: 1 };
+  const items = Array.from({ length }, (_, index) => {
+    const child = node.children.get(String(index));
+    return child === undefined ? {} : schemaOf(child);
+  });
+  return { type: "array", prefixItems: items, minItems: length, maxItems: length };
+}
+
+function isNode(value: Node | JsonSchema): value is Node {
+  return (value as Partial<Node>).children instanceof Map;
+}
+
+/** The body's schema with each schema placed at its pointer, containers of the kind the renderer creates. */
+function bodySchema(placed: ReadonlyArray<readonly [string, JsonSchema]>, kindOf: KindOf): JsonSchema {
+  const root: Node = { kind: "object", children: new Map() };
   for (const [pointer, schema] of placed) {
     const keys = pointerKeys(pointer);
     let node = root;
     keys.forEach((key, index) => {
-      const properties = node.properties as Record<string, JsonSchema>;
-      const required = node.required as string[];
-      if (!required.includes(key)) required.push(key);
       if (index === keys.length - 1) {
-        properties[key] = schema;
+        node.children.set(key, schema);
         return;
       }
-      properties[key] ??= { type: "object", properties: {}, required: [] };
-      node = properties[key];
+      const next = node.children.get(key);
+      if (next !== undefined && isNode(next)) {
+        node = next;
+        return;
+      }
+      const created: Node = { kind: kindOf(keys, index + 1), children: new Map() };
+      node.children.set(key, created);
+      node = created;
     });
   }
-  return root;
+  return nodeSchema(root);
 }
 
 /**
@@ -77,26 +113,34 @@ export function dialectSchemas(file: ProviderProfile | undefined): DialectSchema
     [bodies.order.message, text],
   ] as const;
   const deliveryId = profile.resolved.deliveryId;
+  const kindOf = (kind: keyof NonNullable<ProviderProfile["bodies"]>) =>
+    compileKindOf(file?.bodies?.[kind]?.containers);
   return {
-    order: bodySchema([[bodies.order.id, text], ...orderWithoutId, ...extras("order")]),
-    insufficient: bodySchema([...orderWithoutId, ...errorFields]),
-    lookup: bodySchema([
-      [bodies.lookup.id, text],
-      [bodies.lookup.reference, text],
-      [bodies.lookup.status, written],
-      [bodies.lookup.amount, amount],
-      ...extras("lookup"),
-    ]),
-    balance: bodySchema([[bodies.balance.amount, amount], ...extras("balance")]),
-    error: bodySchema([...errorFields, [bodies.error.message, text]]),
-    webhook: bodySchema([
-      [bodies.webhook.id, text],
-      [bodies.webhook.reference, text],
-      [bodies.webhook.status, written],
-      [bodies.webhook.amount, amount],
-      [event.pointer, { type: "string", enum: [...event.values] }],
-      ...("pointer" in deliveryId ? [[deliveryId.pointer, text] as const] : []),
-      ...extras("webhook"),
-    ]),
+    order: bodySchema([[bodies.order.id, text], ...orderWithoutId, ...extras("order")], kindOf("order")),
+    insufficient: bodySchema([...orderWithoutId, ...errorFields], kindOf("order")),
+    lookup: bodySchema(
+      [
+        [bodies.lookup.id, text],
+        [bodies.lookup.reference, text],
+        [bodies.lookup.status, written],
+        [bodies.lookup.amount, amount],
+        ...extras("lookup"),
+      ],
+      kindOf("lookup"),
+    ),
+    balance: bodySchema([[bodies.balance.amount, amount], ...extras("balance")], kindOf("balance")),
+    error: bodySchema([...errorFields, [bodies.error.message, text]], kindOf("error")),
+    webhook: bodySchema(
+      [
+        [bodies.webhook.id, text],
+        [bodies.webhook.reference, text],
+        [bodies.webhook.status, written],
+        [bodies.webhook.amount, amount],
+        [event.pointer, { type: "string", enum: [...event.values] }],
+        ...("pointer" in deliveryId ? [[deliveryId.pointer, text] as const] : []),
+        ...extras("webhook"),
+      ],
+      kindOf("webhook"),
+    ),
   };
 }

@@ -188,7 +188,15 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
     fields: Record<string, string>,
     main: string,
     convert: Record<string, Convert>,
-  ) => compileLayout({ newUuid, fields, main, convert, extras: kind === "webhook" ? webhookExtras : extras(kind) });
+  ) =>
+    compileLayout({
+      newUuid,
+      fields,
+      main,
+      convert,
+      extras: kind === "webhook" ? webhookExtras : extras(kind),
+      containers: file?.bodies?.[kind]?.containers,
+    });
   return {
     order: layout("order", bodies.order, "id", statuses.order),
     lookup: layout("lookup", bodies.lookup, "id", record),

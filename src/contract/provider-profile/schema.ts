@@ -27,12 +27,18 @@ const ExtraFieldsSchema = z
   .record(JsonPointerSchema, ExtraFieldSchema)
   .meta({ description: "Fields the provider adds that carry no order value, by pointer" });
 
+const ContainersSchema = z.record(JsonPointerSchema, z.enum(["array", "object"])).meta({
+  description:
+    "The kind of container the body holds at a pointer, where the pointers leave it open: by default a container holding an index segment (/balances/0/available) is an array",
+});
+
 const OrderBodySchema = z.strictObject({
   id: JsonPointerSchema.optional(),
   reference: JsonPointerSchema.optional(),
   status: JsonPointerSchema.optional().meta({ description: "§2.3: always a number in this body" }),
   message: JsonPointerSchema.optional(),
   extra: ExtraFieldsSchema.optional(),
+  containers: ContainersSchema.optional(),
 });
 
 const RecordBodySchema = z.strictObject({
@@ -41,18 +47,26 @@ const RecordBodySchema = z.strictObject({
   status: JsonPointerSchema.optional(),
   amount: JsonPointerSchema.optional(),
   extra: ExtraFieldsSchema.optional(),
+  containers: ContainersSchema.optional(),
 });
 
 const BodiesSchema = z.strictObject({
   order: OrderBodySchema.optional().meta({ description: "The send-airtime answer (HTTP 200)" }),
   lookup: RecordBodySchema.optional().meta({ description: "GET /v1/airtime/{reference}" }),
   webhook: RecordBodySchema.optional().meta({ description: "The webhook body" }),
-  balance: z.strictObject({ amount: JsonPointerSchema.optional(), extra: ExtraFieldsSchema.optional() }).optional(),
+  balance: z
+    .strictObject({
+      amount: JsonPointerSchema.optional(),
+      extra: ExtraFieldsSchema.optional(),
+      containers: ContainersSchema.optional(),
+    })
+    .optional(),
   error: z
     .strictObject({
       code: JsonPointerSchema.optional(),
       message: JsonPointerSchema.optional(),
       extra: ExtraFieldsSchema.optional(),
+      containers: ContainersSchema.optional(),
     })
     .optional()
     .meta({ description: "Any error body (4xx)" }),
