@@ -5,6 +5,11 @@
  * `nodes.conf` never meets another run's. It is ready once every node says
  * `cluster_state:ok`, and it is torn down (processes stopped, directories
  * removed) after the file's tests.
+ *
+ * Started `proxied`, each node has a fault proxy in front of it and
+ * announces the proxy's port (`cluster-announce-port`): every client, and
+ * every replica's link to its master, then goes through the proxies, as the
+ * slot map and each `MOVED` name them. The cluster bus stays direct.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -15,6 +20,7 @@ import { promisify } from "node:util";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { type RunningProcess, startProcess } from "../../src/harness/child-process.ts";
+import { type FaultProxy, startFaultProxy } from "./fault-proxy.ts";
 import { freePort } from "./processes.ts";
 import { redisSkipReason } from "./redis.ts";
 
@@ -43,6 +49,12 @@ export interface ClusterNode {
   kill(): Promise<void>;
   /** Starts a killed node again on its port and directory: it rejoins from its `nodes.conf`. */
   restart(): Promise<void>;
+  /** SIGSTOP: the node hears and answers nothing, on any link, until `resume()`. */
+  pause(): void;
+  /** SIGCONT after `pause()`. */
+  resume(): void;
+  /** The fault proxy in front of it, when the cluster was started `proxied`. */
+  readonly proxy: FaultProxy | undefined;
 }
 
 /** A range of hash slots and who serves it, as `CLUSTER SLOTS` says. */
@@ -61,10 +73,10 @@ export function rangeServing(ranges: readonly SlotRange[], slot: number): SlotRa
 }
 
 export interface TestRedisCluster {
-  /** `redis+cluster://127.0.0.1:P1,127.0.0.1:P2,…`, every node as a seed. */
+  /** `redis+cluster://127.0.0.1:P1,127.0.0.1:P2,…`, every node (its proxy, when proxied) as a seed. */
   readonly url: string;
   readonly nodes: readonly ClusterNode[];
-  /** The ports of the nodes that are masters right now, as the cluster says. */
+  /** The ports of the nodes that are masters right now, as the cluster announces them (proxies' when proxied). */
   masterPorts(): Promise<number[]>;
   /** The slot map, asked of a running node. */
   slotRanges(): Promise<SlotRange[]>;
@@ -76,28 +88,44 @@ interface RunningNode {
   readonly port: number;
   readonly busPort: number;
   readonly dir: string;
+  readonly proxy: FaultProxy | undefined;
   process: RunningProcess;
+  /** Stopped by SIGSTOP: it would hold a question forever. */
+  paused: boolean;
 }
 
 /**
  * Six nodes started, joined and ready (`cluster_state:ok` on each). The
  * caller stops them (`afterAll(() => cluster.stop())`).
  */
-export async function startRedisCluster(): Promise<TestRedisCluster> {
+export async function startRedisCluster(options: { readonly proxied?: boolean } = {}): Promise<TestRedisCluster> {
   const directory = await mkdtemp(join(tmpdir(), "redis-cluster-"));
   const nodes: RunningNode[] = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => node.process.stop(1_000)));
+    await Promise.all(nodes.map((node) => node.proxy?.close()));
     await rm(directory, { recursive: true, force: true });
   };
   try {
-    for (let index = 0; index < NODES; index += 1) nodes.push(await launchNode(directory, index));
+    for (let index = 0; index < NODES; index += 1) nodes.push(await launchNode(directory, index, options.proxied));
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await runFile(REDIS_CLI, ["--cluster", "create", ...addresses, "--cluster-replicas", "1", "--cluster-yes"]);
     await Promise.all(nodes.map((node) => waitForClusterOk(node.port)));
+    const seeds = nodes.map((node) => `127.0.0.1:${node.proxy?.port ?? node.port}`);
     return {
-      url: `redis+cluster://${addresses.join(",")}`,
-      nodes: nodes.map((node) => ({ port: node.port, kill: () => killNode(node), restart: () => restartNode(node) })),
+      url: `redis+cluster://${seeds.join(",")}`,
+      nodes: nodes.map((node) => ({
+        port: node.port,
+        kill: () => killNode(node),
+        restart: () => restartNode(node),
+        pause: () => {
+          node.paused = node.process.child.kill("SIGSTOP");
+        },
+        resume: () => {
+          node.paused = !node.process.child.kill("SIGCONT");
+        },
+        proxy: node.proxy,
+      })),
       masterPorts: () => masterPorts(nodes),
       slotRanges: () => slotRanges(nodes),
       stop,
@@ -108,18 +136,21 @@ export async function startRedisCluster(): Promise<TestRedisCluster> {
   }
 }
 
-async function launchNode(directory: string, index: number): Promise<RunningNode> {
+async function launchNode(directory: string, index: number, proxied = false): Promise<RunningNode> {
   const [port, busPort] = [await freePort(), await freePort()];
   const dir = await mkdtemp(join(directory, `node-${index}-`));
-  return { port, busPort, dir, process: await startServer(port, busPort, dir) };
+  const proxy = proxied ? await startFaultProxy(port) : undefined;
+  return { port, busPort, dir, proxy, paused: false, process: await startServer({ port, busPort, dir, proxy }) };
 }
 
-async function startServer(port: number, busPort: number, dir: string): Promise<RunningProcess> {
+async function startServer(node: Omit<RunningNode, "process" | "paused">): Promise<RunningProcess> {
+  const { port, busPort, dir, proxy } = node;
   // The bus port is chosen too: port + 10000, Redis's default, may be taken or out of range.
   const server = startProcess(REDIS_SERVER, [
     ...["--port", String(port), "--cluster-port", String(busPort), "--bind", "127.0.0.1"],
     ...["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"],
     ...["--dir", dir, "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+    ...(proxy === undefined ? [] : ["--cluster-announce-port", String(proxy.port)]),
   ]);
   const ready = await server.waitFor(/Ready to accept connections/, 15_000);
   if (ready.kind !== "matched") {
@@ -130,7 +161,7 @@ async function startServer(port: number, busPort: number, dir: string): Promise<
 }
 
 async function restartNode(node: RunningNode): Promise<void> {
-  node.process = await startServer(node.port, node.busPort, node.dir);
+  node.process = await startServer(node);
   await waitForClusterOk(node.port);
 }
 
@@ -165,7 +196,7 @@ async function waitForClusterOk(port: number): Promise<void> {
 /** `ask` of the first node still running. */
 async function askRunningNode<T>(nodes: readonly RunningNode[], ask: (client: Redis) => Promise<T>): Promise<T> {
   for (const node of nodes) {
-    if (node.process.child.exitCode !== null || node.process.child.signalCode !== null) continue;
+    if (node.paused || node.process.child.exitCode !== null || node.process.child.signalCode !== null) continue;
     const client = new Redis({ port: node.port, host: "127.0.0.1", maxRetriesPerRequest: 1 });
     try {
       return await ask(client);
