@@ -114,5 +114,25 @@ describe.skipIf(skip !== undefined)(
         .toBeGreaterThan(adminBefore);
       expect(await headlineNumber(page, "Requests (public API)")).toBe(publicBefore);
     });
+
+    it("disables the force buttons a final order cannot take", async () => {
+      await page.getByRole("button", { name: "Orders", exact: true }).click();
+      await page.locator("table button.link").first().click();
+      await expect.poll(() => page.getByTestId("order-status").textContent(), { timeout: LIVE_MS }).toMatch(/^20/);
+      const forced = page.getByRole("group", { name: "Force an outcome" });
+      // A successful order can still be reversed, and nothing else.
+      expect(await forced.getByRole("button", { name: "Force reversal" }).isEnabled()).toBe(true);
+      for (const name of ["Force success", "Force failure", "Force timeout"])
+        expect(await forced.getByRole("button", { name }).isDisabled()).toBe(true);
+    });
+
+    it("offers a field for the token on a page opened without one", async () => {
+      const bare = await browser.newPage();
+      await bare.goto(`${sim.url}/_sim/ui`);
+      await bare.getByRole("textbox", { name: /Admin token/ }).fill(sim.adminToken);
+      await bare.getByRole("button", { name: "Open the dashboard" }).click();
+      await bare.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: LIVE_MS });
+      await bare.close();
+    });
   },
 );

@@ -85,6 +85,7 @@ function App() {
             ? "The simulator refused the admin token in this link: reopen the link the simulator printed (a restart without --admin-token prints a new one)."
             : "Open the link the simulator printed: it carries the admin token after #token=."}
         </p>
+        <TokenForm />
       </main>
     );
   }
@@ -123,6 +124,28 @@ function App() {
         {tab === "API reference" && <ApiReferenceView />}
       </main>
     </>
+  );
+}
+
+/** Puts a pasted admin token into the fragment and loads the page with it, as the printed link would. */
+function TokenForm() {
+  const [value, setValue] = useState("");
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const params = new URLSearchParams({ token: value.trim() });
+    location.hash = params.toString();
+    location.reload();
+  };
+  return (
+    <form onSubmit={submit} aria-label="Admin token">
+      <label>
+        Admin token (serve prints it; or use --admin-token)
+        <input value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} autocomplete="off" />
+      </label>
+      <button type="submit" disabled={value.trim() === ""}>
+        Open the dashboard
+      </button>
+    </form>
   );
 }
 
