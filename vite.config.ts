@@ -3,6 +3,7 @@
 // few kilobytes, with no runtime to ship beyond it.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { gzipSync } from "node:zlib";
 import { defineConfig, type Plugin } from "vite";
 import { parse } from "yaml";
 
@@ -33,11 +34,28 @@ function apiReference(): Plugin {
   };
 }
 
+/** The dashboard's own JavaScript, gzipped, may not pass this (the API reference's Redoc loads apart, on demand). */
+const JS_BUDGET_GZIP_BYTES = 120 * 1024;
+
+/** Prints the gzipped size of the JavaScript the page loads first, and fails the build over the budget. */
+function jsBudget(): Plugin {
+  return {
+    name: "js-budget",
+    generateBundle(_options, bundle) {
+      const chunks = Object.values(bundle).filter((file) => file.type === "chunk");
+      const gzipped = chunks.reduce((sum, chunk) => sum + gzipSync(chunk.code, { level: 9 }).length, 0);
+      const line = `dashboard JavaScript: ${chunks.length} file(s), ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${JS_BUDGET_GZIP_BYTES / 1024} KB)`;
+      if (gzipped > JS_BUDGET_GZIP_BYTES) this.error(line);
+      console.log(line);
+    },
+  };
+}
+
 export default defineConfig({
   root: "ui",
   base: "/_sim/ui/",
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
-  plugins: [apiReference()],
+  plugins: [apiReference(), jsBudget()],
   build: {
     outDir: "../dist/ui",
     emptyOutDir: true,

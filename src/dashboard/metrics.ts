@@ -90,8 +90,10 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
   const registers = [registry];
   const requests = new Counter({
     name: `${PREFIX}http_requests_total`,
-    help: "HTTP requests answered, by method, declared route and status (0: dropped before an answer).",
-    labelNames: ["method", "route", "status"] as const,
+    help:
+      "HTTP requests answered, by API (public or admin: /_sim, the dashboard's own calls included), " +
+      "method, declared route and status (0: dropped before an answer).",
+    labelNames: ["api", "method", "route", "status"] as const,
     registers,
   });
   const latency = new Histogram({
@@ -118,7 +120,9 @@ export function createSimulatorMetrics(sources: MetricsSources): SimulatorMetric
     registry,
     recordRequest(request) {
       const route = sources.routeOf(request.path);
-      requests.inc({ method: request.method, route, status: String(request.status) });
+      // Told apart by path, not route: an admin path no route declares is still admin traffic.
+      const api = request.path === "/_sim" || request.path.startsWith("/_sim/") ? "admin" : "public";
+      requests.inc({ api, method: request.method, route, status: String(request.status) });
       latency.observe({ method: request.method, route }, request.durationMs / 1000);
       // Counted on the commit, not on the answer: an order whose response a scenario lost exists all the same.
       if (request.placed === true) placed.inc();

@@ -5,13 +5,11 @@ import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
-import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
 import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
-import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
-import { buildUi, seriousViolations } from "../support/dashboard-page.ts";
-import { DEMO_TOKEN, orderBody, placeOrder, startSimulatorOnPort } from "../support/http.ts";
+import { buildUi, seriousViolations, startDashboardSimulator } from "../support/dashboard-page.ts";
+import { DEMO_TOKEN, orderBody, placeOrder } from "../support/http.ts";
 import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -52,16 +50,9 @@ describe.skipIf(skip !== undefined)(
     beforeAll(async () => {
       const uiDir = await buildUi();
       receiver = await startWebhookHandler(SECRET);
-      sim = await startSimulatorOnPort({
-        timing: "1s",
-        startAt: Date.UTC(2026, 2, 2, 9, 0),
-        demo: { token: DEMO_TOKEN, balance: 100_000, webhook: { url: receiver.url, secrets: [SECRET] } },
-        plugins: [
-          createWebhookPlugin({ schedule: "0", jitter: 0 }),
-          createScenariosPlugin({ seed: 1 }),
-          createDashboardPlugin({ uiDir }),
-        ],
-      });
+      sim = await startDashboardSimulator(uiDir, { url: receiver.url, secret: SECRET }, [
+        createScenariosPlugin({ seed: 1 }),
+      ]);
       browser = await launchChromium();
       page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       page.on("console", (message) => {

@@ -56,7 +56,12 @@ describe("/_sim/metrics", () => {
     expect(value(placed, "airtime_sim_orders_retained")).toBe(2);
     expect(value(placed, "airtime_sim_pending_events")).toBeGreaterThanOrEqual(2);
     expect(
-      value(placed, "airtime_sim_http_requests_total", { method: "POST", route: "/v1/airtime", status: "200" }),
+      value(placed, "airtime_sim_http_requests_total", {
+        api: "public",
+        method: "POST",
+        route: "/v1/airtime",
+        status: "200",
+      }),
     ).toBe(2);
     // The parser keeps no labels on histogram samples: the count line is read as it is.
     expect(placed.text).toContain(
@@ -69,10 +74,20 @@ describe("/_sim/metrics", () => {
     expect(value(final, "airtime_sim_orders", { status: "20" })).toBe(2);
     expect(value(final, "airtime_sim_orders", { status: "0" })).toBe(0);
     expect(value(final, "airtime_sim_webhook_attempts", { outcome: "delivered" })).toBe(2);
-    // Earlier scrapes are admin requests too, counted under their declared route.
+    // Earlier scrapes are admin requests too, counted under their declared route, apart from the public API.
     expect(
-      value(final, "airtime_sim_http_requests_total", { method: "GET", route: "/_sim/metrics", status: "200" }),
+      value(final, "airtime_sim_http_requests_total", {
+        api: "admin",
+        method: "GET",
+        route: "/_sim/metrics",
+        status: "200",
+      }),
     ).toBe(2);
+    const publicRequests = final
+      .find((f) => f.name === "airtime_sim_http_requests_total")
+      ?.metrics.filter((m) => m.labels?.api === "public")
+      .reduce((sum, m) => sum + Number(m.value), 0);
+    expect(publicRequests).toBe(2);
   });
 
   it("counts an order committed before its response was lost or failed, and no replay", async () => {

@@ -10,6 +10,11 @@ import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { build } from "vite";
 import { expect } from "vitest";
+import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
+import type { SimulatorPluginFactory } from "../../src/domain/plugin-port.ts";
+import type { Simulator } from "../../src/simulator/create-simulator.ts";
+import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";
+import { DEMO_TOKEN, startSimulatorOnPort } from "./http.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const AXE_SOURCE = axe.source;
@@ -48,4 +53,22 @@ export async function seriousViolations(page: Page, scope?: string): Promise<str
     return (await (context === undefined ? scanner.run() : scanner.run(context))).violations;
   }, scope);
   return result.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+}
+
+/**
+ * The simulator the browser tests open: a virtual clock at a fixed start, 1 s
+ * orders, the demo customer with 100,000 and its webhook at `webhookUrl`,
+ * immediate webhooks, the dashboard served from `uiDir`, and `more` plugins.
+ */
+export function startDashboardSimulator(
+  uiDir: string,
+  webhook: { url: string; secret: string },
+  more: readonly SimulatorPluginFactory[] = [],
+): Promise<Simulator> {
+  return startSimulatorOnPort({
+    timing: "1s",
+    startAt: Date.UTC(2026, 2, 2, 9, 0),
+    demo: { token: DEMO_TOKEN, balance: 100_000, webhook: { url: webhook.url, secrets: [webhook.secret] } },
+    plugins: [createWebhookPlugin({ schedule: "0", jitter: 0 }), ...more, createDashboardPlugin({ uiDir })],
+  });
 }

@@ -15,7 +15,9 @@ export function Headline(props: { tick: number }) {
   const [text] = useData<string>("/_sim/metrics", [props.tick]);
   if (text === undefined) return null;
   const numbers: [string, number][] = [
-    ["Requests", sum(text, "airtime_sim_http_requests_total")],
+    // The public API's traffic only: the dashboard's own calls and other admin calls are shown apart.
+    ["Requests (public API)", sum(text, "airtime_sim_http_requests_total", 'api="public"')],
+    ["Admin requests", sum(text, "airtime_sim_http_requests_total", 'api="admin"')],
     ["Orders placed", sum(text, "airtime_sim_orders_placed_total")],
     ["Pending orders", sum(text, "airtime_sim_orders", 'status="0"')],
     ["Retained orders", sum(text, "airtime_sim_orders_retained")],

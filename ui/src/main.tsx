@@ -1,6 +1,7 @@
 /**
  * The dashboard: one page, its sections chosen by a tab bar (the URL
- * fragment holds the token, not the route). Live events bump a counter the
+ * fragment holds the token, the tab and the open order: see place.ts). Live
+ * events feed the plots' series and bump a counter the
  * sections reload on, a quarter-second after the last one, and at least once
  * a second while events keep coming, but never while the last reload's
  * calls are still out.
@@ -13,7 +14,11 @@ import { ClockView } from "./clock.tsx";
 import { CustomersView } from "./customers.tsx";
 import { Headline } from "./headline.tsx";
 import { JournalView } from "./journal.tsx";
+import { createLiveSeries } from "./live-series.ts";
 import { OrdersView, OrderView } from "./orders.tsx";
+import { readPlace, writePlace } from "./place.ts";
+import { PlotsView } from "./plots.tsx";
+import { createBalanceHistory } from "./balance-history.ts";
 import { ScenariosView } from "./scenarios.tsx";
 import "./style.css";
 
@@ -22,12 +27,22 @@ const QUIET_MS = 250;
 /** ...but no longer than this after the first event it has not shown. */
 const MAX_WAIT_MS = 1_000;
 
-const TABS = ["Orders", "Customers", "Scenarios", "Clock", "Journal", "API reference"] as const;
+const TABS = ["Orders", "Plots", "Customers", "Scenarios", "Clock", "Journal", "API reference"] as const;
 type Tab = (typeof TABS)[number];
 
 function App() {
-  const [tab, setTab] = useState<Tab>("Orders");
-  const [order, setOrder] = useState<string | undefined>(undefined);
+  const [place, setPlace] = useState(() => readPlace(TABS));
+  const tab = place.tab as Tab;
+  const order = place.order;
+  const go = (next: { tab: Tab; order: string | undefined }) => (writePlace(next), setPlace(next));
+  const setOrder = (id: string | undefined) => go({ tab, order: id });
+  const [series] = useState(createLiveSeries);
+  const [balances] = useState(createBalanceHistory);
+  useEffect(() => {
+    const restore = () => setPlace(readPlace(TABS));
+    addEventListener("popstate", restore);
+    return () => removeEventListener("popstate", restore);
+  }, []);
   const [tick, setTick] = useState(0);
   const [stream, setStream] = useState<StreamState>("reconnecting");
   const idempotency = useRef(new Map<string, string>());
@@ -56,6 +71,7 @@ function App() {
       if (event === "request" && typeof data.idempotency === "string") {
         idempotency.current.set(String(data.requestId), data.idempotency);
       }
+      series.accept({ event, data }, Date.now());
       bump();
     }, setStream);
   }, []);
@@ -69,6 +85,7 @@ function App() {
             ? "The simulator refused the admin token in this link: reopen the link the simulator printed (a restart without --admin-token prints a new one)."
             : "Open the link the simulator printed: it carries the admin token after #token=."}
         </p>
+        <TokenForm />
       </main>
     );
   }
@@ -85,7 +102,7 @@ function App() {
             <button
               key={name}
               aria-current={tab === name ? "page" : undefined}
-              onClick={() => (setTab(name), setOrder(undefined))}
+              onClick={() => go({ tab: name, order: undefined })}
             >
               {name}
             </button>
@@ -99,6 +116,7 @@ function App() {
           ) : (
             <OrderView id={order} tick={tick} back={() => setOrder(undefined)} />
           ))}
+        {tab === "Plots" && <PlotsView tick={tick} series={series} balances={balances} />}
         {tab === "Customers" && <CustomersView tick={tick} />}
         {tab === "Scenarios" && <ScenariosView />}
         {tab === "Clock" && <ClockView tick={tick} />}
@@ -106,6 +124,28 @@ function App() {
         {tab === "API reference" && <ApiReferenceView />}
       </main>
     </>
+  );
+}
+
+/** Puts a pasted admin token into the fragment and loads the page with it, as the printed link would. */
+function TokenForm() {
+  const [value, setValue] = useState("");
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const params = new URLSearchParams({ token: value.trim() });
+    location.hash = params.toString();
+    location.reload();
+  };
+  return (
+    <form onSubmit={submit} aria-label="Admin token">
+      <label>
+        Admin token (serve prints it; or use --admin-token)
+        <input value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} autocomplete="off" />
+      </label>
+      <button type="submit" disabled={value.trim() === ""}>
+        Open the dashboard
+      </button>
+    </form>
   );
 }
 

@@ -14,6 +14,14 @@ const FINAL_ACTIONS = [
   ["reverse", "Force reversal"],
 ] as const;
 
+/**
+ * Whether an order in this class can still be forced: a pending order to
+ * anything, a successful one only to a reversal, a failed one no further
+ * (the simulator's transition rules, shown before a click is refused).
+ */
+const forceable = (kind: string, action: string): boolean =>
+  kind === "pending" || kind === "" || (kind === "success" && action === "reverse");
+
 export function OrdersView(props: { tick: number; open: (id: string) => void }) {
   const [filter, setFilter] = useState({ customer: "", status: "", service: "", reference: "" });
   // The newest thousand: under a load test the oldest would never change.
@@ -134,6 +142,10 @@ export function OrderView(props: { id: string; tick: number; back: () => void })
         {FINAL_ACTIONS.map(([action, label]) => (
           <button
             key={action}
+            disabled={!forceable(statusClass(order.status), action)}
+            title={
+              forceable(statusClass(order.status), action) ? undefined : "The order is final: no such step from here"
+            }
             onClick={() =>
               act(label, () => call(`/_sim/orders/${encodeURIComponent(order.id)}/transition`, { body: { action } }))
             }

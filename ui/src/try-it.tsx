@@ -117,7 +117,7 @@ export function TryIt(props: { spec: Spec }) {
         <>
           <label>
             Idempotency-Key
-            <input value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
+            <input class="uuid" size={36} value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
           </label>
           <label>
             Body (JSON)
