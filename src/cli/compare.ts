@@ -9,7 +9,7 @@
 import { writeFile } from "node:fs/promises";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
 import { formatCompareHtml } from "../compare/html-report.ts";

@@ -8,7 +8,7 @@ import { access, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { compileProfile } from "../contract/provider-profile/compile.ts";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
 import { checkProfile } from "../harness/profile-check.ts";
 import { runTokenCommand } from "../harness/token-source.ts";

@@ -12,7 +12,7 @@ import { formatProfileIssues, loadProviderProfile } from "../contract/provider-p
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { DEFAULT_STATUS_TABLE } from "../contract/status-codes.ts";
 import { describeFinalStatuses, lookupFinalStatus, pathToFinalStatus, statusName } from "../contract/status-names.ts";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { createAdminClient } from "../harness/admin-client.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";

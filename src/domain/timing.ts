@@ -24,8 +24,8 @@ import {
   sampleQuantiles,
 } from "./quantile-timing.ts";
 
-// Durations are the contract's; the callers that read both a duration and a timing find both here.
-export { DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
+// Durations are the contract's (`contract/duration.ts`); this re-export serves handler-check's options alone.
+export { parseDuration } from "../contract/duration.ts";
 
 export type Timing =
   | { readonly kind: "fixed"; readonly ms: number }

@@ -1,10 +1,9 @@
 /**
  * The memory store's customers and wallets, with the two token indexes that
- * lead to them (static tokens and issued ones). Lifted out of the store's
- * factory as plain functions over one explicit {@link CustomerTables}, so
- * the store reads as its operations and each function here stays one idea;
- * a call costs what it did inside the closure (no object or closure is made
- * per call).
+ * lead to them (static tokens and issued ones): one component, the
+ * {@link CustomerBook}, whose maps change together (a customer's tokens are
+ * indexed when it is put, and re-indexed when it is patched). The order
+ * book in `memory-store.ts` debits and refunds through it.
  */
 import * as nodeCrypto from "node:crypto";
 import type { Customer, IssuedToken, Wallet } from "../domain/model.ts";
@@ -28,15 +27,6 @@ export interface SavedIssuedToken {
   readonly expiresAt: number;
 }
 
-/** What the store holds of its customers; `sweptAt` is the issued tokens' last sweep. */
-export interface CustomerTables extends Swept {
-  readonly customers: Map<string, Customer>;
-  /** Static tokens: digest (hex) → customer. */
-  readonly tokens: Map<string, TokenEntry>;
-  /** Issued tokens: digest (hex) → customer and expiry; insertion order is expiry order. */
-  readonly issued: Map<string, IssuedEntry>;
-}
-
 const { createHash, timingSafeEqual } = nodeCrypto;
 
 /** SHA-256 in one call where Node has `crypto.hash` (20.12+): half the cost of a Hash object per request. */
@@ -57,10 +47,6 @@ function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: 
   return entry;
 }
 
-export function createCustomerTables(): CustomerTables {
-  return { customers: new Map(), tokens: new Map(), issued: new Map(), sweptAt: -Infinity };
-}
-
 /** The customer with other wallets, frozen; built field by field, as a spread of a frozen record is slow. */
 function withWallets(customer: Customer, wallets: readonly Wallet[]): Customer {
   const updated: { -readonly [K in keyof Customer]: Customer[K] } = {
@@ -79,167 +65,165 @@ function assertCents(cents: number): void {
     throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
 }
 
-function indexTokens(tables: CustomerTables, customer: Customer): void {
-  for (const token of customer.tokens) {
-    const digest = digestOf(token);
-    tables.tokens.set(digest.toString("hex"), { digest, customerId: customer.id });
-  }
-}
-
-function unindexTokens(tables: CustomerTables, customer: Customer): void {
-  for (const token of customer.tokens) {
-    const hex = digestOf(token).toString("hex");
-    if (tables.tokens.get(hex)?.customerId === customer.id) tables.tokens.delete(hex);
-  }
-}
-
-/** Keeps a frozen copy of `customer` (replacing the one with its id) and indexes its tokens. */
-export function putCustomer(tables: CustomerTables, customer: Customer): void {
-  const previous = tables.customers.get(customer.id);
-  if (previous !== undefined) unindexTokens(tables, previous);
-  const stored = freezeCopy(customer);
-  tables.customers.set(stored.id, stored);
-  indexTokens(tables, stored);
-}
-
-export function findCustomerByToken(tables: CustomerTables, token: string): Customer | undefined {
-  const entry = matchToken(tables.tokens, token);
-  return entry === undefined ? undefined : tables.customers.get(entry.customerId);
-}
-
-/** Changes a customer's own fields, never its wallets; undefined for an unknown customer. */
-export function patchCustomer(tables: CustomerTables, id: string, patch: CustomerPatch): Customer | undefined {
-  const customer = tables.customers.get(id);
-  if (customer === undefined) return undefined;
-  const copy = freezeCopy(patch);
-  const { webhook: previousWebhook, ...rest } = customer;
-  const webhook = copy.webhook === undefined ? previousWebhook : (copy.webhook ?? undefined);
-  const updated: Customer = {
-    ...rest,
-    name: copy.name ?? customer.name,
-    tokens: copy.tokens ?? customer.tokens,
-    apiKey: copy.apiKey ?? customer.apiKey,
-    ...(webhook === undefined ? {} : { webhook }),
-  };
-  unindexTokens(tables, customer);
-  const stored = Object.freeze(updated);
-  tables.customers.set(id, stored);
-  indexTokens(tables, stored);
-  return stored;
-}
-
-/**
- * Replaces one wallet of a stored customer with a new balance (and
- * currency); the caller has checked it exists. Built field by field: this
- * runs for every order, and a spread of a frozen record takes V8's slow
- * cloning path.
- */
-function replaceWallet(
-  tables: CustomerTables,
-  customer: Customer,
-  index: number,
-  balanceCents: number,
-  currency: string,
-): Wallet {
-  const wallet = customer.wallets[index] as Wallet;
-  const frozenWallet: Wallet = Object.freeze({ shortcode: wallet.shortcode, balanceCents, currency });
-  const wallets = customer.wallets.slice();
-  wallets[index] = frozenWallet;
-  tables.customers.set(customer.id, withWallets(customer, Object.freeze(wallets)));
-  return frozenWallet;
-}
-
-/** Sets a wallet's balance, adding the wallet when absent; undefined for an unknown customer. */
-export function setWalletBalance(
-  tables: CustomerTables,
-  customerId: string,
-  shortcode: string | null,
-  cents: number,
-  currency: string | undefined,
-): Wallet | undefined {
-  assertCents(cents);
-  const customer = tables.customers.get(customerId);
-  if (customer === undefined) return undefined;
-  const index = customer.wallets.findIndex((wallet) => wallet.shortcode === shortcode);
-  const existing = customer.wallets[index];
-  if (existing !== undefined) return replaceWallet(tables, customer, index, cents, currency ?? existing.currency);
-  const wallet = Object.freeze({ shortcode, balanceCents: cents, currency: currency ?? "KES" });
-  tables.customers.set(customer.id, withWallets(customer, Object.freeze([...customer.wallets, wallet])));
-  return wallet;
-}
-
-/** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
-export function changeBalance(
-  tables: CustomerTables,
-  customerId: string,
-  shortcode: string | null,
-  cents: number,
-  sign: 1 | -1,
-): DebitResult {
-  assertCents(cents);
-  const customer = tables.customers.get(customerId);
-  const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
-  const wallet = customer?.wallets[index];
-  if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
-  if (sign < 0 && wallet.balanceCents < cents) return { kind: "insufficient", wallet };
-  const balance = wallet.balanceCents + sign * cents;
-  return { kind: "debited", wallet: replaceWallet(tables, customer, index, balance, wallet.currency) };
-}
-
 const expiresAtOf = (entry: IssuedEntry): number => entry.expiresAt;
 
-/** Drops expired tokens from the front; with one token lifetime, insertion order is expiry order. */
-function sweepExpiredTokens(tables: CustomerTables, now: number): void {
-  if (sweepDue(tables, now)) dropExpiredFront(tables.issued, now, expiresAtOf);
-}
+/**
+ * The customers a memory store holds, their wallets and the token indexes.
+ * Every method runs in one synchronous stretch, which is what makes the
+ * store's operations atomic.
+ */
+export class CustomerBook implements Swept {
+  readonly customers = new Map<string, Customer>();
+  /** Static tokens: digest (hex) → customer. */
+  private readonly tokens = new Map<string, TokenEntry>();
+  /** Issued tokens: digest (hex) → customer and expiry; insertion order is expiry order. */
+  private readonly issued = new Map<string, IssuedEntry>();
+  /** When the issued tokens were last swept. */
+  sweptAt = -Infinity;
 
-export function putIssuedToken(tables: CustomerTables, token: IssuedToken): void {
-  sweepExpiredTokens(tables, token.issuedAt);
-  const digest = digestOf(token.token);
-  tables.issued.set(digest.toString("hex"), { digest, customerId: token.customerId, expiresAt: token.expiresAt });
-}
-
-export function findCustomerByIssuedToken(tables: CustomerTables, token: string, now: number): Customer | undefined {
-  const entry = matchToken(tables.issued, token);
-  if (entry === undefined) return undefined;
-  if (entry.expiresAt <= now) {
-    tables.issued.delete(entry.digest.toString("hex"));
-    return undefined;
+  get issuedCount(): number {
+    return this.issued.size;
   }
-  return tables.customers.get(entry.customerId);
-}
 
-/** Forgets the tokens issued to one customer; the customer and its static tokens stay. */
-export function forgetIssuedTokens(tables: CustomerTables, customerId: string): void {
-  for (const [hex, entry] of tables.issued) if (entry.customerId === customerId) tables.issued.delete(hex);
-}
+  private indexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const digest = digestOf(token);
+      this.tokens.set(digest.toString("hex"), { digest, customerId: customer.id });
+    }
+  }
 
-export function clearCustomers(tables: CustomerTables): void {
-  tables.customers.clear();
-  tables.tokens.clear();
-  tables.issued.clear();
-}
+  private unindexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const hex = digestOf(token).toString("hex");
+      if (this.tokens.get(hex)?.customerId === customer.id) this.tokens.delete(hex);
+    }
+  }
 
-export function savedIssuedTokens(tables: CustomerTables): SavedIssuedToken[] {
-  return [...tables.issued.values()].map((entry) => ({
-    digest: entry.digest.toString("hex"),
-    customerId: entry.customerId,
-    expiresAt: entry.expiresAt,
-  }));
-}
-
-/** Loads saved customers and issued tokens into emptied tables. */
-export function loadCustomers(
-  tables: CustomerTables,
-  customers: readonly Customer[],
-  issuedTokens: readonly SavedIssuedToken[],
-): void {
-  for (const customer of customers) {
+  /** Keeps a frozen copy of `customer` (replacing the one with its id) and indexes its tokens. */
+  put(customer: Customer): void {
+    const previous = this.customers.get(customer.id);
+    if (previous !== undefined) this.unindexTokens(previous);
     const stored = freezeCopy(customer);
-    tables.customers.set(stored.id, stored);
-    indexTokens(tables, stored);
+    this.customers.set(stored.id, stored);
+    this.indexTokens(stored);
   }
-  for (const entry of issuedTokens) {
-    tables.issued.set(entry.digest, { ...entry, digest: Buffer.from(entry.digest, "hex") });
+
+  findByToken(token: string): Customer | undefined {
+    const entry = matchToken(this.tokens, token);
+    return entry === undefined ? undefined : this.customers.get(entry.customerId);
+  }
+
+  /** Changes a customer's own fields, never its wallets; undefined for an unknown customer. */
+  patch(id: string, patch: CustomerPatch): Customer | undefined {
+    const customer = this.customers.get(id);
+    if (customer === undefined) return undefined;
+    const copy = freezeCopy(patch);
+    const { webhook: previousWebhook, ...rest } = customer;
+    const webhook = copy.webhook === undefined ? previousWebhook : (copy.webhook ?? undefined);
+    const updated: Customer = {
+      ...rest,
+      name: copy.name ?? customer.name,
+      tokens: copy.tokens ?? customer.tokens,
+      apiKey: copy.apiKey ?? customer.apiKey,
+      ...(webhook === undefined ? {} : { webhook }),
+    };
+    this.unindexTokens(customer);
+    const stored = Object.freeze(updated);
+    this.customers.set(id, stored);
+    this.indexTokens(stored);
+    return stored;
+  }
+
+  /**
+   * Replaces one wallet of a stored customer with a new balance (and
+   * currency); the caller has checked it exists. Built field by field: this
+   * runs for every order, and a spread of a frozen record takes V8's slow
+   * cloning path.
+   */
+  private replaceWallet(customer: Customer, index: number, balanceCents: number, currency: string): Wallet {
+    const wallet = customer.wallets[index] as Wallet;
+    const frozenWallet: Wallet = Object.freeze({ shortcode: wallet.shortcode, balanceCents, currency });
+    const wallets = customer.wallets.slice();
+    wallets[index] = frozenWallet;
+    this.customers.set(customer.id, withWallets(customer, Object.freeze(wallets)));
+    return frozenWallet;
+  }
+
+  /** Sets a wallet's balance, adding the wallet when absent; undefined for an unknown customer. */
+  setWalletBalance(
+    customerId: string,
+    shortcode: string | null,
+    cents: number,
+    currency: string | undefined,
+  ): Wallet | undefined {
+    assertCents(cents);
+    const customer = this.customers.get(customerId);
+    if (customer === undefined) return undefined;
+    const index = customer.wallets.findIndex((wallet) => wallet.shortcode === shortcode);
+    const existing = customer.wallets[index];
+    if (existing !== undefined) return this.replaceWallet(customer, index, cents, currency ?? existing.currency);
+    const wallet = Object.freeze({ shortcode, balanceCents: cents, currency: currency ?? "KES" });
+    this.customers.set(customer.id, withWallets(customer, Object.freeze([...customer.wallets, wallet])));
+    return wallet;
+  }
+
+  /** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
+  changeBalance(customerId: string, shortcode: string | null, cents: number, sign: 1 | -1): DebitResult {
+    assertCents(cents);
+    const customer = this.customers.get(customerId);
+    const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
+    const wallet = customer?.wallets[index];
+    if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
+    if (sign < 0 && wallet.balanceCents < cents) return { kind: "insufficient", wallet };
+    const balance = wallet.balanceCents + sign * cents;
+    return { kind: "debited", wallet: this.replaceWallet(customer, index, balance, wallet.currency) };
+  }
+
+  putIssuedToken(token: IssuedToken): void {
+    // With one token lifetime, insertion order is expiry order: expired tokens are dropped from the front.
+    if (sweepDue(this, token.issuedAt)) dropExpiredFront(this.issued, token.issuedAt, expiresAtOf);
+    const digest = digestOf(token.token);
+    this.issued.set(digest.toString("hex"), { digest, customerId: token.customerId, expiresAt: token.expiresAt });
+  }
+
+  findByIssuedToken(token: string, now: number): Customer | undefined {
+    const entry = matchToken(this.issued, token);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now) {
+      this.issued.delete(entry.digest.toString("hex"));
+      return undefined;
+    }
+    return this.customers.get(entry.customerId);
+  }
+
+  /** Forgets the tokens issued to one customer; the customer and its static tokens stay. */
+  forgetIssuedTokens(customerId: string): void {
+    for (const [hex, entry] of this.issued) if (entry.customerId === customerId) this.issued.delete(hex);
+  }
+
+  clear(): void {
+    this.customers.clear();
+    this.tokens.clear();
+    this.issued.clear();
+  }
+
+  savedIssuedTokens(): SavedIssuedToken[] {
+    return [...this.issued.values()].map((entry) => ({
+      digest: entry.digest.toString("hex"),
+      customerId: entry.customerId,
+      expiresAt: entry.expiresAt,
+    }));
+  }
+
+  /** Loads saved customers and issued tokens into the emptied book. */
+  load(customers: readonly Customer[], issuedTokens: readonly SavedIssuedToken[]): void {
+    for (const customer of customers) {
+      const stored = freezeCopy(customer);
+      this.customers.set(stored.id, stored);
+      this.indexTokens(stored);
+    }
+    for (const entry of issuedTokens) {
+      this.issued.set(entry.digest, { ...entry, digest: Buffer.from(entry.digest, "hex") });
+    }
   }
 }

@@ -10,62 +10,37 @@
  * the way down is kept as it is, and a record written as a change of the
  * stored one shares every part it did not change with the stored version.
  *
- * The maps sit in three groups beside this file, each with the functions
- * that keep it: customers, wallets and tokens (`memory-customers.ts`),
- * orders with their references, evicted records and packing
- * (`memory-orders.ts`), and idempotency keys (`memory-keys.ts`). This file
- * holds what spans them: the placement, the refund, saving and loading.
+ * Two components keep the state: the {@link CustomerBook} (customers,
+ * wallets, tokens; `memory-customers.ts`) and the {@link OrderBook} here —
+ * orders, their references, the records evicted orders leave, and
+ * idempotency keys, whose maps change together: a reference points at an
+ * order or at an evicted order's record, a key at an order, and the
+ * creation index's slots at the orders.
+ *
+ * What is kept for a key lifetime (a day by default, so millions of entries
+ * under load) — keys, references, evicted orders' records — lives in
+ * `ByteMap`s, off V8's heap, as short JSON strings with the expiry first,
+ * so a sweep reads it without parsing the rest; the record a reader gets is
+ * made when read.
  */
-import type { Customer, EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
-import type { PlaceResult, Store } from "../domain/ports.ts";
-import { DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
-import { expiryOf, keyOf, recordOf } from "./kept-key.ts";
-import {
-  changeBalance,
-  clearCustomers,
-  createCustomerTables,
-  type CustomerTables,
-  findCustomerByIssuedToken,
-  findCustomerByToken,
-  forgetIssuedTokens,
-  loadCustomers,
-  patchCustomer,
-  putCustomer,
-  putIssuedToken,
-  savedIssuedTokens,
-  type SavedIssuedToken,
-  setWalletBalance,
-} from "./memory-customers.ts";
-import {
-  bindKey,
-  createKeyTable,
-  forgetCustomerKeys,
-  type KeyTable,
-  loadKeys,
-  savedKeys,
-  sweepExpiredKeys,
-} from "./memory-keys.ts";
-import {
-  addOrder,
-  clearOrders,
-  countOrdersByStatus,
-  createOrderTables,
-  evictOrder,
-  idByReference,
-  keptEvicted,
-  listEvictionCandidates,
-  listOrderPage,
-  listOrders,
-  loadOrders,
-  type OrderTables,
-  readOrder,
-  referenceTaken,
-  savedEvicted,
-  removeCustomerOrders,
-  replaceOrderIf,
-  sweepEvicted,
-} from "./memory-orders.ts";
-import { orderOf } from "./packed-order.ts";
+import type { Customer, EvictedOrder, EvictionCandidate, IdempotencyRecord, Order } from "../domain/model.ts";
+import type {
+  CandidatePage,
+  CandidatePageQuery,
+  OrderPage,
+  OrderPageQuery,
+  PlaceResult,
+  Store,
+} from "../domain/ports.ts";
+import { byCreation } from "../domain/order-page.ts";
+import { evictedRecordOf } from "../domain/order-retention.ts";
+import { ByteMap } from "./byte-map.ts";
+import { type ColdQueue, createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
+import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
+import { freezeCopy } from "./freeze-copy.ts";
+import { CustomerBook, type SavedIssuedToken } from "./memory-customers.ts";
+import { candidateOfStored, orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
+import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
 
 /**
  * Everything a memory store holds, as plain data: what `--state-file` saves
@@ -103,67 +78,315 @@ export interface MemoryStoreOptions {
   readonly packInBackground?: boolean;
 }
 
-/** The store's three groups of tables; an operation that spans groups takes all of them. */
-interface MemoryTables {
-  readonly customers: CustomerTables;
-  readonly orders: OrderTables;
-  readonly keys: KeyTable;
+/** The map key of a customer's idempotency key, or of a customer's reference. */
+function keyOf(customerId: string, key: string): string {
+  return `${customerId}\u0000${key}`;
 }
 
-function placeOrder(tables: MemoryTables, { order, key, now }: Parameters<Store["placeOrder"]>[0]): PlaceResult {
+/** An idempotency key's expiry, fingerprint and order (absent while the first request is in flight). */
+type KeptKey = string;
+type KeyFields = [expiresAt: number, fingerprint: string, orderId?: string];
+
+function keptKey({ expiresAt, fingerprint, orderId }: IdempotencyRecord): KeptKey {
+  const fields: KeyFields = orderId === undefined ? [expiresAt, fingerprint] : [expiresAt, fingerprint, orderId];
+  return JSON.stringify(fields);
+}
+
+/** The expiry of a kept key or of a kept evicted order's record: both put it first. */
+function expiryOf(kept: string): number {
+  return Number(kept.slice(1, kept.indexOf(",")));
+}
+
+/** The record under its map key (customer ids hold no NUL, so the first one splits it). */
+function recordOf(composite: string, kept: KeptKey): IdempotencyRecord {
+  const split = composite.indexOf("\u0000");
+  const [expiresAt, fingerprint, orderId] = JSON.parse(kept) as KeyFields;
+  return Object.freeze({
+    customerId: composite.slice(0, split),
+    key: composite.slice(split + 1),
+    fingerprint,
+    ...(orderId === undefined ? {} : { orderId }),
+    expiresAt,
+  });
+}
+
+/** An evicted order's record under its id: `[keptUntil, status, createdAt, updatedAt, customerId, reference, message]`. */
+type KeptEvicted = string;
+type EvictedFields = [
+  keptUntil: number,
+  status: number,
+  createdAt: number,
+  updatedAt: number,
+  customerId: string,
+  reference: string,
+  message: string,
+];
+
+function evictedEntry(record: EvictedOrder): KeptEvicted {
+  const { keptUntil, status, createdAt, updatedAt, customerId, reference, message } = record;
+  const fields: EvictedFields = [keptUntil, status, createdAt, updatedAt, customerId, reference, message];
+  return JSON.stringify(fields);
+}
+
+function evictedOf(id: string, kept: KeptEvicted): EvictedOrder {
+  const [keptUntil, status, createdAt, updatedAt, customerId, reference, message] = JSON.parse(kept) as EvictedFields;
+  return Object.freeze({ id, customerId, reference, status, message, createdAt, updatedAt, keptUntil });
+}
+
+/** The orders a memory store holds, with their references, evicted orders' records and idempotency keys. */
+class OrderBook {
+  readonly orders = new Map<string, StoredOrder>();
+  /** `customerId\0reference` → the id of the order, or of the evicted order still kept, holding it. */
+  private readonly references = new ByteMap();
+  /** id → what an evicted order left, as `KeptEvicted`; insertion (eviction) order is about expiry order too. */
+  readonly evicted = new ByteMap();
+  /** `customerId\0key` → `KeptKey`; insertion order is expiry order while the key lifetime is constant. */
+  private readonly keys = new ByteMap();
+  private readonly index: CreationIndex<StoredOrder>;
+  /** Orders kept by current status, kept in step with `orders`: a metrics scrape asks without reading them. */
+  private readonly byStatus = new Map<number, number>();
+  private readonly cold: ColdQueue;
+  private readonly keysSwept: Swept = { sweptAt: -Infinity };
+  private readonly evictedSwept: Swept = { sweptAt: -Infinity };
+
+  constructor(
+    /** Whether an order is settled (final), so packed once it is no longer hot. */
+    private readonly settled: (order: Order) => boolean,
+    options: MemoryStoreOptions,
+  ) {
+    const packing = { hot: options.hotOrders ?? DEFAULT_HOT_RECORDS, background: options.packInBackground ?? true };
+    this.cold = createColdQueue(packing, (id) => {
+      const stored = this.orders.get(id);
+      if (stored !== undefined && !(stored instanceof PackedOrder) && settled(stored)) {
+        this.orders.set(id, new PackedOrder(stored));
+      }
+    });
+    this.index = createCreationIndex<StoredOrder>((id) => this.orders.get(id));
+  }
+
+  /** Keeps a new version of an order (of `previous`, when there was one), and queues it for packing once it is settled. */
+  private keep(order: Order, previous?: StoredOrder): void {
+    this.orders.set(order.id, order);
+    if (previous !== undefined) this.counted(previous.status, -1);
+    this.counted(order.status, 1);
+    if (this.settled(order)) this.cold.settled(order.id);
+  }
+
+  private counted(status: number, change: number): void {
+    const count = (this.byStatus.get(status) ?? 0) + change;
+    if (count === 0) this.byStatus.delete(status);
+    else this.byStatus.set(status, count);
+  }
+
+  read(id: string | undefined): Order | undefined {
+    const stored = id === undefined ? undefined : this.orders.get(id);
+    return stored === undefined ? undefined : orderOf(stored);
+  }
+
+  /** The id of the order (or evicted order) holding a customer's reference. */
+  idByReference(customerId: string, reference: string): string | undefined {
+    return this.references.get(keyOf(customerId, reference));
+  }
+
+  private takeReference(customerId: string, reference: string, id: string): void {
+    this.references.set(keyOf(customerId, reference), id);
+  }
+
+  /** Forgets an evicted order's reference, unless a newer order has taken it since. */
+  private freeReference(customerId: string, reference: string, id: string): void {
+    const composite = keyOf(customerId, reference);
+    if (this.references.get(composite) === id) this.references.delete(composite);
+  }
+
+  /** The live record under a key's composite, if any; sweeps expired keys first (at most once a second). */
+  liveKey(composite: string, now: number): IdempotencyRecord | undefined {
+    if (sweepDue(this.keysSwept, now)) dropExpiredFront(this.keys, now, expiryOf);
+    const previous = this.keys.get(composite);
+    return previous !== undefined && expiryOf(previous) > now ? recordOf(composite, previous) : undefined;
+  }
+
+  /** Binds `key` under `composite`; a key bound again after it expired moves to the back (keeps expiry order). */
+  bindKey(composite: string, key: IdempotencyRecord): void {
+    this.keys.set(composite, keptKey(key));
+  }
+
+  /** Keeps an order whose reference the caller has found free. */
+  add(order: Order): void {
+    const stored = freezeCopy(order);
+    this.takeReference(stored.customerId, stored.reference, stored.id);
+    this.keep(stored);
+    this.index.add(stored);
+  }
+
+  /** Stores `order` when the stored one still has `expectedVersion` history entries. */
+  replaceIf(order: Order, expectedVersion: number): boolean {
+    const current = this.orders.get(order.id);
+    if (current === undefined || versionOf(current) !== expectedVersion) return false;
+    this.keep(freezeCopy(order, current), current);
+    return true;
+  }
+
+  keptEvicted(id: string | undefined, now: number): EvictedOrder | undefined {
+    const kept = id === undefined ? undefined : this.evicted.get(id);
+    return id !== undefined && kept !== undefined && expiryOf(kept) > now ? evictedOf(id, kept) : undefined;
+  }
+
+  /** Drops evicted-order records whose retention ended, from the front (all of them when `force`d). */
+  sweepEvicted(now: number, force = false): void {
+    if (!sweepDue(this.evictedSwept, now) && !force) return;
+    dropExpiredFront(this.evicted, now, expiryOf, (id, kept) => {
+      const record = evictedOf(id, kept);
+      this.freeReference(record.customerId, record.reference, id);
+    });
+  }
+
+  /** Whether an order, or an evicted order still kept, holds the reference; frees it from one whose time is up. */
+  referenceTaken(customerId: string, reference: string, now: number): boolean {
+    const id = this.idByReference(customerId, reference);
+    if (id === undefined) return false;
+    if (this.orders.has(id)) return true;
+    const kept = this.evicted.get(id);
+    if (kept !== undefined && expiryOf(kept) > now) return true;
+    this.evicted.delete(id);
+    this.freeReference(customerId, reference, id);
+    return false;
+  }
+
+  /** Removes an order of `expectedVersion`, keeping its record until `keepUntil`; false when it changed or went. */
+  evict(id: string, expectedVersion: number, keepUntil: number, now: number, known?: EvictionCandidate): boolean {
+    const stored = this.orders.get(id);
+    if (stored === undefined || versionOf(stored) !== expectedVersion) return false;
+    // The caller's copy is of this very version; a packed order is a candidate as it is.
+    const order = known?.id === id && known.version === expectedVersion ? known : candidateOfStored(stored);
+    this.orders.delete(id);
+    this.counted(stored.status, -1);
+    this.index.removed(order.customerId);
+    this.sweepEvicted(now);
+    if (keepUntil > now) {
+      this.evicted.set(id, evictedEntry(evictedRecordOf(order, keepUntil)));
+    } else {
+      this.freeReference(order.customerId, order.reference, id);
+    }
+    return true;
+  }
+
+  page(query: OrderPageQuery): OrderPage {
+    if (query.reference === undefined) {
+      const { status, referencePrefix } = query;
+      const page = this.index.page(
+        query,
+        (order) =>
+          (status === undefined || order.status === status) &&
+          (referencePrefix === undefined || order.reference.startsWith(referencePrefix)),
+      );
+      return { orders: page.items.map(orderOf), nextCursor: page.nextCursor };
+    }
+    // An exact reference names at most one order per customer: no scan.
+    const found: Order[] = [];
+    // Only live orders are listed, so only customers with some in the index can hold one.
+    const customerIds = query.customerId === undefined ? [...this.index.customerIds()] : [query.customerId];
+    for (const customerId of customerIds) {
+      const order = this.read(this.idByReference(customerId, query.reference));
+      if (order !== undefined) found.push(order);
+    }
+    const matching = found
+      .filter(
+        (order) =>
+          (query.status === undefined || order.status === query.status) &&
+          (query.from === undefined || order.createdAt >= query.from) &&
+          (query.to === undefined || order.createdAt <= query.to) &&
+          (query.referencePrefix === undefined || order.reference.startsWith(query.referencePrefix)),
+      )
+      .sort(byCreation(query));
+    return { orders: matching.slice(0, query.limit), nextCursor: null };
+  }
+
+  /** The scan's pages: the packed orders themselves, none unpacked. */
+  candidates(query: CandidatePageQuery): CandidatePage {
+    const page = this.index.page(query);
+    return { candidates: page.items.map(candidateOfStored), nextCursor: page.nextCursor };
+  }
+
+  countByStatus(): Map<number, number> {
+    return new Map(this.byStatus);
+  }
+
+  list(customerId: string | undefined): Order[] {
+    const all = Array.from(this.orders.values(), orderOf);
+    return customerId === undefined ? all : all.filter((order) => order.customerId === customerId);
+  }
+
+  /** Forgets a customer's orders, evicted-order records, references and idempotency keys. */
+  removeCustomer(customerId: string): void {
+    for (const [id, order] of this.orders) {
+      if (order.customerId !== customerId) continue;
+      this.orders.delete(id);
+      this.counted(order.status, -1);
+    }
+    this.index.dropCustomer(customerId);
+    for (const [id, kept] of this.evicted.entries()) {
+      if (evictedOf(id, kept).customerId === customerId) this.evicted.delete(id);
+    }
+    const prefix = keyOf(customerId, "");
+    for (const composite of this.references.keys()) {
+      if (composite.startsWith(prefix)) this.references.delete(composite);
+    }
+    for (const composite of this.keys.keys()) if (composite.startsWith(prefix)) this.keys.delete(composite);
+  }
+
+  clear(): void {
+    this.orders.clear();
+    this.byStatus.clear();
+    this.references.clear();
+    this.evicted.clear();
+    this.keys.clear();
+    this.index.clear();
+    this.cold.clear();
+  }
+
+  saved(): Pick<MemoryStoreState, "orders" | "idempotencyKeys" | "evictedOrders"> {
+    return {
+      orders: Array.from(this.orders.values(), orderOf),
+      idempotencyKeys: Array.from(this.keys, ([composite, kept]) => recordOf(composite, kept)),
+      evictedOrders: Array.from(this.evicted.entries(), ([id, kept]) => evictedOf(id, kept)),
+    };
+  }
+
+  /** Loads saved orders (in creation order), evicted-order records (in eviction order) and keys (in expiry order). */
+  load(state: MemoryStoreState): void {
+    for (const order of state.orders) {
+      const stored = freezeCopy(order);
+      this.keep(stored);
+      this.index.add(stored);
+      this.takeReference(stored.customerId, stored.reference, stored.id);
+    }
+    for (const record of state.evictedOrders) {
+      this.evicted.set(record.id, evictedEntry(record));
+      this.takeReference(record.customerId, record.reference, record.id);
+    }
+    for (const record of state.idempotencyKeys) this.keys.set(keyOf(record.customerId, record.key), keptKey(record));
+  }
+}
+
+function placeOrder(
+  customers: CustomerBook,
+  orders: OrderBook,
+  { order, key, now }: Parameters<Store["placeOrder"]>[0],
+): PlaceResult {
   // One synchronous stretch, so the whole placement is atomic; each refusal changes nothing.
   // The key's composite is built and looked up once: the key map holds a day of keys.
-  if (key !== undefined) sweepExpiredKeys(tables.keys, now);
   const composite = key === undefined ? undefined : keyOf(key.customerId, key.key);
-  const previous = composite === undefined ? undefined : tables.keys.keys.get(composite);
-  if (previous !== undefined && expiryOf(previous) > now && composite !== undefined) {
-    return { kind: "existing", record: recordOf(composite, previous) };
-  }
-  sweepEvicted(tables.orders, order.createdAt);
-  if (referenceTaken(tables.orders, order.customerId, order.reference, order.createdAt)) {
+  const previous = composite === undefined ? undefined : orders.liveKey(composite, now);
+  if (previous !== undefined) return { kind: "existing", record: previous };
+  orders.sweepEvicted(order.createdAt);
+  if (orders.referenceTaken(order.customerId, order.reference, order.createdAt)) {
     return { kind: "duplicate_reference" };
   }
-  const debited = changeBalance(tables.customers, order.customerId, order.shortcode, order.amountCents, -1);
+  const debited = customers.changeBalance(order.customerId, order.shortcode, order.amountCents, -1);
   if (debited.kind !== "debited") return debited;
-  addOrder(tables.orders, order);
-  if (composite !== undefined && key !== undefined) bindKey(tables.keys, composite, key);
+  orders.add(order);
+  if (composite !== undefined && key !== undefined) orders.bindKey(composite, key);
   return { kind: "placed" };
-}
-
-function updateOrderIf(tables: MemoryTables, order: Order, expectedVersion: number, refund: boolean | undefined) {
-  if (!replaceOrderIf(tables.orders, order, expectedVersion)) return false;
-  if (refund === true) changeBalance(tables.customers, order.customerId, order.shortcode, order.amountCents, 1);
-  return true;
-}
-
-function exportState(tables: MemoryTables): MemoryStoreState {
-  return {
-    customers: [...tables.customers.customers.values()],
-    orders: Array.from(tables.orders.orders.values(), orderOf),
-    idempotencyKeys: savedKeys(tables.keys),
-    evictedOrders: savedEvicted(tables.orders),
-    issuedTokens: savedIssuedTokens(tables.customers),
-  };
-}
-
-function clear(tables: MemoryTables): void {
-  clearCustomers(tables.customers);
-  clearOrders(tables.orders);
-  tables.keys.keys.clear();
-}
-
-function importState(tables: MemoryTables, state: MemoryStoreState): void {
-  clear(tables);
-  loadCustomers(tables.customers, state.customers, state.issuedTokens);
-  loadOrders(tables.orders, state.orders, state.evictedOrders);
-  loadKeys(tables.keys, state.idempotencyKeys);
-}
-
-/** Removes a customer's orders, idempotency keys and issued tokens, keeping the customer and its wallets. */
-function removeCustomerData(tables: MemoryTables, customerId: string): void {
-  removeCustomerOrders(tables.orders, customerId);
-  forgetCustomerKeys(tables.keys, customerId);
-  forgetIssuedTokens(tables.customers, customerId);
 }
 
 /**
@@ -178,50 +401,64 @@ function removeCustomerData(tables: MemoryTables, customerId: string): void {
  * await store.setWalletBalance("cus_1", null, 7_500); // { shortcode: null, balanceCents: 7_500, currency: "KES" }
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const packing = { hot: options.hotOrders ?? DEFAULT_HOT_RECORDS, background: options.packInBackground ?? true };
-  const customers = createCustomerTables();
-  const orders = createOrderTables(options.settled ?? (() => false), packing);
-  const tables: MemoryTables = { customers, orders, keys: createKeyTable() };
+  const customers = new CustomerBook();
+  const orders = new OrderBook(options.settled ?? (() => false), options);
+  const clear = (): void => {
+    customers.clear();
+    orders.clear();
+  };
 
   return {
-    exportState: () => exportState(tables),
-    importState: (state) => importState(tables, state),
+    exportState: () => ({
+      customers: [...customers.customers.values()],
+      ...orders.saved(),
+      issuedTokens: customers.savedIssuedTokens(),
+    }),
+    importState(state) {
+      clear();
+      customers.load(state.customers, state.issuedTokens);
+      orders.load(state);
+    },
 
-    putCustomer: async (customer) => putCustomer(customers, customer),
+    putCustomer: async (customer) => customers.put(customer),
     getCustomer: async (id) => customers.customers.get(id),
     listCustomers: async () => [...customers.customers.values()],
-    findCustomerByToken: async (token) => findCustomerByToken(customers, token),
+    findCustomerByToken: async (token) => customers.findByToken(token),
     setWalletBalance: async (customerId, shortcode, cents, currency) =>
-      setWalletBalance(customers, customerId, shortcode, cents, currency),
-    patchCustomer: async (id, patch) => patchCustomer(customers, id, patch),
+      customers.setWalletBalance(customerId, shortcode, cents, currency),
+    patchCustomer: async (id, patch) => customers.patch(id, patch),
 
-    placeOrder: async (placement) => placeOrder(tables, placement),
-    updateOrderIf: async (order, expectedVersion, refund) => updateOrderIf(tables, order, expectedVersion, refund),
-    getOrder: async (id) => readOrder(orders, id),
-    getOrderByReference: async (customerId, reference) =>
-      readOrder(orders, idByReference(orders, customerId, reference)),
-    listOrderPage: async (query) => listOrderPage(orders, query),
-    listEvictionCandidates: async (query) => listEvictionCandidates(orders, query),
+    placeOrder: async (placement) => placeOrder(customers, orders, placement),
+    async updateOrderIf(order, expectedVersion, refund) {
+      if (!orders.replaceIf(order, expectedVersion)) return false;
+      if (refund === true) customers.changeBalance(order.customerId, order.shortcode, order.amountCents, 1);
+      return true;
+    },
+    getOrder: async (id) => orders.read(id),
+    getOrderByReference: async (customerId, reference) => orders.read(orders.idByReference(customerId, reference)),
+    listOrderPage: async (query) => orders.page(query),
+    listEvictionCandidates: async (query) => orders.candidates(query),
     countOrders: async () => orders.orders.size,
-    countOrdersByStatus: async () => countOrdersByStatus(orders),
+    countOrdersByStatus: async () => orders.countByStatus(),
     evictOrder: async (id, expectedVersion, keepUntil, now, known) =>
-      evictOrder(orders, id, expectedVersion, keepUntil, now, known),
-    getEvictedOrder: async (id, now) => keptEvicted(orders, id, now),
+      orders.evict(id, expectedVersion, keepUntil, now, known),
+    getEvictedOrder: async (id, now) => orders.keptEvicted(id, now),
     getEvictedOrderByReference: async (customerId, reference, now) =>
-      keptEvicted(orders, idByReference(orders, customerId, reference), now),
+      orders.keptEvicted(orders.idByReference(customerId, reference), now),
     async countEvictedOrders(now) {
-      sweepEvicted(orders, now, true);
+      orders.sweepEvicted(now, true);
       return orders.evicted.size;
     },
-    listOrders: async (filter) => listOrders(orders, filter?.customerId),
+    listOrders: async (filter) => orders.list(filter?.customerId),
 
-    putIssuedToken: async (token) => putIssuedToken(customers, token),
-    countIssuedTokens: async () => customers.issued.size,
-    findCustomerByIssuedToken: async (token, now) => findCustomerByIssuedToken(customers, token, now),
+    putIssuedToken: async (token) => customers.putIssuedToken(token),
+    countIssuedTokens: async () => customers.issuedCount,
+    findCustomerByIssuedToken: async (token, now) => customers.findByIssuedToken(token, now),
 
     async reset(customerId) {
-      if (customerId !== undefined) removeCustomerData(tables, customerId);
-      else clear(tables);
+      if (customerId === undefined) return clear();
+      orders.removeCustomer(customerId);
+      customers.forgetIssuedTokens(customerId);
     },
   };
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createSeededRandom } from "../../src/domain/random.ts";
+import { DURATION_TEXT_PATTERN } from "../../src/contract/duration.ts";
 import {
   DEFAULT_TIMING,
-  DURATION_TEXT_PATTERN,
   formatTiming,
   parseTiming,
   sampleDelay,
