@@ -18,12 +18,15 @@ const config: KnipConfig = {
     "test/**/*.test.ts",
     "examples/testcontainers/*.test.js",
     "ui/src/main.tsx",
+    "mutation/*.config.mjs",
   ],
   project: ["src/**/*.ts", "bin/**/*.js", "bench/**/*.ts", "scripts/**/*.ts", "test/**/*.ts", "ui/src/**/*.{ts,tsx}"],
   // A type that names an exported function's parameter or result stays exported, so callers can name it too.
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
-  ignoreDependencies: ["@stoplight/prism-cli"],
+  // Stryker loads its vitest runner by the name mutation/tests.config.mjs gives; its command runner is
+  // part of @stryker-mutator/core, not a package of its own.
+  ignoreDependencies: ["@stoplight/prism-cli", "@stryker-mutator/vitest-runner", "@stryker-mutator/command-runner"],
   // The bench runs WireMock's jar with the system's Java when there is one, the container tests
   // drive the system's podman, and the structure report runs the machine's `duplicates`. None is a package.
   ignoreBinaries: ["java", "podman", "duplicates"],
