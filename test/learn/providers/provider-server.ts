@@ -154,8 +154,14 @@ export async function startProvider(dialect: Dialect, options: ProviderOptions =
       } catch {
         return refuse(res, "invalidInput", "the body is not JSON");
       }
-      const key = req.headers["idempotency-key"];
-      return place(res, customer, body, typeof key === "string" ? key : undefined);
+      const header = req.headers["idempotency-key"];
+      const field = (body as { idempotencyKey?: unknown } | null)?.idempotencyKey;
+      // §4.4: the key comes in the header or in the body; §8: it is 1 to 255 characters.
+      const key = typeof header === "string" ? header : typeof field === "string" ? field : undefined;
+      if (key !== undefined && (key.length === 0 || key.length > 255)) {
+        return refuse(res, "invalidInput", "Idempotency-Key must be 1 to 255 characters");
+      }
+      return place(res, customer, body, key);
     }
     refuse(res, "wrongMethod", `${req.method} is not allowed here`);
   }

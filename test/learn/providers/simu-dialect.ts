@@ -85,7 +85,9 @@ export const SIMU: Dialect = {
   },
   error: (code, message, order) => ({
     ok: false,
-    ...(order === undefined ? {} : { payload: { ...order, code: CODES.INSUFFICIENT_FUNDS, text: "float too low" } }),
+    ...(order === undefined
+      ? {}
+      : { payload: { merchantReference: order.reference, code: CODES.INSUFFICIENT_FUNDS, text: "float too low" } }),
     problems: [{ reason: code, hint: message }],
   }),
   orderEvent: (order, status, eventId) => ({
