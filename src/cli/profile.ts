@@ -12,16 +12,20 @@ import { parseDuration } from "../contract/duration.ts";
 import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
 import { checkProfile } from "../harness/profile-check.ts";
 import { runTokenCommand } from "../harness/token-source.ts";
+import { INFER_USAGE, initFromTarget } from "./profile-infer.ts";
 import { PROFILE_STARTER } from "./profile-starter.ts";
 
 const USAGE = `usage: airtime-harness profile check FILE --target URL (--token TOKEN | --token-command CMD)
                                     [--account NUMBER] [--listen HOST:PORT --webhook-secret SECRET] [--timeout DUR]
        airtime-harness profile init [FILE]
+${INFER_USAGE}
 
 check   place one order of the smallest amount, replay it, look it up until final, read the
         balance, provoke one 409 and wait for the order's webhook; print what each pointer and
         rule of FILE found (✓ or ✗). Exit 1 on any miss, 2 on a usage error.
-init    write a commented starter profile to FILE (default provider-profile.yaml).`;
+init    write a commented starter profile to FILE (default provider-profile.yaml); with --from-target,
+        probe the target inside a budget (default three orders of the smallest amount it takes),
+        printing every request, and write the profile inferred, each field commented.`;
 
 const WEBHOOK_NOT_CHECKED =
   "- webhook not checked: add --listen HOST:PORT --webhook-secret SECRET, and set the target to post " +
@@ -46,6 +50,7 @@ async function init(args: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (args.some((arg) => arg.startsWith("--from-target"))) return initFromTarget(args, USAGE);
   const option = args.find((arg) => arg.startsWith("-"));
   if (option !== undefined || args.length > 1) {
     console.error(`airtime-harness profile init: takes one FILE, not '${option ?? args.join(" ")}'\n\n${USAGE}`);

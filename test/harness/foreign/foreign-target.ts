@@ -76,7 +76,7 @@ const SHORTCODE = "600900";
 const FOREIGN_ACCOUNTS = ["0712000101", "254733000202", "0770000303"] as const;
 const PRINT_TOKEN = fileURLToPath(new URL("./print-token.ts", import.meta.url));
 
-function faultsOf(defect: ForeignDefect | undefined): LedgerFaults {
+export function faultsOf(defect: ForeignDefect | undefined): LedgerFaults {
   return {
     sharedKeys: defect === "cross_customer_keys",
     crossCustomerLookup: defect === "cross_customer_lookup",

@@ -1,0 +1,93 @@
+/**
+ * `profile init --from-target URL`: writes a provider profile inferred by
+ * probing the target, each field commented with how it was found. Prints
+ * every request the probe sends; writes nothing but FILE, and never
+ * overwrites it.
+ */
+import { access, writeFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { parseDuration } from "../domain/timing.ts";
+import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
+import { inferFromTarget } from "../learn/from-target.ts";
+import { profileYaml } from "../learn/profile-yaml.ts";
+import { parseListen, type ListenAddress } from "../harness/listen-address.ts";
+
+export const INFER_USAGE = `       airtime-harness profile init --from-target URL --token TOKEN [--other-token TOKEN]
+                                   [--listen HOST:PORT --webhook-secret SECRET] [--budget KES]
+                                   [--account NUMBER] [--timeout DUR] FILE`;
+
+const OPTIONS = {
+  "from-target": { type: "string" },
+  token: { type: "string" },
+  "other-token": { type: "string" },
+  listen: { type: "string" },
+  "webhook-secret": { type: "string" },
+  budget: { type: "string" },
+  account: { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+export async function initFromTarget(args: string[], usage: string): Promise<number> {
+  const fail = (message: string) => {
+    console.error(`airtime-harness profile init: ${message}\n\n${usage}`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) return fail("takes one FILE");
+  if (values["from-target"] === undefined || values.token === undefined) return fail("needs --from-target and --token");
+  if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
+    return fail("--listen and --webhook-secret go together");
+  }
+  const listen = values.listen === undefined ? undefined : listenAddress(values.listen);
+  if (values.listen !== undefined && listen === undefined) return fail(`--listen '${values.listen}' is not HOST:PORT`);
+  const budget = values.budget === undefined ? undefined : Number(values.budget);
+  if (budget !== undefined && !(budget > 0)) return fail(`--budget '${values.budget}' is not an amount of KES`);
+  const timeout = parseDuration(values.timeout ?? "10s");
+  if (!timeout.ok) return fail(`--timeout: ${timeout.error}`);
+  if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  const result = await inferFromTarget(
+    {
+      target: values["from-target"],
+      token: values.token,
+      ...(values["other-token"] === undefined ? {} : { otherToken: values["other-token"] }),
+      account: values.account ?? (DEFAULT_ACCOUNTS[0] as string),
+      ...(listen === undefined ? {} : { listen }),
+      ...(values["webhook-secret"] === undefined ? {} : { webhookSecret: values["webhook-secret"] }),
+      ...(budget === undefined ? {} : { budget }),
+      timeoutMs: timeout.ms,
+    },
+    (line) => console.log(line),
+  );
+  if (!result.ok) {
+    console.error(`airtime-harness profile init: ${result.reason} (spent KES ${result.spent})`);
+    return 1;
+  }
+  const header = `Inferred by probing ${values["from-target"]} (KES ${result.spent} spent of a budget of ${result.budget}); review each comment.`;
+  await writeFile(file, profileYaml(result.inferred, header), "utf8");
+  console.log(`\nspent KES ${result.spent} of a budget of KES ${result.budget}`);
+  for (const what of result.inferred.missing) console.log(`- not inferred: ${what}`);
+  console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
+  return 0;
+}
+
+function listenAddress(text: string): ListenAddress | undefined {
+  try {
+    return parseListen(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * `profile init --from-target`: the probe's observations turned into a
+ * provider profile, each field with how it was found, and the list of what
+ * could not be found. The domain is never probed (that would take orders
+ * that could be placed): it comes from the provider's OpenAPI document when
+ * one is given, and is otherwise left out.
+ */
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
+import { inferBodies } from "./infer-bodies.ts";
+import { inferErrors } from "./infer-errors.ts";
+import type { RawDelivery } from "./infer-signing.ts";
+import { inferStatuses } from "./infer-statuses.ts";
+import { inferWebhooks } from "./infer-webhooks.ts";
+import type { FieldNote } from "./inference.ts";
+import { valueAt } from "./json-leaves.ts";
+import type { Observations } from "./probe-target.ts";
+
+export interface InferredProfile {
+  readonly profile: ProviderProfile;
+  readonly notes: readonly FieldNote[];
+  readonly missing: readonly string[];
+  /** Deliveries that were not order events, by their event name. */
+  readonly setAside: readonly string[];
+}
+
+export function inferFromObservations(
+  observations: Observations,
+  deliveries: readonly RawDelivery[],
+  webhookSecret: string | undefined,
+): InferredProfile {
+  const bodies = inferBodies(observations);
+  const statuses = inferStatuses(observations, bodies.value.bodies);
+  const errors = inferErrors(observations, bodies.value.bodies.order.id);
+  const profile: ProviderProfile = {
+    profile: 1,
+    bodies: { ...bodies.value.bodies },
+    money: bodies.value.money,
+  };
+  if (statuses.value !== undefined) profile.statuses = statuses.value;
+  if (errors.value.errorBody !== undefined) profile.bodies = { ...profile.bodies, error: errors.value.errorBody };
+  if (errors.value.http !== undefined) profile.http = errors.value.http;
+  if (errors.value.errorCodes !== undefined) profile.errorCodes = errors.value.errorCodes;
+  const notes = [...bodies.notes, ...statuses.notes, ...errors.notes];
+  const missing = [...bodies.missing, ...statuses.missing, ...errors.missing];
+  let setAside: readonly string[] = [];
+  if (webhookSecret === undefined) {
+    missing.push("webhooks: not probed (give --listen HOST:PORT --webhook-secret SECRET)");
+  } else {
+    const lookupStatus = bodies.value.bodies.lookup.status;
+    const orderId = bodies.value.bodies.order.id;
+    const found = inferWebhooks(deliveries, observations.orders, webhookSecret, {
+      orderId: (order) => (orderId === undefined ? undefined : valueAt(order.placed.json, orderId)),
+      statusValues: (order) =>
+        lookupStatus === undefined
+          ? []
+          : [order.firstLookup, ...order.moves.map((move) => move.lookup), order.lateLookup].map((answer) =>
+              valueAt(answer?.json, lookupStatus),
+            ),
+    });
+    notes.push(...found.notes);
+    missing.push(...found.missing);
+    if (found.value !== undefined) {
+      profile.bodies = { ...profile.bodies, webhook: found.value.body };
+      profile.webhooks = found.value.webhooks;
+      setAside = found.value.setAside;
+    }
+  }
+  const smallest = observations.orders[0]?.amount;
+  if (smallest !== undefined && observations.refusedAmounts.length > 0) {
+    // Not the exact minimum (that would take more orders): a floor the target is known to take, so orders stay inside.
+    profile.domain = { amount: { min: smallest } };
+    notes.push({
+      path: ["domain", "amount", "min"],
+      how: `the smallest amount the target took (it refused ${observations.refusedAmounts.join(", ")})`,
+    });
+  }
+  missing.push("domain: the rest is never probed with orders (give the provider's OpenAPI document)");
+  return { profile, notes, missing, setAside };
+}
