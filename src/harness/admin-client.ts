@@ -28,6 +28,8 @@ export interface CreateCustomerInput {
   readonly name?: string;
   readonly token?: string;
   readonly balance?: number;
+  /** Wallets beside the default one, by shortcode (balances in KES). */
+  readonly wallets?: readonly { readonly shortcode: string; readonly balance: number }[];
   readonly webhook?: { readonly url: string; readonly secrets?: readonly string[] };
 }
 
@@ -73,6 +75,8 @@ export interface AdminClient {
   loadScenario(scenario: ScenarioFileInput): Promise<void>;
   /** Deactivates a loaded scenario everywhere and forgets it. */
   removeScenario(name: string): Promise<void>;
+  /** Activates a loaded scenario for one customer's orders. */
+  activateScenario(name: string, customerId: string): Promise<void>;
 }
 
 /** `?name=value&…` of the filters given; empty when none is. */
@@ -151,6 +155,11 @@ export function createAdminClient(url: string, token: string): AdminClient {
     },
     async removeScenario(name) {
       await callAdmin(connection, "DELETE", `/_sim/scenarios/${encodeURIComponent(name)}`);
+    },
+    async activateScenario(name, customerId) {
+      await callAdmin(connection, "POST", `/_sim/scenarios/${encodeURIComponent(name)}/activate`, {
+        customer: customerId,
+      });
     },
   };
 }
