@@ -6,7 +6,7 @@
  */
 import { access, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
 import { inferFromTarget } from "../learn/from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";

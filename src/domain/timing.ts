@@ -24,9 +24,6 @@ import {
   sampleQuantiles,
 } from "./quantile-timing.ts";
 
-// Durations are the contract's (`contract/duration.ts`); this re-export serves handler-check's options alone.
-export { parseDuration } from "../contract/duration.ts";
-
 export type Timing =
   | { readonly kind: "fixed"; readonly ms: number }
   | { readonly kind: "uniform"; readonly minMs: number; readonly maxMs: number }

@@ -4,7 +4,7 @@
  * `runHandlerCheck` takes.
  */
 import { z } from "zod";
-import { parseDuration } from "../domain/timing.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
 import { DEFAULT_HANDLER_CHECK_RUNS, DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_MAX_ORDERS } from "./check-handler.ts";

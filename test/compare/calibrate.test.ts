@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { writeCalibration } from "../../src/compare/calibrate.ts";
 import { runCompare } from "../../src/compare/run-compare.ts";
 import { wilsonInterval } from "../../src/compare/statistics.ts";
-import { parseDuration } from "../../src/domain/timing.ts";
+import { parseDuration } from "../../src/contract/duration.ts";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
 import { CompareTargets, TARGET_TOKEN } from "../support/compare-targets.ts";
 
