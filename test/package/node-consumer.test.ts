@@ -80,9 +80,12 @@ test("the scenario JSON Schema and the OpenAPI documents resolve by their export
 /**
  * Install size budget of a project that adds only this package. Raised from
  * 30 MB for the dashboard's offline API reference: Redoc's standalone bundle
- * (about 1.1 MB) ships in dist/ui so the reference renders with no CDN.
+ * (about 1.1 MB) ships in dist/ui so the reference renders with no CDN. Then
+ * to 33 MB for the profile probe (`profile init --from-target`) and the
+ * dashboard's plots: a fresh consumer measured 32.05 MB with them, of which
+ * zod alone is 8.2 MB and this package 4.6 MB.
  */
-const INSTALL_BUDGET_MB = 32;
+const INSTALL_BUDGET_MB = 33;
 
 test(`installing the tarball alone adds at most ${INSTALL_BUDGET_MB} MB`, async () => {
   const measured = await exec("du", ["-sk", "node_modules"], { cwd: consumer.dir });
