@@ -27,10 +27,10 @@ import type { FaultProxy } from "./fault-proxy.ts";
 import { balanceOf, bearer, send } from "./http.ts";
 import { type Answer, LOAD_TOKEN, p99, startSteadyLoad } from "./steady-load.ts";
 
-/** Windows are the lengths times FAULT_SCALE (default 1). */
-export const FAULT_SCALE = Number(process.env.FAULT_SCALE ?? "1");
+/** Fault windows are multiplied by FAULT_SCALE (default 1). */
+const FAULT_SCALE = Number(process.env.FAULT_SCALE ?? "1");
 const REQUEST_TIMEOUT_MS = 10_000;
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FAULT_ADMIN_TOKEN = "network-faults-admin-001";
 /** The load customer's balance at the start. */
