@@ -1,7 +1,8 @@
 // The dashboard's plots and its links in Debian's Chromium: each plot is drawn
 // and its data grows as orders are placed (counted from each chart's
 // data-points, never from pixels), a reload keeps the tab and the order, and
-// the public request counter stays still while only the dashboard is open.
+// the public request counter stays still while only the dashboard is open,
+// and times read in the reader's own zone.
 // It writes docs/images/dashboard-plots.png, which docs/dashboard.md shows.
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -124,6 +125,24 @@ describe.skipIf(skip !== undefined)(
       expect(await forced.getByRole("button", { name: "Force reversal" }).isEnabled()).toBe(true);
       for (const name of ["Force success", "Force failure", "Force timeout"])
         expect(await forced.getByRole("button", { name }).isDisabled()).toBe(true);
+    });
+
+    it("shows times in the reader's zone, named, with UTC on hover", async () => {
+      const nairobi = await browser.newContext({ timezoneId: "Africa/Nairobi" });
+      const local = await nairobi.newPage();
+      await local.goto(dashboardLink(sim.url, sim.adminToken));
+      await local.getByRole("button", { name: "Orders", exact: true }).click();
+      const cell = local.locator("table tbody tr").first().locator("time");
+      await cell.waitFor({ timeout: LIVE_MS });
+      const shown = (await cell.textContent()) ?? "";
+      const utc = (await cell.getAttribute("title")) ?? "";
+      expect(shown).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} GMT\+3$/);
+      expect(utc).toMatch(/ UTC$/);
+      // Nairobi keeps no summer time: its wall clock is UTC + 3 h all year.
+      const asUtc = (text: string) => Date.parse(`${text.slice(0, 23).replace(" ", "T")}Z`);
+      expect(asUtc(shown) - asUtc(utc)).toBe(3 * 3_600_000);
+      expect(await cell.getAttribute("datetime")).toBe(new Date(asUtc(utc)).toISOString());
+      await nairobi.close();
     });
 
     it("offers a field for the token on a page opened without one", async () => {

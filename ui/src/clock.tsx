@@ -3,7 +3,8 @@ import { useState } from "preact/hooks";
 import { call } from "./api.ts";
 import type { Schedule } from "./types.ts";
 import { useAction } from "./use-action.ts";
-import { time, useData } from "./use-data.ts";
+import { LocalTime } from "./local-time.tsx";
+import { useData } from "./use-data.ts";
 
 const STEPS = [
   [1_000, "+1 s"],
@@ -26,15 +27,21 @@ export function ClockView(props: { tick: number }) {
           <dt>Mode</dt>
           <dd>{data.mode}</dd>
           <dt>Simulator time</dt>
-          <dd data-testid="clock-now">{time(data.now)}</dd>
+          <dd data-testid="clock-now">
+            <LocalTime at={data.now} />
+          </dd>
           <dt>Pending events</dt>
           <dd data-testid="pending-events">{data.pendingEvents}</dd>
           <dt>Pending orders</dt>
           <dd data-testid="pending-orders">{data.pendingOrders}</dd>
           <dt>Next order step</dt>
-          <dd>{time(data.nextOrderStepAt)}</dd>
+          <dd>
+            <LocalTime at={data.nextOrderStepAt} />
+          </dd>
           <dt>Next webhook attempt</dt>
-          <dd>{time(data.nextWebhookAttemptAt)}</dd>
+          <dd>
+            <LocalTime at={data.nextWebhookAttemptAt} />
+          </dd>
         </dl>
       )}
       {data?.mode === "virtual" ? (

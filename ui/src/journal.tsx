@@ -1,7 +1,8 @@
 /** Recent requests, newest first; idempotent replays and mismatches (seen live) and errors stand out. */
 import type { JournalEntry } from "./types.ts";
 import { TableHead } from "./table-head.tsx";
-import { time, useData } from "./use-data.ts";
+import { LocalTime } from "./local-time.tsx";
+import { useData } from "./use-data.ts";
 
 export function JournalView(props: { tick: number; idempotency: ReadonlyMap<string, string> }) {
   const [data, error] = useData<{ entries: JournalEntry[] }>("/_sim/journal?limit=200", [props.tick]);
@@ -18,7 +19,9 @@ export function JournalView(props: { tick: number; idempotency: ReadonlyMap<stri
             const flag = key === "replayed" || key === "mismatch" ? key : e.status >= 400 ? "error" : "";
             return (
               <tr key={e.id} class={flag}>
-                <td>{time(new Date(e.at).toISOString())}</td>
+                <td>
+                  <LocalTime at={e.at} />
+                </td>
                 <td>
                   <code>
                     {e.method} {e.path}

@@ -5,7 +5,8 @@ import { statusClass } from "./status-class.ts";
 import type { AdminCustomer, AdminOrder, Delivery, JournalEntry } from "./types.ts";
 import { TableHead } from "./table-head.tsx";
 import { useAction } from "./use-action.ts";
-import { time, useData } from "./use-data.ts";
+import { LocalTime } from "./local-time.tsx";
+import { useData } from "./use-data.ts";
 
 const FINAL_ACTIONS = [
   ["succeed", "Force success"],
@@ -70,7 +71,9 @@ export function OrdersView(props: { tick: number; open: (id: string) => void }) 
               <td class={`status ${statusClass(o.status)}`}>
                 {o.status} {o.message}
               </td>
-              <td>{time(o.createdAt)}</td>
+              <td>
+                <LocalTime at={o.createdAt} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -159,7 +162,7 @@ export function OrderView(props: { id: string; tick: number; back: () => void })
       <ol data-testid="timeline">
         {order.history.map((h, i) => (
           <li key={i}>
-            <time>{time(h.at)}</time> — {h.status} {h.message}
+            <LocalTime at={h.at} /> — {h.status} {h.message}
           </li>
         ))}
       </ol>
@@ -218,7 +221,7 @@ function DeliveryView(props: {
         {(detail?.attempts ?? []).map((a) => (
           <li key={a.number}>
             <p>
-              Attempt {a.number} ({a.trigger}) at {time(a.sentAt)}: {a.outcome},{" "}
+              Attempt {a.number} ({a.trigger}) at <LocalTime at={a.sentAt} />: {a.outcome},{" "}
               {a.responseStatus ?? a.error ?? "no answer"}, <span data-volatile>{a.latencyMs ?? "—"} ms</span>
             </p>
             <details>

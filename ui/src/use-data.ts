@@ -18,6 +18,3 @@ export function useData<T>(path: string | undefined, deps: readonly unknown[]): 
   }, [path, ...deps]);
   return [data, error];
 }
-
-export const time = (iso: string | null | undefined): string =>
-  iso == null ? "—" : iso.replace("T", " ").slice(0, 23);
