@@ -16,14 +16,14 @@ function zoneName(at: Date): string {
 }
 
 /** `2026-11-29 13:45:07.123 GMT+3`: the local wall clock, to the millisecond. */
-export function localTime(at: Date): string {
+function localTime(at: Date): string {
   const date = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
   const clock = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}.${pad(at.getMilliseconds(), 3)}`;
   return `${date} ${clock} ${zoneName(at)}`;
 }
 
 /** `2026-11-29 10:45:07.123 UTC` */
-export const utcTime = (at: Date): string => `${at.toISOString().replace("T", " ").slice(0, 23)} UTC`;
+const utcTime = (at: Date): string => `${at.toISOString().replace("T", " ").slice(0, 23)} UTC`;
 
 /** A time (ISO string or epoch ms) in the local zone, UTC in its title; a dash when there is none. */
 export function LocalTime(props: { at: string | number | null | undefined }) {
