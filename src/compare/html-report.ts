@@ -1,13 +1,16 @@
 /**
  * `compare --html FILE`: the comparison as one self-contained page in the
  * contract report's style (same shell, no external assets): the scores, a
- * table of every rule with both sides' figures and its verdict, then each
+ * table of every rule with both sides' figures and its verdict, both sides'
+ * timing distributions and outcome mixes drawn side by side, then each
  * divergence with its evidence and the sequence that shows it, as curl lines
  * for both sides. Everything a target answered reaches the page escaped.
  */
 import { renderPage } from "../harness/reporters/html-page.ts";
+import { chartAssets } from "../harness/reporters/report-charts.ts";
 import { type Html, markup } from "../harness/reporters/html-template.ts";
 import { describeEvidence, percent } from "./console-report.ts";
+import { renderDistributions } from "./html-distributions.ts";
 import { publicUrl } from "./json-report.ts";
 import type { RuleResult } from "./rules.ts";
 import type { CompareReport } from "./run-compare.ts";
@@ -34,10 +37,11 @@ export function formatCompareHtml(report: CompareReport): string {
 <main>
 ${renderScores(report)}
 ${renderRules(report.results)}
+${renderDistributions(report)}
 ${divergences.length === 0 ? "" : markup`<section aria-labelledby="divergences"><h2 id="divergences">Divergences</h2>${divergences.map((result, index) => renderDivergence(report, result, index))}</section>`}
 </main>
 <footer><p>airtime-harness compare · seed ${report.seed} · ${report.runs} runs</p></footer>`;
-  return renderPage(`Fidelity report: ${percent(report.scores.overall)} — ${target}`, body);
+  return renderPage(`Fidelity report: ${percent(report.scores.overall)} — ${target}`, body, chartAssets());
 }
 
 function renderScores(report: CompareReport): Html {

@@ -2,8 +2,11 @@
  * `compare --html FILE`: a real run renders a self-contained page with a
  * row per rule and the scores; a planted divergence shows in the table and
  * with its sequence; text the target chose (an error code) reaches the page
- * only escaped. The page is read as text: no browser needed.
+ * only escaped; both sides' timings and outcome mixes are drawn from the
+ * figures the rules judged. The page is read as text here;
+ * `html-report-browser.test.ts` opens it in Chromium.
  */
+import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, expect, test, vi } from "vitest";
@@ -42,6 +45,20 @@ async function comparePage(target: string, name: string): Promise<string> {
   return readFile(file, "utf8");
 }
 
+interface ChartData {
+  x: number[];
+  series: { label: string; y: number[] }[];
+}
+
+/** The timing chart's data block. */
+function chartData(page: string): ChartData {
+  const block =
+    /<figure class="chart" id="timing-distribution"[\s\S]*?<script type="application\/json">([\s\S]*?)<\/script>/.exec(
+      page,
+    );
+  return JSON.parse(block?.[1] ?? "null") as ChartData;
+}
+
 /** The rules table's rows, each as its cells' text. */
 function ruleRows(page: string): string[][] {
   const table = /<h2 id="rules">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? "";
@@ -64,6 +81,23 @@ test("a real run renders a self-contained page: every rule agrees, scores of 100
   expect(timing?.[3]).toMatch(/^n=\d+, p50 \d+ ms/);
   expect(page).toContain("Overall: <strong>100.0 %</strong>");
   expect(page).not.toContain('id="divergences"');
+  // Both sides' timings as one chart's data, and the outcome mix side by side.
+  const chart = chartData(page);
+  const n = Number(/n=(\d+),/.exec(timing?.[3] ?? "")?.[1]);
+  expect(chart.series.map((s) => s.label)).toEqual(["target", "simulator"]);
+  for (const s of chart.series) expect(s.y).toHaveLength(chart.x.length);
+  expect(chart.series[0]?.y.at(-1)).toBe(1);
+  expect(new Set(chart.series[0]?.y).size).toBeLessThanOrEqual(n + 1);
+  expect(page).toMatch(/<table data-testid="outcome-mix">[\s\S]*<td>Success<\/td><td class="num">/);
+});
+
+test("the page draws its charts with only its own scripts", async () => {
+  const page = await comparePage(await targets.simulator({ seed: 33 }), "scripts");
+  const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? "");
+  const policy = /script-src ([^"]+)"/.exec(page)?.[1]?.replaceAll("&#39;", "'").split(" ") ?? [];
+  // uPlot, the chart drawer and the report's own buttons, each allowed by its hash and nothing else.
+  expect(scripts).toHaveLength(3);
+  expect(policy).toEqual(scripts.map((script) => `'sha256-${createHash("sha256").update(script).digest("base64")}'`));
 });
 
 test("a planted divergence shows in the table and with its sequence; the target's text is escaped", async () => {
@@ -77,7 +111,7 @@ test("a planted divergence shows in the table and with its sequence; the target'
   expect(page).toContain('id="divergences"');
   expect(page).toMatch(/<summary>\d+\. invalid-amount: target refused 422 &lt;script&gt;/);
   expect(page).toMatch(/<pre><code>curl -sS -X POST &#39;http:\/\/127\.0\.0\.1:\d+\/v1\/airtime&#39;/);
-  // The only script on the page is the report's own.
+  // The only scripts on the page are the report's own: uPlot, its drawer and the buttons.
   expect(page).not.toContain(HOSTILE_CODE);
-  expect(page.match(/<script>/g)).toHaveLength(1);
+  expect(page.match(/<script>/g)).toHaveLength(3);
 });

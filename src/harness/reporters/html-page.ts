@@ -61,6 +61,10 @@ ins.diff-line { background: #dafbe1; color: #116329; }
 .legend-remove { color: #82071e; }
 .legend-add { color: #116329; }
 .diff-mark { display: inline-block; width: 1.2em; user-select: none; }
+figure.chart { margin: 1rem 0; }
+.chart-box { max-width: 760px; min-height: 260px; }
+.share-bar { display: inline-block; height: 0.7em; background: #0a58ca; vertical-align: middle; }
+.share-bar.target { background: #b3261e; }
 footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); }
 `;
 
@@ -107,23 +111,34 @@ const SCRIPT = `
 })();
 `;
 
-const SCRIPT_HASH = createHash("sha256").update(SCRIPT).digest("base64");
-const CSP = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${SCRIPT_HASH}'`;
+const hashOf = (script: string): string => `'sha256-${createHash("sha256").update(script).digest("base64")}'`;
 
-export function renderPage(title: string, body: Html): string {
+/** What a page adds to the shell: charts bring their library's style and scripts. */
+export interface PageExtras {
+  readonly style?: string;
+  readonly scripts?: readonly string[];
+}
+
+/** Only the page's own scripts may run, each named by its hash. */
+function policyFor(scripts: readonly string[]): string {
+  return `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${scripts.map(hashOf).join(" ")}`;
+}
+
+export function renderPage(title: string, body: Html, extras: PageExtras = {}): string {
+  const scripts = [...(extras.scripts ?? []), SCRIPT];
   return markup`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${policyFor(scripts)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="icon" href="data:,">
-<style>${new Html(STYLE)}</style>
+<style>${new Html(STYLE + (extras.style ?? ""))}</style>
 </head>
 <body>
 ${body}
-<script>${new Html(SCRIPT)}</script>
+${scripts.map((script) => markup`<script>${new Html(script)}</script>\n`)}
 </body>
 </html>
 `.markup;
