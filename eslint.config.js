@@ -77,6 +77,35 @@ const SIZE_RULES = {
  */
 const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "src/contract/arbitraries.ts"];
 
+/**
+ * Options are normalised once per command, like fast-check's qualified
+ * parameters: one table of defaults and one frozen settings object, built in
+ * the command's `*-settings.ts`. Anywhere else in a converted folder, a
+ * fallback on an options field (`options.x ?? …`, `input.a?.b ?? …`) is an
+ * error, so a default cannot be written twice with two values.
+ * Converted: src/compare/. Next: src/harness/ (28 sites; its timing default
+ * is 2000 ms in contract-plan.ts and 1000 ms in audit/run-audit.ts, which
+ * its one table will settle), then handler-check/ and the CLI's commands.
+ */
+const NORMALISED_FOLDERS = ["src/compare/**"];
+const NORMALISERS = ["src/**/*-settings.ts"];
+const OPTION_OBJECTS = "/^(options|opts|input|settings|config|values|flags|args)$/";
+const FALLBACK = 'LogicalExpression[operator="??"]';
+const OPTION_FALLBACK_RULE = {
+  "no-restricted-syntax": [
+    "error",
+    ...[
+      `${FALLBACK} > MemberExpression.left[object.name=${OPTION_OBJECTS}]`,
+      `${FALLBACK} > MemberExpression.left[object.object.name=${OPTION_OBJECTS}]`,
+      `${FALLBACK} > ChainExpression.left > MemberExpression[object.name=${OPTION_OBJECTS}]`,
+      `${FALLBACK} > ChainExpression.left > MemberExpression[object.object.name=${OPTION_OBJECTS}]`,
+    ].map((selector) => ({
+      selector,
+      message: "Give this default in the command's settings table (*-settings.ts), not at its use.",
+    })),
+  ],
+};
+
 export default tseslint.config(
   { ignores: ["node_modules/", "dist/", "spec/", "reports/", "coverage/", ".tmp/"] },
   js.configs.recommended,
@@ -95,4 +124,5 @@ export default tseslint.config(
   // The dashboard's front end runs in the browser, and reaches the simulator only over HTTP.
   { files: ["ui/**"], languageOptions: { globals: { ...globals.browser } } },
   ...LAYERS.map(layerRule),
+  { files: NORMALISED_FOLDERS, ignores: NORMALISERS, rules: OPTION_FALLBACK_RULE },
 );

@@ -6,7 +6,7 @@
  * ids in it.
  */
 import { randomUUID } from "node:crypto";
-import { call, curlLine, lookupOutcome, type ObserveOptions, type Request } from "./observe.ts";
+import { accountOf, call, curlLine, lookupOutcome, type ObserveOptions, type Request } from "./observe.ts";
 import { type AnswerEvidence, compareAnswers, type RuleResult } from "./rules.ts";
 
 export const ISOLATION_RULE = "another customer's order: HTTP status and error code";
@@ -25,7 +25,7 @@ export function isolationAmount(options: Pick<ObserveOptions, "profile">): numbe
 async function probe(side: IsolationSide): Promise<AnswerEvidence> {
   const options = side.observe;
   const reference = `cmp-iso-${randomUUID().slice(0, 8)}`;
-  const account = options.accounts?.[0] ?? "0712345678";
+  const account = accountOf(options, 0);
   const order: Request = {
     method: "POST",
     path: "/v1/airtime",

@@ -8,7 +8,6 @@
  * requests whose signature did not verify. Delivery ids, references and
  * times are only used to count; none is kept in the result.
  */
-import { randomBytes } from "node:crypto";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { compilePointer } from "../contract/provider-profile/pointer.ts";
 import { createWebhookInbox, type InboxDelivery, type WebhookInbox } from "../webhooks/inbox.ts";
@@ -62,11 +61,11 @@ export interface CollectOptions {
  */
 export async function startWebhookRecorder(options: {
   readonly profile: CompiledProfile;
-  readonly secret?: string | undefined;
+  readonly secret: string;
   readonly host?: string | undefined;
   readonly port?: number | undefined;
 }): Promise<WebhookRecorder> {
-  const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64")}`;
+  const { secret } = options;
   const inbox = createWebhookInbox({
     secret,
     provider: options.profile,

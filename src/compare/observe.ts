@@ -46,13 +46,13 @@ export interface ObserveOptions {
   /** How long to wait for placed orders to become final. */
   readonly settleMs: number;
   /** The lookup interval while settling: the resolution of the measured times. */
-  readonly pollMs?: number;
+  readonly pollMs: number;
   /** The receiver the side posts its webhooks to, and how long to wait for them once orders are final. */
   readonly webhooks?: { readonly recorder: WebhookRecorder; readonly timeoutMs: number; readonly quietMs: number };
   /** The only recipient numbers orders may go to (`--accounts`); step i of a run uses the (i mod n)-th. */
-  readonly accounts?: readonly string[] | undefined;
+  readonly accounts: readonly string[];
   /** Per-request timeout (`--request-timeout`); a target that does not answer in time ends the comparison. */
-  readonly requestTimeoutMs?: number | undefined;
+  readonly requestTimeoutMs: number;
   /** Told after each run is sent, and when only settling is left. */
   readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
 }
@@ -84,10 +84,10 @@ export interface Request {
 }
 
 const ACCOUNT = "0712345678";
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-function accountOf(options: ObserveOptions, index: number): string {
-  const accounts = options.accounts ?? [];
+/** The recipient of step `index` of a run: the (index mod n)-th of `--accounts`, or the default account. */
+export function accountOf(options: Pick<ObserveOptions, "accounts">, index: number): string {
+  const { accounts } = options;
   return accounts.length === 0 ? ACCOUNT : (accounts[index % accounts.length] as string);
 }
 
@@ -112,7 +112,7 @@ export async function call(
     method: request.method,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    signal: AbortSignal.timeout(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+    signal: AbortSignal.timeout(options.requestTimeoutMs),
   });
   const text = await response.text();
   let body: unknown;
@@ -260,7 +260,7 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
   if (order.status !== undefined && profile.statuses.isFinal(order.status))
     return { reference, status: order.status, ms: 0 };
   const deadline = order.placedAt + options.settleMs;
-  const pollMs = options.pollMs ?? 20;
+  const { pollMs } = options;
   let previousReadAt = order.placedAt;
   while (Date.now() < deadline) {
     await sleep(pollMs);
@@ -280,7 +280,7 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
 
 /**
  * @example
- * await observeSide({ baseUrl, token, profile, runs: planRuns(...), settleMs: 10_000 });
+ * await observeSide({ baseUrl, token, profile, runs: planRuns(...), settleMs: 10_000, pollMs: 20, accounts: [], requestTimeoutMs: 10_000 });
  */
 export async function observeSide(options: ObserveOptions): Promise<SideObservations> {
   const steps: StepRecord[] = [];

@@ -4,41 +4,15 @@
  * same way, then judged rule by rule and scored per operation.
  */
 import { compileProfile } from "../contract/provider-profile/compile.ts";
-import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
+import { generateWebhookSecret } from "../contract/signing.ts";
 import { createSimulator } from "../simulator/create-simulator.ts";
-import type { SimulatorOptions } from "../simulator/simulator-options.ts";
+import { COMPARE_DEFAULTS, type CompareInput, compareSettings } from "./compare-settings.ts";
 import { startWebhookRecorder, type WebhookRecorder } from "./observe-webhooks.ts";
-import { type ObserveProgress, observeSide, type SideObservations } from "./observe.ts";
+import { observeSide, type SideObservations } from "./observe.ts";
 import { planRuns } from "./plan.ts";
 import { type FidelityScores, fidelityScores, type RuleResult } from "./rules.ts";
 import { judge } from "./judge.ts";
-import { type CompareSafety, referenceCustomers, type Spending, safeRuns, safetyRules } from "./safety.ts";
-
-export interface CompareInput {
-  readonly target: string;
-  readonly token: string;
-  readonly provider?: ProviderProfile | undefined;
-  readonly seed: number;
-  readonly runs: number;
-  /** How long a placed order may stay pending before it counts as unsettled. */
-  readonly settleMs: number;
-  /** Settings of the reference simulator (a config's timing, failure rate …); default our simulator's. */
-  readonly reference?: SimulatorOptions | undefined;
-  /**
-   * The receiver the target posts its webhooks to (`--webhook-listen`); the
-   * reference simulator then posts to one of its own. Without it neither
-   * side's webhooks are observed.
-   */
-  readonly targetWebhooks?: WebhookRecorder | undefined;
-  /** Most time to wait for a final status's webhook once a side's orders are final (default 10 s). */
-  readonly webhookTimeoutMs?: number | undefined;
-  /** How long a receiver must stay quiet before the repeats count as over (default 500 ms). */
-  readonly webhookQuietMs?: number | undefined;
-  /** The safety options `contract` has too: spend, recipients, a second customer, request timeout. */
-  readonly safety?: CompareSafety | undefined;
-  /** Progress of the target side (the slower one against a real deployment). */
-  readonly onProgress?: ((event: ObserveProgress) => void) | undefined;
-}
+import { referenceCustomers, type Spending, safeRuns, safetyRules } from "./safety.ts";
 
 export interface CompareReport {
   readonly target: string;
@@ -56,17 +30,19 @@ export interface CompareReport {
 /** The reference simulator's customer: rich enough that no planned order runs out of money. */
 const REFERENCE_TOKEN = "compare-reference-token";
 const REFERENCE_BALANCE = 100_000_000;
-const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
-const DEFAULT_WEBHOOK_QUIET_MS = 500;
 
 /**
  * @example
  * const report = await runCompare({ target: "https://sandbox.example", token, seed: 1, runs: 20, settleMs: 30_000 });
  * report.scores.overall; // 0.97
  */
-export async function runCompare(input: CompareInput): Promise<CompareReport> {
+export async function runCompare(options: CompareInput): Promise<CompareReport> {
+  const input = compareSettings(options);
   const profile = compileProfile(input.provider);
-  const referenceWebhooks = input.targetWebhooks === undefined ? undefined : await startWebhookRecorder({ profile });
+  const referenceWebhooks =
+    input.targetWebhooks === undefined
+      ? undefined
+      : await startWebhookRecorder({ profile, secret: generateWebhookSecret() });
   const reference = await createSimulator({
     seed: input.seed,
     ...input.reference,
@@ -96,13 +72,11 @@ export async function runCompare(input: CompareInput): Promise<CompareReport> {
       profile,
       runs,
       settleMs: input.settleMs,
-      accounts,
-      requestTimeoutMs: input.safety?.requestTimeoutMs,
+      pollMs: input.pollMs,
+      accounts: accounts ?? COMPARE_DEFAULTS.accounts,
+      requestTimeoutMs: input.requestTimeoutMs,
     };
-    const waits = {
-      timeoutMs: input.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
-      quietMs: input.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS,
-    };
+    const waits = { timeoutMs: input.webhookTimeoutMs, quietMs: input.webhookQuietMs };
     const webhooksTo = (recorder: WebhookRecorder | undefined) =>
       recorder === undefined ? {} : { webhooks: { recorder, ...waits } };
     const simulatorOptions = { ...common, baseUrl: referenceUrl, token: REFERENCE_TOKEN };

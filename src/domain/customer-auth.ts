@@ -2,7 +2,6 @@
  * Bearer authentication: a customer's static token, or a token issued by
  * `POST /v1/auth/token` that has not expired on the simulator clock.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Customer } from "./model.ts";
 import type { Clock, Store } from "./ports.ts";
 
@@ -24,15 +23,4 @@ export function createCustomerAuthenticator(deps: {
       );
     },
   };
-}
-
-/**
- * Compares two secrets in time independent of where they differ: both are
- * hashed to equal-length digests first, which `timingSafeEqual` requires and
- * which also hides the secret's length.
- */
-export function secretsEqual(given: string, expected: string): boolean {
-  const a = createHash("sha256").update(given, "utf8").digest();
-  const b = createHash("sha256").update(expected, "utf8").digest();
-  return timingSafeEqual(a, b);
 }

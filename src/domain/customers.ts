@@ -4,8 +4,8 @@
  * `POST /v1/auth/token`. Every outcome is a union; nothing here throws for
  * bad input.
  */
+import { secretsEqual } from "../contract/signing.ts";
 import { hasUrlCredentials, WEBHOOK_URL_CREDENTIALS_RULE } from "../contract/webhook-url.ts";
-import { secretsEqual } from "./customer-auth.ts";
 import { randomBase32 } from "./ids.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "./model.ts";
 import type { Clock, CustomerPatch, Ids, Random, Store } from "./ports.ts";

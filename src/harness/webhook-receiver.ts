@@ -1,16 +1,15 @@
 /**
- * The harness's side of webhooks: a real HTTP receiver that verifies each
- * request under the provider profile's signing scheme, keeps the order-status
- * events (the profile's event filter) once per delivery id, and finds an
- * order's deliveries by the reference read through the profile's webhook
- * pointers — plus waiting for an order's final status, or for the first
+ * The harness's view of the package's one webhook receiver (the inbox,
+ * `webhooks/inbox.ts`, which verifies under the provider profile's signing
+ * scheme, dedupes on the delivery id, records and waits): the order-status
+ * events among its deliveries (the profile's event filter), an order's
+ * deliveries found by the reference read through the profile's webhook
+ * pointers, and waiting for an order's final status, or for the first
  * request about it that failed verification.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import type { SignatureVerifier } from "../contract/provider-profile/signing.ts";
-import { flattenHeaders } from "../webhooks/incoming-request.ts";
-import { closeServer, createWebhookServer, listenOn } from "../webhooks/local-server.ts";
+import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 
 /** A request that passed verification and is an order-status event, once per delivery id. */
 export interface ReceivedDelivery {
@@ -71,27 +70,6 @@ export interface WebhookArrivals {
   readonly correlated: number;
 }
 
-interface Waiter {
-  readonly test: () => WebhookWait | undefined;
-  readonly resolve: (wait: WebhookWait) => void;
-}
-
-/**
- * What the receiver has kept, and the waits still open on it: the request
- * handler writes it and the waits read it, so both are functions over this
- * one object rather than closures over loose variables.
- */
-interface Inbox {
-  readonly provider: CompiledProfile;
-  readonly verifier: SignatureVerifier;
-  readonly deliveries: ReceivedDelivery[];
-  /** Delivery ids already kept: a retry of one is acknowledged and not kept again. */
-  readonly seen: Set<string>;
-  readonly rejections: ReceivedRejection[];
-  waiters: Waiter[];
-  requests: number;
-}
-
 /**
  * @example
  * const receiver = await startWebhookReceiver({ secret, provider: compileProfile(), host: "127.0.0.1", port: 0 });
@@ -106,120 +84,74 @@ export async function startWebhookReceiver(options: {
   readonly port?: number;
 }): Promise<WebhookReceiver> {
   const { provider } = options;
-  const inbox: Inbox = {
+  const verifier = options.verifier ?? provider.verifier(options.secret);
+  const statusEvents: ReceivedDelivery[] = [];
+  const inbox = createWebhookInbox({
+    secret: options.secret,
     provider,
-    verifier: options.verifier ?? provider.verifier(options.secret),
-    deliveries: [],
-    seen: new Set<string>(),
-    rejections: [],
-    waiters: [],
-    requests: 0,
-  };
-  const server = createWebhookServer({}, (req, res, bytes, receivedAt) => receive(inbox, req, res, bytes, receivedAt));
-  const base = await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1");
-  const deliveriesFor = (reference: string) => inbox.deliveries.filter((d) => d.reference === reference);
+    verifier,
+    unidentified: "arrival",
+    respond: { status: 200, body: "ok" },
+    onDelivery: (delivery) => {
+      if (isStatusEvent(provider, delivery)) statusEvents.push(received(delivery));
+    },
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+  });
+  const url = await inbox.listen();
+  const deliveriesFor = (reference: string) => statusEvents.filter((d) => d.reference === reference);
   const isFinal = (delivery: ReceivedDelivery) =>
     delivery.status !== undefined && provider.statuses.isFinal(delivery.status);
+  const rejections = () => inbox.rejected().map(rejected);
 
   return {
-    url: `${base}/webhooks`,
+    url,
     secret: options.secret,
-    signing: inbox.verifier.description,
+    signing: verifier.description,
     deliveriesFor,
     arrivals: () => ({
-      requests: inbox.requests,
-      rejected: inbox.rejections.length,
-      statusEvents: inbox.deliveries.length,
-      correlated: inbox.deliveries.filter((d) => d.reference !== undefined).length,
+      requests: inbox.requests().length,
+      rejected: inbox.rejected().length,
+      statusEvents: statusEvents.length,
+      correlated: statusEvents.filter((d) => d.reference !== undefined).length,
     }),
     waitForFinal(reference, timeoutMs, accept = () => true) {
-      return waitFor(inbox, timeoutMs, () => {
-        const rejection = inbox.rejections.find((r) => r.reference === reference);
+      const settled = (): WebhookWait | undefined => {
+        const rejection = rejections().find((r) => r.reference === reference);
         if (rejection !== undefined) return { kind: "rejected", rejection };
         const delivery = deliveriesFor(reference).find((d) => isFinal(d) && accept(d));
         return delivery === undefined ? undefined : { kind: "delivered", delivery };
-      });
+      };
+      // The inbox's wait fails only when its time is up.
+      return inbox
+        .waitUntil(() => settled() !== undefined, timeoutMs)
+        .then(
+          () => settled() ?? { kind: "timeout" },
+          () => ({ kind: "timeout" }),
+        );
     },
-    close: () => closeServer(server),
+    close: () => inbox.close(),
   };
 }
 
 /**
- * One request: verified under the profile's scheme (a failure is kept as a
- * rejection and answered 400), then, when it is an order-status event, kept
- * once per delivery id. The waits are told after this request is done.
+ * An order-status event by the profile. Other events (a balance alert, a
+ * test ping) are acknowledged and set aside. A profile that names the
+ * webhook's fields but no event filter says less: a delivery whose
+ * reference (at the profile's pointer) names an order is its event. Without
+ * a profile, our spec's event name is the filter.
  */
-function receive(inbox: Inbox, req: IncomingMessage, res: ServerResponse, bytes: Buffer, receivedAt: number): void {
-  const { provider, deliveries, rejections } = inbox;
-  inbox.requests += 1;
-  const headers = flattenHeaders(req);
-  const body = bytes.toString("utf8");
-  const payload = parseJson(body);
-  const fields = provider.readOrder("webhook", payload);
-  const outcome = inbox.verifier.verify(body, headers);
-  if (outcome.kind === "rejected") {
-    rejections.push({ receivedAt, headers, body, reason: outcome.reason, reference: fields.reference });
-    res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end(`rejected: ${outcome.reason}`);
-    queueMicrotask(() => notifyWaiters(inbox));
-    return;
-  }
-  res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("ok");
-  // Other events (a balance alert, a test ping) are acknowledged and set aside. A profile that names the
-  // webhook's fields but no event filter says less: a delivery whose reference (at the profile's pointer)
-  // names an order is its event. Without a profile, our spec's event name is the filter.
+function isStatusEvent(provider: CompiledProfile, delivery: InboxDelivery): boolean {
   const eventless = provider.given.webhookBody && !provider.given.event;
-  const statusEvent = provider.isStatusEvent(payload) || (eventless && fields.reference !== undefined);
-  if (!statusEvent) return;
-  const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
-  if (inbox.seen.has(webhookId)) return; // a retry of a delivery already kept
-  inbox.seen.add(webhookId);
-  deliveries.push({
-    webhookId,
-    receivedAt,
-    headers,
-    body,
-    payload,
-    reference: fields.reference,
-    status: fields.status,
-  });
-  queueMicrotask(() => notifyWaiters(inbox));
+  return provider.isStatusEvent(delivery.payload) || (eventless && delivery.order?.reference !== undefined);
 }
 
-/** Resolves every wait whose test now passes, and keeps the others open. */
-function notifyWaiters(inbox: Inbox): void {
-  const pending: Waiter[] = [];
-  for (const waiter of inbox.waiters) {
-    const result = waiter.test();
-    if (result === undefined) pending.push(waiter);
-    else waiter.resolve(result);
-  }
-  inbox.waiters = pending;
+function received(delivery: InboxDelivery): ReceivedDelivery {
+  const { webhookId, receivedAt, headers, body, payload, order } = delivery;
+  return { webhookId, receivedAt, headers, body, payload, reference: order?.reference, status: order?.status };
 }
 
-/** `test`'s answer now if it has one, else the first it gives after a request, else a timeout. */
-function waitFor(inbox: Inbox, timeoutMs: number, test: () => WebhookWait | undefined): Promise<WebhookWait> {
-  const now = test();
-  if (now !== undefined) return Promise.resolve(now);
-  return new Promise<WebhookWait>((resolve) => {
-    const timer = setTimeout(() => {
-      inbox.waiters = inbox.waiters.filter((w) => w !== waiter);
-      resolve({ kind: "timeout" });
-    }, timeoutMs);
-    const waiter: Waiter = {
-      test,
-      resolve: (wait) => {
-        clearTimeout(timer);
-        resolve(wait);
-      },
-    };
-    inbox.waiters.push(waiter);
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+function rejected(rejection: InboxRejection): ReceivedRejection {
+  const { receivedAt, headers, body, reason, order } = rejection;
+  return { receivedAt, headers, body, reason, reference: order?.reference };
 }

@@ -3,9 +3,9 @@
  * compared in constant time (the store does it for customer tokens) and
  * never logged.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
+import { secretsEqual } from "../contract/signing.ts";
 import type { Customer } from "../domain/model.ts";
 import { type AdminThrottle, createAdminThrottle } from "./admin-throttle.ts";
 import { HttpProblem } from "./http-problem.ts";
@@ -52,14 +52,6 @@ export async function authenticateRequest(
   return customer;
 }
 
-function digest(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
-}
-
-function constantTimeEquals(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
-
 /**
  * The admin token guards `/_sim`. A valid customer token there is a 403
  * (authenticated, but not allowed), anything else a 401, counted against
@@ -83,7 +75,7 @@ export function createAdminAuth(
       );
     }
     const token = bearerToken(req);
-    if (constantTimeEquals(token, adminToken)) {
+    if (secretsEqual(token, adminToken)) {
       next();
       return;
     }

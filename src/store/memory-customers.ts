@@ -6,6 +6,7 @@
  * book in `memory-store.ts` debits and refunds through it.
  */
 import * as nodeCrypto from "node:crypto";
+import { constantTimeEqual } from "../contract/signing.ts";
 import type { Customer, IssuedToken, Wallet } from "../domain/model.ts";
 import type { CustomerPatch, DebitResult } from "../domain/ports.ts";
 import { freezeCopy } from "./freeze-copy.ts";
@@ -27,7 +28,7 @@ export interface SavedIssuedToken {
   readonly expiresAt: number;
 }
 
-const { createHash, timingSafeEqual } = nodeCrypto;
+const { createHash } = nodeCrypto;
 
 /** SHA-256 in one call where Node has `crypto.hash` (20.12+): half the cost of a Hash object per request. */
 const digestOf: (token: string) => Buffer =
@@ -38,12 +39,12 @@ const digestOf: (token: string) => Buffer =
 /**
  * Tokens are found by the SHA-256 digest of what the caller sent: the map
  * lookup then depends only on a digest an attacker cannot steer byte by
- * byte, and the final check compares digests with `timingSafeEqual`.
+ * byte, and the final check compares digests in constant time.
  */
 function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: string): E | undefined {
   const digest = digestOf(token);
   const entry = index.get(digest.toString("hex"));
-  if (entry === undefined || !timingSafeEqual(entry.digest, digest)) return undefined;
+  if (entry === undefined || !constantTimeEqual(entry.digest, digest)) return undefined;
   return entry;
 }
 

@@ -1,12 +1,15 @@
 /**
- * A small real HTTP receiver for the simulator's webhooks (or any Standard
- * Webhooks sender): it verifies every request with the `standardwebhooks`
- * package, rejects bad ones with 400, dedupes on `webhook-id`, records what it
- * accepted, and answers with a status a test can program (to exercise the
- * sender's retries).
+ * The package's one webhook receiver, a small real HTTP server: it verifies
+ * every request (Standard Webhooks, or the scheme of a provider profile),
+ * rejects bad ones with 400, dedupes on the delivery id, records what it
+ * accepted, lets callers wait for what they expect, and answers with a
+ * status a test can program (to exercise the sender's retries). The test
+ * inbox, `listen`, `compare` and the contract harness all receive through it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CompiledProfile, OrderFields } from "../contract/provider-profile/compile.ts";
+import type { SignatureVerifier } from "../contract/provider-profile/signing.ts";
+import { verifiedPayload, type VerifyOutcome } from "../contract/signing.ts";
 import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
 import { flattenHeaders } from "./incoming-request.ts";
 import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
@@ -55,6 +58,8 @@ export interface InboxRejection {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly reason: string;
+  /** With a provider profile: the order the unverified body names, so a failure can be told to the one waiting for it. */
+  readonly order?: OrderFields;
 }
 
 /** Every request, in arrival order, with what the inbox answered. */
@@ -76,6 +81,14 @@ export interface WebhookInboxOptions extends LocalServerOptions {
   readonly respond?: InboxResponder;
   /** The provider's dialect the sender speaks: its scheme verifies, its delivery id dedupes, its body is read. */
   readonly provider?: CompiledProfile | undefined;
+  /** Verifies every request instead of the secrets (e.g. accepting unsigned ones where no scheme is known). */
+  readonly verifier?: SignatureVerifier | undefined;
+  /**
+   * A verified request with no delivery id where the profile puts it:
+   * `"reject"` (default) answers 400; `"arrival"` accepts it under its
+   * arrival number, for a provider that sends no id (it is never deduped).
+   */
+  readonly unidentified?: "reject" | "arrival";
   readonly onDelivery?: (delivery: InboxDelivery) => void;
   readonly onRejected?: (rejection: InboxRejection) => void;
 }
@@ -216,15 +229,15 @@ function handle(state: InboxState, req: IncomingMessage, res: ServerResponse, bo
   const headers = flattenHeaders(req);
   const path = req.url ?? "/";
   const { provider } = options;
-  const outcome =
-    provider === undefined ? verifyWebhook(body, headers, secrets) : verifyDialect(provider, secrets, body, headers);
+  const outcome = verify(options, secrets, body, headers);
+  const payload = outcome.kind === "verified" ? outcome.payload : undefined;
   const webhookId =
-    provider === undefined
-      ? headers["webhook-id"]
-      : provider.deliveryId(headers, outcome.kind === "verified" ? outcome.payload : undefined);
+    provider === undefined ? headers["webhook-id"] : (provider.deliveryId(headers, payload) ?? arrivalId(state));
   if (outcome.kind === "rejected" || webhookId === undefined) {
     const reason = outcome.kind === "rejected" ? outcome.reason : "no delivery id where the profile puts it";
-    reject(state, res, { receivedAt, path, headers, body, reason, ...(webhookId ? { webhookId } : {}) });
+    const order = provider?.readOrder("webhook", parseJson(body));
+    const named = { ...(webhookId ? { webhookId } : {}), ...(order === undefined ? {} : { order }) };
+    reject(state, res, { receivedAt, path, headers, body, reason, ...named });
     return;
   }
   // verifyWebhook only verifies with the three headers present.
@@ -267,6 +280,35 @@ function handle(state: InboxState, req: IncomingMessage, res: ServerResponse, bo
   state.accepted.push(delivery);
   options.onDelivery?.(delivery);
   state.waiters.notify();
+}
+
+function verify(
+  options: WebhookInboxOptions,
+  secrets: readonly string[],
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): VerifyOutcome {
+  const { provider, verifier } = options;
+  if (verifier !== undefined) {
+    const outcome = verifier.verify(body, headers);
+    return outcome.kind === "rejected" ? outcome : verifiedPayload(body);
+  }
+  return provider === undefined
+    ? verifyWebhook(body, headers, secrets)
+    : verifyDialect(provider, secrets, body, headers);
+}
+
+/** The id of a request that carries none, when the inbox accepts such: its place in arrival order. */
+function arrivalId(state: InboxState): string | undefined {
+  return state.options.unidentified === "arrival" ? `arrival-${state.requestLog.length + 1}` : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function log(state: InboxState, record: InboxRequestRecord): void {

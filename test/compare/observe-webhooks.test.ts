@@ -6,6 +6,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, test } from "vitest";
 import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import { generateWebhookSecret } from "../../src/contract/signing.ts";
 import { collectWebhooks, startWebhookRecorder, type WebhookRecorder } from "../../src/compare/observe-webhooks.ts";
 
 const profile = compileProfile();
@@ -35,7 +36,7 @@ const event = (reference: string, status: number) => ({ type: "airtime.status", 
 
 describe("collectWebhooks", () => {
   test("counts status changes per order, repeats of a delivery id, changes under two ids and forgeries", async () => {
-    recorder = await startWebhookRecorder({ profile });
+    recorder = await startWebhookRecorder({ profile, secret: generateWebhookSecret() });
     const { url, secret } = recorder;
     expect(await post(url, secret, "msg_a", event("A", 20))).toBe(200);
     expect(await post(url, secret, "msg_a", event("A", 20))).toBe(200); // the same delivery again

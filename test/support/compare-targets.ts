@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import { generateWebhookSecret } from "../../src/contract/signing.ts";
 import { startWebhookRecorder, type WebhookRecorder } from "../../src/compare/observe-webhooks.ts";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
@@ -48,7 +49,10 @@ export class CompareTargets {
    * `compare --webhook-listen` starts one for a real target.
    */
   async simulatorWithWebhooks(options: SimulatorOptions = {}): Promise<{ url: string; webhooks: WebhookRecorder }> {
-    const webhooks = await startWebhookRecorder({ profile: compileProfile(options.provider) });
+    const webhooks = await startWebhookRecorder({
+      profile: compileProfile(options.provider),
+      secret: generateWebhookSecret(),
+    });
     this.recorders.push(webhooks);
     const url = await this.simulator({
       demo: { token: TARGET_TOKEN, balance: 10_000_000, webhook: { url: webhooks.url, secrets: [webhooks.secret] } },

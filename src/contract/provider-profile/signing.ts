@@ -1,11 +1,10 @@
 /**
- * Verifying a webhook under a profile's signing scheme: Standard Webhooks
- * through the `standardwebhooks` package (what providers using that scheme
- * sign with), HMAC through node:crypto with a constant-time comparison, or
- * no signature at all. Never throws for bad input.
+ * Verifying a webhook under a profile's signing scheme: Standard Webhooks,
+ * HMAC with a constant-time comparison, or no signature at all — each made
+ * by the package's one signing module (`../signing.ts`); this file reads
+ * the profile's scheme. Never throws for bad input.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { constantTimeEqual, hmacSignature, signWebhook, standardWebhookRejection } from "../signing.ts";
 import type { ProfileSigning } from "./schema.ts";
 
 export type SignatureOutcome =
@@ -43,19 +42,11 @@ export function createSignatureVerifier(signing: ProfileSigning, secret: string 
 function standardWebhooksVerifier(secret: string | undefined): SignatureVerifier {
   const description = "Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)";
   if (secret === undefined) return { description, verify: () => ({ kind: "rejected", reason: "no secret given" }) };
-  const webhook = new Webhook(secret);
   return {
     description,
     verify(body, headers) {
-      try {
-        webhook.verify(body, headers);
-        return { kind: "verified" };
-      } catch (error) {
-        return {
-          kind: "rejected",
-          reason: error instanceof WebhookVerificationError ? error.message : String(error),
-        };
-      }
+      const reason = standardWebhookRejection(secret, body, headers);
+      return reason === undefined ? { kind: "verified" } : { kind: "rejected", reason };
     },
   };
 }
@@ -83,13 +74,10 @@ function hmacVerifier(
         if (timestamp === undefined) return { kind: "rejected", reason: `no ${signing.timestampHeader} header` };
         signed = `${timestamp}.${body}`;
       }
-      const expected = Buffer.from(`${prefix}${createHmac(hash, secret).update(signed).digest(encoding)}`);
-      const actual = Buffer.from(given.trim());
+      const expected = `${prefix}${hmacSignature(hash, encoding, secret, signed)}`;
       // Hex digits may come in either case; base64 is case-sensitive.
-      const comparable = encoding === "hex" ? Buffer.from(given.trim().toLowerCase()) : actual;
-      const same =
-        comparable.length === expected.length &&
-        timingSafeEqual(comparable, encoding === "hex" ? Buffer.from(expected.toString().toLowerCase()) : expected);
+      const caseOf = (text: string) => (encoding === "hex" ? text.toLowerCase() : text);
+      const same = constantTimeEqual(Buffer.from(caseOf(given.trim())), Buffer.from(caseOf(expected)));
       return same
         ? { kind: "verified" }
         : { kind: "rejected", reason: `${signing.header} does not match the ${hash} HMAC` };
@@ -136,14 +124,7 @@ export function createWebhookSigner(
     case "standard-webhooks":
       return (attempt) => {
         if (attempt.secrets.length === 0) throw new Error("signing needs at least one secret");
-        const at = new Date(attempt.timestampSeconds * 1000);
-        const signatures = attempt.secrets.map((secret) => new Webhook(secret).sign(attempt.id, at, attempt.body));
-        const headers = {
-          "webhook-id": attempt.id,
-          "webhook-timestamp": String(attempt.timestampSeconds),
-          "webhook-signature": signatures.join(" "),
-        };
-        return withId(headers, attempt.id);
+        return withId({ ...signWebhook(attempt) }, attempt.id);
       };
     case "hmac":
       return hmacSigner(signing, withId);
@@ -168,7 +149,7 @@ function hmacSigner(
     const signed = timestampHeader === undefined ? attempt.body : `${timestamp}.${attempt.body}`;
     const headers: Record<string, string> = {};
     if (timestampHeader !== undefined) headers[timestampHeader] = timestamp;
-    headers[header] = `${prefix}${createHmac(hash, secret).update(signed).digest(encoding)}`;
+    headers[header] = `${prefix}${hmacSignature(hash, encoding, secret, signed)}`;
     return withId(headers, attempt.id);
   };
 }

@@ -2,7 +2,7 @@
  * Example bodies for the public document. Every one is checked against its
  * zod schema while the document is built, and again by the schema tests.
  */
-import { Webhook } from "standardwebhooks";
+import { signWebhook } from "../signing.ts";
 import type { SendAirtimeRequest, SendAirtimeResponse, TransactionStatusResponse } from "../public-schemas.ts";
 import type { WebhookPayload } from "../webhook-schemas.ts";
 import type { NamedExamples } from "./route.ts";
@@ -194,13 +194,12 @@ const WEBHOOK_SENT_AT = new Date(FINAL_AT);
 
 /** The headers of the first delivery attempt of the `success` example, body as `JSON.stringify` writes it. */
 export const WEBHOOK_HEADER_EXAMPLES = {
-  "webhook-id": WEBHOOK_MESSAGE_ID,
-  "webhook-timestamp": String(Math.floor(WEBHOOK_SENT_AT.getTime() / 1000)),
-  "webhook-signature": new Webhook(EXAMPLE_WEBHOOK_SECRET).sign(
-    WEBHOOK_MESSAGE_ID,
-    WEBHOOK_SENT_AT,
-    JSON.stringify(SUCCESS_WEBHOOK),
-  ),
+  ...signWebhook({
+    id: WEBHOOK_MESSAGE_ID,
+    timestampSeconds: Math.floor(WEBHOOK_SENT_AT.getTime() / 1000),
+    body: JSON.stringify(SUCCESS_WEBHOOK),
+    secrets: [EXAMPLE_WEBHOOK_SECRET],
+  }),
 } as const;
 
 export const EXAMPLE_IDEMPOTENCY_KEY = KEY;

@@ -1,0 +1,38 @@
+/**
+ * The lint rule that keeps defaults in each command's settings table: a
+ * fallback on an options field is refused in a converted folder, and allowed
+ * in its normaliser and on local values.
+ */
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const eslint = new ESLint();
+
+async function ruleIdsFor(text: string, filePath: string): Promise<(string | null)[]> {
+  const [result] = await eslint.lintText(text, { filePath });
+  return (result?.messages ?? []).map((message) => message.ruleId);
+}
+
+const fallback = (expression: string) =>
+  `export function planted(options: { a?: number; b?: { c?: number } }): number {\n  return ${expression};\n}\n`;
+
+describe("no options.x ?? outside the normalisers", () => {
+  it.each([["options.a ?? 1"], ["options.b?.c ?? 2"], ["(options.b ?? {}).c ?? 3"]])(
+    "refuses %s in src/compare/",
+    async (expression) => {
+      const ids = await ruleIdsFor(fallback(expression), "src/compare/planted.ts");
+      expect(ids).toContain("no-restricted-syntax");
+    },
+  );
+
+  it("allows it in a command's settings normaliser", async () => {
+    expect(await ruleIdsFor(fallback("options.a ?? 1"), "src/compare/compare-settings.ts")).not.toContain(
+      "no-restricted-syntax",
+    );
+  });
+
+  it("leaves a fallback on a local value alone", async () => {
+    const local = `export function planted(found: number | undefined): number {\n  return found ?? 0;\n}\n`;
+    expect(await ruleIdsFor(local, "src/compare/planted.ts")).not.toContain("no-restricted-syntax");
+  });
+});
