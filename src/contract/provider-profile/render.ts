@@ -117,10 +117,10 @@ export function compileRenderer(file: ProviderProfile | undefined, options: Rend
       const { code: ourCode, ...order } = spec;
       const body = orderLayout(order) as Record<string, unknown>;
       const errorCode = codes.insufficientBalance ?? ourCode;
-      // The code sits where any error's code sits; a provider's own error body also takes the message.
+      // The code sits where any error's code sits; a provider's own error body also takes the message (ours: §7's order alone).
       const message = profile.statuses.nameOf(profile.readOrder("order", body).status ?? spec.status);
       const error = errorLayout(
-        file?.bodies?.error?.message === undefined ? { code: errorCode } : { code: errorCode, detail: message },
+        isSpecError(profile.resolved.bodies.error) ? { code: errorCode } : { code: errorCode, detail: message },
       ) as Record<string, unknown>;
       return { status, contentType: JSON_TYPE, body: mergeInto(body, error) };
     },
