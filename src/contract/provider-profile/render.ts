@@ -75,6 +75,13 @@ function moneyString(value: unknown): unknown {
   return typeof value === "number" ? value.toFixed(2) : value;
 }
 
+/** The balance's kept wallet list, each wallet's amount written as the dialect writes money. */
+function walletsMoneyString(value: unknown): unknown {
+  return Array.isArray(value)
+    ? value.map((wallet: SpecBody) => ({ ...wallet, amount: moneyString(wallet.amount) }))
+    : value;
+}
+
 /** The event value a status change is announced under: the profile's value that names its class. */
 function eventFor(values: readonly string[], statusClass: string | undefined): string {
   const hints: Record<string, readonly string[]> = {
@@ -154,10 +161,19 @@ function compileStatusWriters(file: ProviderProfile | undefined, profile: Compil
   const message: Convert = (value, spec) =>
     dialect !== undefined && typeof spec.status === "number" ? dialect(spec.status).message : value;
   const classOf = (ours: number) => profile.statuses.classOf(dialect === undefined ? ours : dialect(ours).code);
+  // A kept history speaks the dialect too: each entry's status and message as the record's own.
+  const history: Convert = (value) =>
+    Array.isArray(value)
+      ? value.map((entry: SpecBody) => ({
+          ...entry,
+          status: record(entry.status, entry),
+          ...(dialect === undefined ? {} : { message: message(entry.message, entry) }),
+        }))
+      : value;
   return {
     order: dialect === undefined ? {} : { status: number, message },
     record: {
-      ...(dialect === undefined && !words ? {} : { status: record }),
+      ...(dialect === undefined && !words ? {} : { status: record, history }),
       ...(dialect === undefined ? {} : { message }),
     },
     classOf,
@@ -183,20 +199,26 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
     ...extras("webhook"),
     ...("pointer" in deliveryId ? { [deliveryId.pointer]: { deliveryId: true as const } } : {}),
   };
+  // A body the file describes holds what it states (its pointers, `extra`, `passthrough`); one it leaves out is ours.
   const layout = (
     kind: keyof NonNullable<ProviderProfile["bodies"]>,
     fields: Record<string, string>,
     main: string,
     convert: Record<string, Convert>,
-  ) =>
-    compileLayout({
+  ) => {
+    const given = file?.bodies?.[kind];
+    const passthrough = (given !== undefined && "passthrough" in given ? given.passthrough : undefined) as
+      Readonly<Record<string, string>> | undefined;
+    return compileLayout({
       newUuid,
-      fields,
+      fields: { ...passthrough, ...fields },
       main,
+      keepUnnamed: given === undefined,
       convert,
       extras: kind === "webhook" ? webhookExtras : extras(kind),
-      containers: file?.bodies?.[kind]?.containers,
+      containers: given?.containers,
     });
+  };
   return {
     order: layout("order", bodies.order, "id", statuses.order),
     lookup: layout("lookup", bodies.lookup, "id", record),
@@ -205,7 +227,12 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
       ...eventConvert,
       ...(money === "string" ? { balance: moneyString } : {}),
     }),
-    balance: layout("balance", bodies.balance, "amount", moneyConvert),
+    balance: layout(
+      "balance",
+      bodies.balance,
+      "amount",
+      money === "string" ? { ...moneyConvert, wallets: walletsMoneyString } : moneyConvert,
+    ),
     errorLayout: layout("error", { code: bodies.error.code, detail: bodies.error.message }, "code", {}),
   };
 }
