@@ -4,7 +4,8 @@
  * compiled profile as the answers: every public body is the dialect's schema
  * (closed: nothing of ours beyond what the profile keeps), every error
  * answer sits under the dialect's HTTP status with its body and codes, the
- * send-airtime request keeps to the dialect's amounts and services, the
+ * send-airtime request keeps to the dialect's amounts, services, account
+ * forms and references, the
  * webhook carries the dialect's body, delivery id and signature headers, and
  * the prose says the same. Our spec's examples, components and text do not
  * carry over. Without a profile it is our spec's document.
@@ -13,7 +14,8 @@ import { ERROR_CATALOGUE, type ErrorCode } from "../error-codes.ts";
 import { compileProfile, type CompiledProfile } from "../provider-profile/compile.ts";
 import { dialectSchemas, type DialectSchemas, type JsonSchema } from "../provider-profile/dialect-schemas.ts";
 import { compileErrorAnswers, type ErrorAnswers } from "../provider-profile/error-answers.ts";
-import type { ProviderProfile } from "../provider-profile/schema.ts";
+import { ACCOUNT_FORMS } from "../provider-profile/domain-rules.ts";
+import type { AccountFormat, ProviderProfile } from "../provider-profile/schema.ts";
 import { describeDialect, describeSigning } from "./dialect-prose.ts";
 import { publicOpenApiDocument } from "./public-document.ts";
 
@@ -140,7 +142,18 @@ function addInsufficient(responses: Record<string, Json>, { profile, schemas, an
 }
 
 /** The send-airtime request as the dialect accepts it: its amounts and services. */
-function narrowRequest(components: Record<string, Json>, profile: CompiledProfile): void {
+const ACCOUNT_EXAMPLES: Readonly<Record<AccountFormat, string>> = {
+  local: "0712345678",
+  international: "254712345678",
+  e164: "+254712345678",
+  short: "712345678",
+};
+
+function narrowRequest(
+  components: Record<string, Json>,
+  profile: CompiledProfile,
+  given: ProviderProfile["domain"],
+): void {
   const { minAmount, maxAmount, decimals, services, currency } = profile.domain;
   const request = components.SendAirtimeRequest as { properties: Record<string, Json> } | undefined;
   const amount = request?.properties.amount;
@@ -156,6 +169,19 @@ function narrowRequest(components: Record<string, Json>, profile: CompiledProfil
   }
   const service = components.Service;
   if (service !== undefined) service.enum = [...services];
+  // The account forms and the reference rule the profile states, as the domain rules check them.
+  const account = components.Account;
+  if (account !== undefined && given?.accounts !== undefined) {
+    account.pattern = `^(?:${profile.domain.accounts.map((form) => ACCOUNT_FORMS[form].source.slice(1, -1)).join("|")})$`;
+    account.examples = [ACCOUNT_EXAMPLES[profile.domain.accounts[0] ?? "local"]];
+  }
+  const reference = components.Reference;
+  if (reference !== undefined && given?.reference !== undefined) {
+    Object.assign(reference, {
+      pattern: profile.domain.referencePattern.source,
+      maxLength: profile.domain.referenceMaxLength,
+    });
+  }
 }
 
 /** Drops every component no `$ref` reaches, so the document holds only what it uses. */
@@ -207,7 +233,7 @@ export function dialectOpenApiDocument(file: ProviderProfile | undefined): Json 
     webhook.requestBody = { required: true, content: { "application/json": { schema: context.schemas.webhook } } };
     webhook.parameters = webhookHeaders(profile);
   }
-  narrowRequest((document.components as { schemas: Record<string, Json> }).schemas, profile);
+  narrowRequest((document.components as { schemas: Record<string, Json> }).schemas, profile, file.domain);
   document.info = {
     ...(document.info as Json),
     title: `${profile.name} (as airtime-harness serves it)`,

@@ -39,6 +39,9 @@ describe("the document of a dialect unlike ours (word statuses, HMAC, 10–5000 
     const amount = document.components.schemas.SendAirtimeRequest.properties.amount;
     expect(amount).toMatchObject({ minimum: 10, maximum: 5000, multipleOf: 1 });
     expect(amount.description).toContain("whole shillings");
+    const account = new RegExp(document.components.schemas.Account.pattern as string, "u");
+    expect(["0712345678", "254712345678"].map((value) => account.test(value))).toEqual([true, true]);
+    expect(["+254712345678", "712345678"].map((value) => account.test(value))).toEqual([false, false]);
   });
 
   test("the 200 declares Idempotent-Replayed, which a replay carries", () => {
