@@ -20,16 +20,36 @@ bodies: # RFC 6901 JSON pointers: where each body keeps each field
     reference: /reference
     status: /status
     amount: /amount
+    # passthrough: # our spec's other members this body keeps, each at its pointer; the rest are left out
+    #   message: /message
+    #   service: /service
+    #   account: /account
+    #   currency: /currency
+    #   shortcode: /shortcode
+    #   createdAt: /createdAt
+    #   updatedAt: /updatedAt
+    #   history: /history # written in this profile's statuses
   webhook:
     id: /id
     reference: /reference
     status: /status
     amount: /amount
+    # passthrough:
+    #   message: /message
+    #   final: /final
+    #   service: /service
+    #   account: /account
+    #   balance: /balance
+    #   currency: /currency
+    #   shortcode: /shortcode
+    #   timestamp: /timestamp
   balance: # GET /v1/balance
     amount: /amount
+    # passthrough: { status: /status, currency: /currency, shortcode: /shortcode, wallets: /wallets }
   error: # any 4xx body; the 409 code idempotency_payload_mismatch is read here
     code: /code
     message: /detail
+    # passthrough: { type: /type, title: /title, status: /status, instance: /instance, errors: /errors }
 
 money: number # number (10) or string ("10.00")
 

@@ -5,6 +5,8 @@
  * `extra`. The hot path copies values into place; no pointer is parsed per
  * request. A layout that keeps every field where our spec has it compiles
  * to the identity, so our spec's bodies leave unchanged, as the same object.
+ * A dialect's body holds only the fields its profile states: the others are
+ * left out, not moved beside the main field.
  * A container the renderer creates for an index segment (`/balances/0/…`)
  * is an array, as the provider writes it, unless the profile states otherwise.
  */
@@ -30,8 +32,10 @@ export type ExtraTemplate =
 export interface LayoutSpec {
   /** Our spec's field name → the pointer the profile writes it at. */
   readonly fields: Readonly<Record<string, string>>;
-  /** The field whose container also takes every field the profile does not name. */
+  /** The field whose container also takes every field the profile does not name, when they are kept. */
   readonly main: string;
+  /** Whether the fields the profile does not name go beside `main` (our spec's body) or are left out (a dialect's). */
+  readonly keepUnnamed: boolean;
   /** Changes a value on its way into the body (money as a string, a status as a word). */
   readonly convert?: Readonly<Record<string, (value: unknown, spec: SpecBody) => unknown>>;
   readonly extras?: Readonly<Record<string, ExtraTemplate>> | undefined;
@@ -109,7 +113,7 @@ function isIdentity(spec: LayoutSpec): boolean {
   const noConversions = spec.convert === undefined || Object.keys(spec.convert).length === 0;
   const noExtras = spec.extras === undefined || Object.keys(spec.extras).length === 0;
   const inPlace = Object.entries(spec.fields).every(([name, pointer]) => pointer === `/${name}`);
-  return noConversions && noExtras && inPlace;
+  return spec.keepUnnamed && noConversions && noExtras && inPlace;
 }
 
 function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => string, kindOf: KindOf) {
@@ -123,7 +127,7 @@ function compileExtra(pointer: string, template: ExtraTemplate, newUuid: () => s
 
 /**
  * @example
- * const layout = compileLayout({ fields: { id: "/data/transactionId" }, main: "id", newUuid: randomUUID });
+ * const layout = compileLayout({ fields: { id: "/data/transactionId" }, main: "id", keepUnnamed: true, newUuid: randomUUID });
  * layout({ id: "TX1", service: "safaricom" }); // { data: { transactionId: "TX1", service: "safaricom" } }
  */
 export function compileLayout(spec: LayoutSpec): Layout {
@@ -157,7 +161,8 @@ export function compileLayout(spec: LayoutSpec): Layout {
       const converted =
         convert[name] === undefined ? value : (convert[name] as (v: unknown, s: SpecBody) => unknown)(value, body);
       if (put !== undefined) put(rendered, converted);
-      else if (!taken.has(name)) containerAt(rendered, mainKeys, companionDepth, kindOf)[name] = converted;
+      else if (spec.keepUnnamed && !taken.has(name))
+        containerAt(rendered, mainKeys, companionDepth, kindOf)[name] = converted;
     }
     return rendered;
   };

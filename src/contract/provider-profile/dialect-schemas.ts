@@ -3,9 +3,14 @@
  * renderer writes them: each field at its pointer (containers made on the
  * way and required: an array where the next segment is an index, unless the
  * profile states the kind), money as a number or a decimal string, statuses as the
- * table's codes or words, `extra` fields by their template. The members
- * the profile does not name are allowed beside them.
+ * table's codes or words, `extra` fields by their template, the members of
+ * ours a `passthrough` keeps with our schemas' types (a kept history in the
+ * profile's statuses). Every object is closed: a member the profile does not
+ * state is not in the body, as the renderer leaves it out.
  */
+import { z } from "zod";
+import { ProblemSchema, BalanceResponseSchema, TransactionStatusResponseSchema } from "../public-schemas.ts";
+import { WebhookPayloadSchema } from "../webhook-schemas.ts";
 import { compileProfile } from "./compile.ts";
 import type { ProviderProfile } from "./schema.ts";
 import { compileKindOf, type ContainerKind, type KindOf, pointerKeys } from "./body-layout.ts";
@@ -30,11 +35,52 @@ function extraSchema(template: Extra): JsonSchema {
   return { type: "string", format: "date-time" };
 }
 
+type PassthroughKind = "lookup" | "webhook" | "balance" | "error";
+
+/** Our spec's bodies as JSON Schemas (no shared definitions), whose members a passthrough keeps. */
+const OUR_BODIES: Readonly<Record<PassthroughKind, z.ZodObject>> = {
+  lookup: TransactionStatusResponseSchema,
+  webhook: WebhookPayloadSchema,
+  balance: BalanceResponseSchema,
+  error: ProblemSchema,
+};
+
+function ourMembers(kind: PassthroughKind): { properties: Record<string, JsonSchema>; required: readonly string[] } {
+  const schema = z.toJSONSchema(OUR_BODIES[kind], { metadata: z.registry(), io: "output" });
+  return { properties: schema.properties as Record<string, JsonSchema>, required: schema.required ?? [] };
+}
+
+/** A kept member's schema: ours, with statuses and money written as the dialect writes them. */
+function keptSchema(kind: PassthroughKind, name: string, written: JsonSchema, amount: JsonSchema): JsonSchema {
+  const ours = ourMembers(kind).properties[name] ?? {};
+  const items = ours.items as JsonSchema | undefined;
+  const properties = items?.properties as Record<string, JsonSchema> | undefined;
+  if (name === "history" && properties !== undefined) {
+    return {
+      ...ours,
+      items: { ...items, properties: { ...properties, status: written }, additionalProperties: false },
+    };
+  }
+  if (name === "wallets" && properties !== undefined) {
+    return { ...ours, items: { ...items, properties: { ...properties, amount }, additionalProperties: false } };
+  }
+  if (kind === "webhook" && name === "balance") return amount;
+  if (kind === "error" && name === "errors" && items !== undefined) {
+    return { ...ours, items: { ...items, additionalProperties: false } };
+  }
+  return ours;
+}
+
 /** A container being built: an object's members or an array's items, by key. */
 interface Node {
   readonly kind: ContainerKind;
   readonly children: Map<string, Node | JsonSchema>;
+  /** Members our spec writes only sometimes (a problem's `errors`): placed, not required. */
+  readonly optional: Set<string>;
 }
+
+/** A schema placed at a pointer; `optional` when the body holds it only sometimes. */
+type Placed = readonly [pointer: string, schema: JsonSchema, optional?: boolean];
 
 /** The node's JSON Schema: an object with its members required, or an array with its items in place. */
 function nodeSchema(node: Node): JsonSchema {
@@ -44,7 +90,8 @@ function nodeSchema(node: Node): JsonSchema {
     return {
       type: "object",
       properties: Object.fromEntries(entries.map(([key, child]) => [key, schemaOf(child)])),
-      required: entries.map(([key]) => key),
+      required: entries.flatMap(([key]) => (node.optional.has(key) ? [] : [key])),
+      additionalProperties: false,
     };
   }
   const length = Math.max(...entries.map(([key]) => Number(key))) + 1;
@@ -63,14 +110,15 @@ function isNode(value: Node | JsonSchema): value is Node {
 }
 
 /** The body's schema with each schema placed at its pointer, containers of the kind the renderer creates. */
-function bodySchema(placed: ReadonlyArray<readonly [string, JsonSchema]>, kindOf: KindOf): JsonSchema {
-  const root: Node = { kind: "object", children: new Map() };
-  for (const [pointer, schema] of placed) {
+function bodySchema(placed: readonly Placed[], kindOf: KindOf): JsonSchema {
+  const root: Node = { kind: "object", children: new Map(), optional: new Set() };
+  for (const [pointer, schema, optional] of placed) {
     const keys = pointerKeys(pointer);
     let node = root;
     keys.forEach((key, index) => {
       if (index === keys.length - 1) {
         node.children.set(key, schema);
+        if (optional === true) node.optional.add(key);
         return;
       }
       const next = node.children.get(key);
@@ -78,7 +126,7 @@ function bodySchema(placed: ReadonlyArray<readonly [string, JsonSchema]>, kindOf
         node = next;
         return;
       }
-      const created: Node = { kind: kindOf(keys, index + 1), children: new Map() };
+      const created: Node = { kind: kindOf(keys, index + 1), children: new Map(), optional: new Set() };
       node.children.set(key, created);
       node = created;
     });
@@ -102,22 +150,42 @@ export function dialectSchemas(file: ProviderProfile | undefined): DialectSchema
       : codes;
   const amount = money === "string" ? { type: "string", pattern: "^-?\\d+\\.\\d{2}$" } : { type: "number" };
   const text = { type: "string" };
-  const extras = (kind: keyof NonNullable<ProviderProfile["bodies"]>) =>
-    Object.entries((file?.bodies?.[kind]?.extra ?? {}) as Record<string, Extra>).map(
-      ([pointer, template]) => [pointer, extraSchema(template)] as const,
-    );
-  const errorFields = [[bodies.error.code, text] as const, ...extras("error")];
-  const orderWithoutId = [
+  const kept = (kind: PassthroughKind): Placed[] => {
+    const given = file?.bodies?.[kind] as { passthrough?: Record<string, string> } | undefined;
+    const { required } = ourMembers(kind);
+    return Object.entries(given?.passthrough ?? {}).map(([name, pointer]) => [
+      pointer,
+      keptSchema(kind, name, written, amount),
+      !required.includes(name),
+    ]);
+  };
+  const templates = (kind: keyof NonNullable<ProviderProfile["bodies"]>): Placed[] =>
+    Object.entries((file?.bodies?.[kind]?.extra ?? {}) as Record<string, Extra>).map(([pointer, template]) => [
+      pointer,
+      extraSchema(template),
+    ]);
+  const extras = (kind: keyof NonNullable<ProviderProfile["bodies"]>): Placed[] => [
+    ...templates(kind),
+    ...(kind === "order" ? [] : kept(kind)),
+  ];
+  const orderWithoutId: Placed[] = [
     [bodies.order.reference, text],
     [bodies.order.status, codes],
     [bodies.order.message, text],
-  ] as const;
+  ];
+  // A failed order is the order's layout merged with an error's code (and, in a provider's own error body, its message).
+  const specError = bodies.error.code === "/code" && bodies.error.message === "/detail";
+  const failure: Placed[] = [
+    [bodies.error.code, text],
+    ...templates("error"),
+    ...(specError ? [] : [[bodies.error.message, text] as const]),
+  ];
   const deliveryId = profile.resolved.deliveryId;
   const kindOf = (kind: keyof NonNullable<ProviderProfile["bodies"]>) =>
     compileKindOf(file?.bodies?.[kind]?.containers);
   return {
     order: bodySchema([[bodies.order.id, text], ...orderWithoutId, ...extras("order")], kindOf("order")),
-    insufficient: bodySchema([...orderWithoutId, ...errorFields], kindOf("order")),
+    insufficient: bodySchema([...orderWithoutId, ...templates("order"), ...failure], kindOf("order")),
     lookup: bodySchema(
       [
         [bodies.lookup.id, text],
@@ -129,7 +197,7 @@ export function dialectSchemas(file: ProviderProfile | undefined): DialectSchema
       kindOf("lookup"),
     ),
     balance: bodySchema([[bodies.balance.amount, amount], ...extras("balance")], kindOf("balance")),
-    error: bodySchema([...errorFields, [bodies.error.message, text]], kindOf("error")),
+    error: bodySchema([[bodies.error.code, text], ...extras("error"), [bodies.error.message, text]], kindOf("error")),
     webhook: bodySchema(
       [
         [bodies.webhook.id, text],

@@ -8,12 +8,12 @@
  * profile; its layouts compile to the identity, so its bodies are the very
  * objects the presenters built.
  */
-import type { ErrorCode } from "../error-codes.ts";
 import type { FailedOrderResponse, Problem } from "../public-schemas.ts";
 import { compileLayout, type ExtraTemplate, type RenderContext, type SpecBody } from "./body-layout.ts";
 import { compileProfile, type CompiledProfile } from "./compile.ts";
 import { mapStatuses } from "./dialect-statuses.ts";
 import { compileDomainRules, type DomainRules } from "./domain-rules.ts";
+import { compileErrorAnswers } from "./error-answers.ts";
 import type { ProviderProfile } from "./schema.ts";
 import { createWebhookSigner, type WebhookSigner } from "./signing.ts";
 
@@ -50,29 +50,19 @@ export interface RendererOptions {
   readonly newUuid: () => string;
 }
 
-type ErrorKind = "invalidInput" | "unauthorized" | "notFound" | "wrongMethod";
-
-/** Our codes, by the kind of error the profile names a status and a code for. */
-const ERROR_KINDS: Partial<Record<ErrorCode, ErrorKind>> = {
-  validation_failed: "invalidInput",
-  malformed_json: "invalidInput",
-  unsupported_media_type: "invalidInput",
-  invalid_idempotency_key: "invalidInput",
-  idempotency_key_conflict: "invalidInput",
-  service_undetectable: "invalidInput",
-  unknown_shortcode: "invalidInput",
-  missing_token: "unauthorized",
-  invalid_token: "unauthorized",
-  not_found: "notFound",
-  method_not_allowed: "wrongMethod",
-};
-
 const PROBLEM_TYPE = "application/problem+json; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
 
 /** "10.00": what a provider that writes money as strings writes. */
 function moneyString(value: unknown): unknown {
   return typeof value === "number" ? value.toFixed(2) : value;
+}
+
+/** The balance's kept wallet list, each wallet's amount written as the dialect writes money. */
+function walletsMoneyString(value: unknown): unknown {
+  return Array.isArray(value)
+    ? value.map((wallet: SpecBody) => ({ ...wallet, amount: moneyString(wallet.amount) }))
+    : value;
 }
 
 /** The event value a status change is announced under: the profile's value that names its class. */
@@ -95,17 +85,9 @@ function eventFor(values: readonly string[], statusClass: string | undefined): s
 export function compileRenderer(file: ProviderProfile | undefined, options: RendererOptions): DialectRenderer {
   const profile = compileProfile(file);
   const { order: orderLayout, errorLayout, ...layouts } = compileLayouts(file, profile, options.newUuid);
+  const answers = compileErrorAnswers(file, profile);
   // Our spec's errors are RFC 9457 problems; a provider's own error body is plain JSON.
-  const errorType =
-    isSpecError(profile.resolved.bodies.error) && file?.bodies?.error?.extra === undefined ? PROBLEM_TYPE : JSON_TYPE;
-  const httpGiven = file?.http;
-  const codes = profile.resolved.errorCodes;
-
-  function errorCodeFor(kind: ErrorKind | undefined, ours: string): string {
-    if (kind === undefined) return ours;
-    if (kind === "wrongMethod") return httpGiven?.wrongMethod === 404 ? (codes.notFound ?? ours) : ours;
-    return codes[kind] ?? ours;
-  }
+  const errorType = answers.contentType === "application/problem+json" ? PROBLEM_TYPE : JSON_TYPE;
 
   return {
     source: file,
@@ -113,23 +95,22 @@ export function compileRenderer(file: ProviderProfile | undefined, options: Rend
     domainRules: file?.domain === undefined ? undefined : compileDomainRules(profile.domain),
     order: (spec, context) => orderLayout(spec, context),
     insufficient(spec) {
-      const status = httpGiven?.insufficientBalance ?? 402;
+      const status = answers.insufficientStatus;
       const { code: ourCode, ...order } = spec;
       const body = orderLayout(order) as Record<string, unknown>;
-      const errorCode = codes.insufficientBalance ?? ourCode;
-      // The code sits where any error's code sits; a provider's own error body also takes the message.
+      const errorCode = answers.codeFor(ourCode);
+      // The code sits where any error's code sits; a provider's own error body also takes the message (ours: §7's order alone).
       const message = profile.statuses.nameOf(profile.readOrder("order", body).status ?? spec.status);
       const error = errorLayout(
-        file?.bodies?.error?.message === undefined ? { code: errorCode } : { code: errorCode, detail: message },
+        isSpecError(profile.resolved.bodies.error) ? { code: errorCode } : { code: errorCode, detail: message },
       ) as Record<string, unknown>;
       return { status, contentType: JSON_TYPE, body: mergeInto(body, error) };
     },
     lookup: (spec) => layouts.lookup(spec, { createdAt: spec.createdAt as string | undefined }),
     balance: (spec) => layouts.balance(spec),
     error(problem) {
-      const kind = ERROR_KINDS[problem.code as ErrorCode];
-      const status = (kind === undefined ? undefined : httpGiven?.[kind]) ?? problem.status;
-      const code = errorCodeFor(kind, problem.code);
+      const status = answers.statusFor(problem.code, problem.status);
+      const code = answers.codeFor(problem.code);
       const spec = status === problem.status && code === problem.code ? problem : { ...problem, status, code };
       return { status, contentType: errorType, body: errorLayout(spec) };
     },
@@ -154,10 +135,19 @@ function compileStatusWriters(file: ProviderProfile | undefined, profile: Compil
   const message: Convert = (value, spec) =>
     dialect !== undefined && typeof spec.status === "number" ? dialect(spec.status).message : value;
   const classOf = (ours: number) => profile.statuses.classOf(dialect === undefined ? ours : dialect(ours).code);
+  // A kept history speaks the dialect too: each entry's status and message as the record's own.
+  const history: Convert = (value) =>
+    Array.isArray(value)
+      ? value.map((entry: SpecBody) => ({
+          ...entry,
+          status: record(entry.status, entry),
+          ...(dialect === undefined ? {} : { message: message(entry.message, entry) }),
+        }))
+      : value;
   return {
     order: dialect === undefined ? {} : { status: number, message },
     record: {
-      ...(dialect === undefined && !words ? {} : { status: record }),
+      ...(dialect === undefined && !words ? {} : { status: record, history }),
       ...(dialect === undefined ? {} : { message }),
     },
     classOf,
@@ -183,20 +173,26 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
     ...extras("webhook"),
     ...("pointer" in deliveryId ? { [deliveryId.pointer]: { deliveryId: true as const } } : {}),
   };
+  // A body the file describes holds what it states (its pointers, `extra`, `passthrough`); one it leaves out is ours.
   const layout = (
     kind: keyof NonNullable<ProviderProfile["bodies"]>,
     fields: Record<string, string>,
     main: string,
     convert: Record<string, Convert>,
-  ) =>
-    compileLayout({
+  ) => {
+    const given = file?.bodies?.[kind];
+    const passthrough = (given !== undefined && "passthrough" in given ? given.passthrough : undefined) as
+      Readonly<Record<string, string>> | undefined;
+    return compileLayout({
       newUuid,
-      fields,
+      fields: { ...passthrough, ...fields },
       main,
+      keepUnnamed: given === undefined,
       convert,
       extras: kind === "webhook" ? webhookExtras : extras(kind),
-      containers: file?.bodies?.[kind]?.containers,
+      containers: given?.containers,
     });
+  };
   return {
     order: layout("order", bodies.order, "id", statuses.order),
     lookup: layout("lookup", bodies.lookup, "id", record),
@@ -205,7 +201,12 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
       ...eventConvert,
       ...(money === "string" ? { balance: moneyString } : {}),
     }),
-    balance: layout("balance", bodies.balance, "amount", moneyConvert),
+    balance: layout(
+      "balance",
+      bodies.balance,
+      "amount",
+      money === "string" ? { ...moneyConvert, wallets: walletsMoneyString } : moneyConvert,
+    ),
     errorLayout: layout("error", { code: bodies.error.code, detail: bodies.error.message }, "code", {}),
   };
 }

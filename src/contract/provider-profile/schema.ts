@@ -32,6 +32,25 @@ const ContainersSchema = z.record(JsonPointerSchema, z.enum(["array", "object"])
     "The kind of container the body holds at a pointer, where the pointers leave it open: by default a container holding an index segment (/balances/0/available) is an array",
 });
 
+/**
+ * Our spec's members a dialect's body may keep, by body: a provider's body
+ * holds only what its profile states, so each is written only where the
+ * profile's `passthrough` names its pointer.
+ */
+export const PASSTHROUGH_FIELDS = {
+  lookup: ["message", "service", "account", "currency", "shortcode", "createdAt", "updatedAt", "history"],
+  webhook: ["message", "final", "service", "account", "balance", "currency", "shortcode", "timestamp"],
+  balance: ["status", "currency", "shortcode", "wallets"],
+  error: ["type", "title", "status", "instance", "errors"],
+} as const satisfies Record<string, readonly string[]>;
+
+function passthroughSchema(names: readonly [string, ...string[]]) {
+  return z.partialRecord(z.enum(names), JsonPointerSchema).meta({
+    description:
+      "Our spec's members this body keeps, each at its pointer; a member not named is not written (a kept history is written in the profile's statuses)",
+  });
+}
+
 const OrderBodySchema = z.strictObject({
   id: JsonPointerSchema.optional(),
   reference: JsonPointerSchema.optional(),
@@ -50,15 +69,23 @@ const RecordBodySchema = z.strictObject({
   containers: ContainersSchema.optional(),
 });
 
+const LookupBodySchema = RecordBodySchema.extend({
+  passthrough: passthroughSchema(PASSTHROUGH_FIELDS.lookup).optional(),
+});
+const WebhookBodySchema = RecordBodySchema.extend({
+  passthrough: passthroughSchema(PASSTHROUGH_FIELDS.webhook).optional(),
+});
+
 const BodiesSchema = z.strictObject({
   order: OrderBodySchema.optional().meta({ description: "The send-airtime answer (HTTP 200)" }),
-  lookup: RecordBodySchema.optional().meta({ description: "GET /v1/airtime/{reference}" }),
-  webhook: RecordBodySchema.optional().meta({ description: "The webhook body" }),
+  lookup: LookupBodySchema.optional().meta({ description: "GET /v1/airtime/{reference}" }),
+  webhook: WebhookBodySchema.optional().meta({ description: "The webhook body" }),
   balance: z
     .strictObject({
       amount: JsonPointerSchema.optional(),
       extra: ExtraFieldsSchema.optional(),
       containers: ContainersSchema.optional(),
+      passthrough: passthroughSchema(PASSTHROUGH_FIELDS.balance).optional(),
     })
     .optional(),
   error: z
@@ -67,6 +94,7 @@ const BodiesSchema = z.strictObject({
       message: JsonPointerSchema.optional(),
       extra: ExtraFieldsSchema.optional(),
       containers: ContainersSchema.optional(),
+      passthrough: passthroughSchema(PASSTHROUGH_FIELDS.error).optional(),
     })
     .optional()
     .meta({ description: "Any error body (4xx)" }),

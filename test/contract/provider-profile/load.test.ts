@@ -2,6 +2,8 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_PROVIDER_PROFILE } from "../../../src/contract/provider-profile/default-profile.ts";
 import { formatProfileIssues, parseProviderProfile } from "../../../src/contract/provider-profile/load.ts";
+import { PROFILE_STARTER } from "../../../src/cli/profile-starter.ts";
+import { PASSTHROUGH_FIELDS } from "../../../src/contract/provider-profile/schema.ts";
 
 const ACME = `profile: 1
 name: Acme Airtime
@@ -104,11 +106,29 @@ describe("provider profile files", () => {
     expect(result.issues[0]?.line).toBeGreaterThan(0);
   });
 
+  test("profile init's starter lists every member a body can keep, commented out", () => {
+    const commented = PROFILE_STARTER.split("\n").filter((line) => line.trimStart().startsWith("#"));
+    for (const names of Object.values(PASSTHROUGH_FIELDS)) {
+      for (const name of names) {
+        expect(commented.some((line) => line.includes(`${name}: /${name}`))).toBe(true);
+      }
+    }
+    const uncommented = PROFILE_STARTER.replaceAll(/^(\s*)# (passthrough| {2}[a-zA-Z]+: \/)/gm, "$1$2");
+    const parsed = parseProviderProfile(uncommented);
+    expect(parsed.ok && parsed.profile.bodies?.lookup?.passthrough?.history).toBe("/history");
+  });
+
   test("the example of our spec is exactly the default profile", async () => {
     const text = await readFile(new URL("../../../examples/providers/airtime-harness.yaml", import.meta.url), "utf8");
     const result = parseProviderProfile(text);
-    expect(result.ok && JSON.parse(JSON.stringify(result.profile))).toEqual(
-      JSON.parse(JSON.stringify(DEFAULT_PROVIDER_PROFILE)),
-    );
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    // The file also keeps every other member of our spec's bodies, each where our spec writes it.
+    const file = JSON.parse(JSON.stringify(result.profile)) as Record<string, Record<string, Record<string, unknown>>>;
+    for (const [kind, names] of Object.entries(PASSTHROUGH_FIELDS)) {
+      const body = file.bodies?.[kind] as Record<string, unknown>;
+      expect(body.passthrough).toEqual(Object.fromEntries(names.map((name) => [name, `/${name}`])));
+      delete body.passthrough;
+    }
+    expect(file).toEqual(JSON.parse(JSON.stringify(DEFAULT_PROVIDER_PROFILE)));
   });
 });
