@@ -11,7 +11,7 @@ import { fingerprintOrder } from "./idempotency.ts";
 import { assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
 import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import type { OrderRetention } from "./order-retention.ts";
-import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
+import type { Clock, Ids, PlaceResult, Random, Scheduler, Store } from "./ports.ts";
 import type { PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
 import type { StatusChanges } from "./status-changes.ts";
 
@@ -106,11 +106,7 @@ export async function placeAtomically(
       orderId: order.id,
     });
   }
-  // One round trip on a shared store: the step's job goes out with the placement.
-  const [result, firstStep] = await Promise.all([
-    ctx.store.placeOrder(placement),
-    ctx.statusChanges.scheduleFirst(order),
-  ]);
+  const [result, firstStep] = await placeWithFirstStep(ctx, placement);
   if (result.kind !== "placed" && firstStep !== undefined) await ctx.scheduler.cancel(firstStep);
   switch (result.kind) {
     case "placed":
@@ -126,6 +122,36 @@ export async function placeAtomically(
     default:
       return assertNever(result);
   }
+}
+
+/**
+ * The placement and its first step's job, sent together: one round trip on
+ * a shared store. On Redis Cluster they go to two masters, and a fault can
+ * part them: the job's write fails while the order's is applied, or the
+ * order's answer is lost and its write lands after the step fell due (a
+ * step finding no order ends). The request then answers 503, and the order
+ * may hold its debit with no step to come; so once the placement's outcome
+ * is known the job is scheduled again, if absent, before the error goes on.
+ * When the order was placed and only the job failed, the second try that
+ * succeeds makes the placement whole.
+ */
+async function placeWithFirstStep(
+  ctx: Placement,
+  placement: Parameters<Store["placeOrder"]>[0],
+): Promise<[PlaceResult, string | undefined]> {
+  const [placed, scheduled] = await Promise.allSettled([
+    ctx.store.placeOrder(placement),
+    ctx.statusChanges.scheduleFirst(placement.order),
+  ]);
+  if (placed.status === "fulfilled" && scheduled.status === "fulfilled") return [placed.value, scheduled.value];
+  if (placed.status === "rejected" || placed.value.kind === "placed") {
+    const again = await ctx.statusChanges.scheduleFirst(placement.order, true).then(
+      (jobId) => ({ jobId }),
+      () => undefined,
+    );
+    if (placed.status === "fulfilled" && again !== undefined) return [placed.value, again.jobId];
+  }
+  throw placed.status === "rejected" ? placed.reason : (scheduled as PromiseRejectedResult).reason;
 }
 
 /** The answer to a key already bound: its order, or a mismatch when the payload differs. */

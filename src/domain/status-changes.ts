@@ -39,9 +39,10 @@ export interface StatusChanges {
    * Schedules a new order's first step that is not due at once, before or
    * alongside its placement: no instant then leaves a stored order with no
    * step to come (a step finding no order does nothing). Returns its job id,
-   * for the caller to cancel when the store refuses the order.
+   * for the caller to cancel when the store refuses the order. `ifAbsent`
+   * leaves a waiting or running job of that step as it is.
    */
-  scheduleFirst(order: Order): Promise<string | undefined>;
+  scheduleFirst(order: Order, ifAbsent?: boolean): Promise<string | undefined>;
   /** Applies a freshly stored order's steps due at once. Returns the order as it now stands. */
   start(order: Order): Promise<Order>;
   /**
@@ -167,7 +168,7 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   const changes: StatusChanges = {
     transition,
-    scheduleFirst: (order) => scheduleFirst(scheduler, order),
+    scheduleFirst: (order, ifAbsent) => scheduleFirst(scheduler, order, ifAbsent),
     async resume(order) {
       if (order.history.length !== 1) return;
       await changes.start(order);

@@ -27,10 +27,10 @@ import type { FaultProxy } from "./fault-proxy.ts";
 import { balanceOf, bearer, send } from "./http.ts";
 import { type Answer, LOAD_TOKEN, p99, startSteadyLoad } from "./steady-load.ts";
 
-/** Fault windows are multiplied by FAULT_SCALE (default 1). */
-const FAULT_SCALE = Number(process.env.FAULT_SCALE ?? "1");
+/** Windows are the issue's lengths times FAULT_SCALE (default 1). */
+export const FAULT_SCALE = Number(process.env.FAULT_SCALE ?? "1");
 const REQUEST_TIMEOUT_MS = 10_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FAULT_ADMIN_TOKEN = "network-faults-admin-001";
 /** The load customer's balance at the start. */
@@ -245,7 +245,12 @@ async function waitAllFinal(url: string, adminToken: string): Promise<StoredOrde
       },
       { timeout: 60_000, interval: 500 },
     )
-    .toBe(0);
+    .toBe(0)
+    .catch((error: unknown) => {
+      const pending = orders.filter((order) => !isFinalStatus(DEFAULT_STATUS_TABLE, order.status));
+      console.error(`still pending: ${JSON.stringify(pending)}`);
+      throw error;
+    });
   return orders;
 }
 
