@@ -4,10 +4,11 @@
  * placement that says where those jobs run: on this process's own scheduler,
  * or on one several processes claim leased jobs from. Each difference
  * between the two is a member of the placement, named for why it differs,
- * instead of a branch in every step of the dispatcher (announce, attempt, record).
+ * instead of a branch in every step of the dispatcher (announce, attempt,
+ * record).
  */
 import type { Clock, JobPlacement, Scheduler } from "../domain/ports.ts";
-import type { AttemptJobPayload } from "./delivery-transitions.ts";
+import type { AttemptJobPayload, RetryPolicy } from "./delivery-transitions.ts";
 import type { Delivery, DeliveryStore } from "./ports.ts";
 
 export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
@@ -27,12 +28,7 @@ export async function scheduleAttempt(
  * anything: its retry (the shortest jittered delay; Retry-After only
  * lengthens it), or at once when a stale follow-up may be sent after it.
  */
-export function horizonOf(
-  delivery: Delivery,
-  dueAt: number,
-  scheduleIndex: number,
-  retry: { readonly schedule: readonly number[]; readonly jitter: number },
-): number {
+export function horizonOf(delivery: Delivery, dueAt: number, scheduleIndex: number, retry: RetryPolicy): number {
   if (delivery.followUp !== undefined) return dueAt;
   const delay = retry.schedule[scheduleIndex + 1];
   return delay === undefined ? Number.POSITIVE_INFINITY : dueAt + Math.floor(delay * (1 - retry.jitter));
