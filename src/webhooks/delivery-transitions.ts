@@ -65,6 +65,22 @@ export interface AttemptContext {
   readonly jobId: string | null;
 }
 
+/**
+ * The earliest simulator time an attempt due at `dueAt` can schedule
+ * anything: its retry (the shortest jittered delay; Retry-After only
+ * lengthens it), or at once when a stale follow-up may be sent after it.
+ */
+export function horizonOf(
+  delivery: Pick<Delivery, "followUp">,
+  dueAt: number,
+  scheduleIndex: number,
+  retry: RetryPolicy,
+): number {
+  if (delivery.followUp !== undefined) return dueAt;
+  const delay = retry.schedule[scheduleIndex + 1];
+  return delay === undefined ? Number.POSITIVE_INFINITY : dueAt + Math.floor(delay * (1 - retry.jitter));
+}
+
 export const jobIdFor = (deliveryId: string, scheduleIndex: number) => `${deliveryId}/${scheduleIndex}`;
 
 /**

@@ -14,9 +14,10 @@
  *
  * What an attempt's result does to a delivery, the schedule and the ids are
  * pure rules in files of their own (`delivery-transitions.ts`,
- * `schedule.ts`, `delivery-ids.ts`); where attempt jobs run, this process's
- * scheduler or one several processes share, is the placement
- * (`attempt-jobs.ts`).
+ * `schedule.ts`, `delivery-ids.ts`). Where attempt jobs run, this process's
+ * scheduler or one several processes share, is the placement at the end of
+ * this file: each way the two differ is one named member of it, not a
+ * branch in each step.
  *
  * Attempts run as scheduler jobs (`webhook.attempt`, JSON payload), so a
  * persistent scheduler keeps them across restarts. A job only *starts* the
@@ -44,16 +45,11 @@ import type { RetentionGuard } from "../domain/order-retention.ts";
 import type { Clock, Job, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
 import { createSeededRandom } from "../domain/random.ts";
 import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
-import {
-  type AttemptPlacement,
-  createAttemptPlacement,
-  horizonOf,
-  scheduleAttempt,
-  WEBHOOK_ATTEMPT_JOB,
-} from "./attempt-jobs.ts";
 import { deliveryIdOf, staleFollowUpId, statusMessageId } from "./delivery-ids.ts";
 import {
   type AttemptContext,
+  type AttemptJobPayload,
+  horizonOf,
   isAttemptJobPayload,
   jobIdFor,
   nextState,
@@ -70,6 +66,9 @@ import type { Delivery, DeliveryAttempt, DeliveryStore } from "./ports.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
 import { resolveSchedule, resolveTimeout } from "./schedule.ts";
 import { generateWebhookSecret } from "./signing.ts";
+
+/** The scheduler job type of an attempt; its payload is plain JSON (`AttemptJobPayload`). */
+export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
 
 const DEFAULT_WEBHOOK_JITTER = 0.1;
 const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
@@ -763,4 +762,96 @@ function untilAborted(signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted === true) resolve();
     else signal?.addEventListener("abort", () => resolve(), { once: true });
   });
+}
+
+// ── attempt jobs, and where they run ───────────────────────────────────
+
+/** Schedules one attempt's job. `ifAbsent`: leaves a job of that id that is still waiting or running alone. */
+async function scheduleAttempt(
+  scheduler: Scheduler,
+  job: { readonly id: string; readonly dueAt: number; readonly ifAbsent?: boolean } & AttemptJobPayload,
+): Promise<void> {
+  const { id, dueAt, deliveryId, scheduleIndex, ifAbsent = false } = job;
+  const payload: AttemptJobPayload = { deliveryId, scheduleIndex };
+  await scheduler.schedule({ id, type: WEBHOOK_ATTEMPT_JOB, dueAt, payload, ...(ifAbsent ? { ifAbsent } : {}) });
+}
+
+/** A claimed attempt job, as a closing process hands it back. */
+interface ClaimedAttempt extends AttemptJobPayload {
+  readonly jobId: string;
+  readonly dueAt: number;
+}
+
+/**
+ * Where attempts run. Local: this process's own scheduler, which a job
+ * must not hold up (it only starts the request). Shared: a scheduler
+ * several processes claim leased jobs from; a job holds its lease until its
+ * attempt is recorded, and a closing process hands the attempts it will not
+ * make back to the others.
+ */
+interface AttemptPlacement {
+  /** Runs a claimed job's attempt: shared, the job awaits it; local, the scheduler moves on while the request is out. */
+  runJob(work: Promise<unknown>, horizon: number): Promise<void>;
+  /** A claimed attempt this closing process will not make: shared, another process makes it; local, it stays pending. */
+  giveUp(claimed: ClaimedAttempt): Promise<void>;
+  /** A closing process still schedules retries: shared, another process makes them. */
+  readonly retriesWhileClosing: boolean;
+  /**
+   * A repeated announcement may find a delivery whose first job was never
+   * scheduled (a process died between the two): shared, it schedules the job
+   * unless it exists. Locally the process that stored it scheduled it.
+   */
+  readonly mayMissFirstJob: boolean;
+  /** A stale follow-up is a job like any other (shared: a process killed now leaves it to a survivor); local, it runs at once. */
+  readonly followUpAsJob: boolean;
+  /** What a closed dispatcher left: shared, only what this process handed back; local, every pending delivery. */
+  undelivered(): Promise<number>;
+}
+
+function createAttemptPlacement(
+  jobs: JobPlacement | undefined,
+  ports: { readonly scheduler: Scheduler; readonly clock: Clock; readonly deliveries: DeliveryStore },
+): AttemptPlacement {
+  jobs?.share(WEBHOOK_ATTEMPT_JOB);
+  return jobs?.kind === "shared" ? sharedPlacement(ports) : localPlacement(ports);
+}
+
+function localPlacement({ scheduler, deliveries }: { scheduler: Scheduler; deliveries: DeliveryStore }) {
+  return {
+    async runJob(work: Promise<unknown>, horizon: number) {
+      scheduler.track(work, horizon);
+    },
+    giveUp: async () => undefined,
+    retriesWhileClosing: false,
+    mayMissFirstJob: false,
+    followUpAsJob: false,
+    undelivered: async () => (await deliveries.list({ state: "pending" })).length,
+  } satisfies AttemptPlacement;
+}
+
+function sharedPlacement({ scheduler, clock }: { scheduler: Scheduler; clock: Clock }): AttemptPlacement {
+  let handedBack = 0;
+  return {
+    async runJob(work) {
+      await work;
+    },
+    /**
+     * The job goes back to the shared scheduler. Its due time moves on by at
+     * least 1 ms: the scheduler then sees a job scheduled again, not the one
+     * claimed, and keeps it when the claim completes.
+     */
+    async giveUp({ jobId, dueAt, deliveryId, scheduleIndex }) {
+      handedBack += 1;
+      await scheduleAttempt(scheduler, {
+        id: jobId,
+        dueAt: Math.max(clock.now(), dueAt + 1),
+        deliveryId,
+        scheduleIndex,
+      });
+    },
+    retriesWhileClosing: true,
+    mayMissFirstJob: true,
+    followUpAsJob: true,
+    undelivered: async () => handedBack,
+  };
 }

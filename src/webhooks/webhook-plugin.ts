@@ -46,7 +46,8 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
       async beforeResponse(order) {
         if (order.webhookFaults?.beforeResponse === true) await dispatcher.sendNow(order.id);
       },
-      settle: () => dispatcher.settle(),
+      // The dispatcher's own methods, handed over as they are: the plugin adds no step to settling.
+      settle: dispatcher.settle.bind(dispatcher),
       reset: (customerId) => dispatcher.reset(customerId),
       async close(deadline) {
         const left = await dispatcher.shutdown(deadline);
