@@ -6,9 +6,8 @@
 import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
-import { parseDeliveryState } from "./delivery-state.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
-import { createMemoryDeliveryStore, type MemoryDeliveryStore } from "./memory-delivery-store.ts";
+import { createMemoryDeliveryStore, type MemoryDeliveryStore, parseDeliveryState } from "./memory-delivery-store.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
 
