@@ -22,7 +22,7 @@ import { ORDER_STEP_JOB } from "../src/domain/lifecycle.ts";
 import { connectRedisStore } from "../src/redis/connect-redis.ts";
 import { createRedisScheduler } from "../src/redis/redis-scheduler.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
-import { createRoutedScheduler } from "../src/time/routed-scheduler.ts";
+import { createRoutedScheduler } from "../src/simulator/backend.ts";
 import { createTimeKeeper } from "../src/time/time-keeper.ts";
 import { type Census, watchCommands } from "../test/support/command-census.ts";
 import { startRedisCluster } from "../test/support/redis-cluster.ts";

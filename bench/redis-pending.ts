@@ -19,7 +19,7 @@ import type { Redis } from "ioredis";
 import type { Order } from "../src/domain/model.ts";
 import { ORDER_STEP_JOB } from "../src/domain/lifecycle.ts";
 import { createEmbeddedDomain } from "../src/simulator/embedded-domain.ts";
-import { createRoutedScheduler } from "../src/time/routed-scheduler.ts";
+import { createRoutedScheduler } from "../src/simulator/backend.ts";
 import { createTimeKeeper } from "../src/time/time-keeper.ts";
 import { connectRedisStore } from "../src/redis/connect-redis.ts";
 import { createRedisScheduler } from "../src/redis/redis-scheduler.ts";

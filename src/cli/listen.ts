@@ -4,7 +4,7 @@
  * one line as it arrives (stdout) and each rejected request (stderr), and
  * answers with a chosen status so a sender's retries can be watched.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { compileProfile, type CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { formatProfileIssues, parseProviderProfile } from "../contract/provider-profile/load.ts";
@@ -14,7 +14,6 @@ import { isWebhookSecret } from "../webhooks/signing.ts";
 import { unknownOptionMessage } from "./flag-table.ts";
 import { cannotListen } from "./listen-failure.ts";
 import { forwardWebhooks } from "./listen-forward.ts";
-import { readStdinSync } from "./read-stdin.ts";
 import { untilStopSignal } from "./stop-signal.ts";
 
 const USAGE = `usage: airtime-harness listen --secret whsec_... [options]
@@ -48,6 +47,8 @@ options:
 Stop with Ctrl-C.`;
 
 export const DEFAULT_LISTEN_PORT = 4020;
+/** How long reading stdin waits before trying a pipe whose writer has not written yet again. */
+const STDIN_RETRY_MS = 10;
 
 export interface ListenConfig {
   readonly port: number;
@@ -223,4 +224,28 @@ export async function listen(args: string[]): Promise<number> {
   const duplicates = inbox.duplicates() === 1 ? "1 duplicate" : `${inbox.duplicates()} duplicates`;
   console.error(`${signal}: stopped after ${deliveries}, ${duplicates}, ${inbox.rejected().length} rejected`);
   return 0;
+}
+
+/**
+ * All of stdin, read synchronously. A pipe whose writer has not written yet
+ * can be non-blocking, and then `readFileSync(0)` fails with EAGAIN instead
+ * of waiting: `airtime-harness secret | airtime-harness listen --secret -`
+ * starts both processes at once, so the reader must wait for the writer.
+ */
+function readStdinSync(): string {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let read: number;
+    try {
+      read = readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(pause, 0, 0, STDIN_RETRY_MS);
+      continue;
+    }
+    if (read === 0) return Buffer.concat(chunks).toString("utf8");
+    chunks.push(Buffer.from(buffer.subarray(0, read)));
+  }
 }

@@ -9,7 +9,6 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { didYouMean } from "../contract/did-you-mean.ts";
 import { packageVersion } from "../package-root.ts";
-import { exitQuietlyOnClosedPipe } from "./quiet-epipe.ts";
 
 type Subcommand = (args: string[]) => Promise<number>;
 
@@ -86,6 +85,25 @@ function unknown(name: string): number {
     `airtime-harness: unknown command '${name}'${didYouMean(name, Object.keys(SUBCOMMANDS))}\n\n${usage()}`,
   );
   return 2;
+}
+
+/**
+ * `airtime-harness scenarios accounts | head -1`: once the reader has gone,
+ * writing to the pipe fails with EPIPE, which Node raises as an unhandled
+ * error with a stack trace. There is nobody left to tell, so the command
+ * stops quietly, successfully, as Unix tools do.
+ */
+let quietOnClosedPipe = false;
+
+function exitQuietlyOnClosedPipe(): void {
+  if (quietOnClosedPipe) return;
+  quietOnClosedPipe = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(0);
+      throw error;
+    });
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {

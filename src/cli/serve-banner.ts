@@ -7,7 +7,6 @@
  */
 import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-link.ts";
 import type { Simulator } from "../simulator/create-simulator.ts";
-import { isLoopback } from "./loopback.ts";
 
 /** What the banner says beyond the simulator itself: where things came from. */
 export interface BannerFacts {
@@ -44,6 +43,15 @@ function originLines(facts: BannerFacts): string[] {
       lines.push("    (secret generated for this run: give it to your handler, or fix one with --webhook-secret)");
   }
   return lines;
+}
+
+/** Loopback names and addresses: a simulator bound there is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host
+    .trim()
+    .replace(/^\[(.*)\]$/, "$1")
+    .toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
 }
 
 export function startBanner(

@@ -39,7 +39,6 @@ import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
 import { REPLICA_ACK_TIMEOUT_MS, replicaAck, withReplicaAck } from "../redis/replica-ack.ts";
 import { type JournalSides, openSharedJournal } from "../redis/shared-journal.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
-import { createRoutedScheduler } from "../time/routed-scheduler.ts";
 import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 import type { DeliveryStore } from "../webhooks/ports.ts";
 
@@ -267,5 +266,30 @@ async function openRedisBackend(url: string, settings: BackendSettings): Promise
       await clock?.close();
     },
     close: () => connection.close(),
+  };
+}
+
+/**
+ * One Scheduler over two: the job types named go to `shared` (on Redis, run
+ * by whichever process claims them), every other to `local` (this process's
+ * own). The lifecycle's steps and webhook attempts are shared, so a survivor
+ * finishes the orders of a process that died and makes its attempts.
+ */
+export function createRoutedScheduler(
+  local: Scheduler,
+  shared: Scheduler,
+  sharedTypes: ReadonlySet<string>,
+): Scheduler {
+  const route = (type: string): Scheduler => (sharedTypes.has(type) ? shared : local);
+  return {
+    handle: (type, handler) => route(type).handle(type, handler),
+    schedule: (job) => route(job.type).schedule(job),
+    async cancel(jobId) {
+      return (await local.cancel(jobId)) || shared.cancel(jobId);
+    },
+    async size() {
+      return (await local.size()) + (await shared.size());
+    },
+    track: (work, horizon) => local.track(work, horizon),
   };
 }

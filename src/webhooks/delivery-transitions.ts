@@ -2,10 +2,46 @@
  * What one attempt's result does to a delivery: pure functions over the
  * delivery record, so the rules (delivered is final, 410 disables, a
  * failure schedules the next slot or exhausts the schedule, a manual
- * redelivery never starts a schedule) read in one place.
+ * redelivery never starts a schedule, when the next attempt is due) read in
+ * one place.
  */
 import type { AttemptOutcome, AttemptTrigger, Delivery } from "./ports.ts";
 import type { PostResult } from "./post-webhook.ts";
+
+/** The retry schedule, ms, and the relative jitter on each delay. */
+export interface RetryPolicy {
+  readonly schedule: readonly number[];
+  readonly jitter: number;
+}
+
+/**
+ * The delay with jitter: `delay × (1 ± jitter)`, drawn from the seeded random
+ * source so runs replay. A zero delay stays zero (the first attempt is at once).
+ */
+export function withJitter(delayMs: number, jitter: number, random: () => number): number {
+  if (delayMs === 0 || jitter === 0) return delayMs;
+  return Math.max(0, Math.round(delayMs * (1 + jitter * (2 * random() - 1))));
+}
+
+/**
+ * The wait before the slot after `scheduleIndex`, once an attempt answered
+ * `result`: the schedule's delay with jitter, longer when the receiver's
+ * `Retry-After` asks it (never shorter). Undefined when no slot follows, or
+ * for a manual redelivery (`scheduleIndex` null), which starts no schedule.
+ */
+export function retryDelay(
+  retry: RetryPolicy,
+  scheduleIndex: number | null,
+  result: PostResult,
+  random: () => number,
+): number | undefined {
+  if (scheduleIndex === null) return undefined;
+  const delay = retry.schedule[scheduleIndex + 1];
+  if (delay === undefined) return undefined;
+  const jittered = withJitter(delay, retry.jitter, random);
+  const asked = result.kind === "response" ? result.retryAfterMs : undefined;
+  return asked !== undefined && asked > jittered ? asked : jittered;
+}
 
 /** The scheduler job payload of one attempt: plain JSON. */
 export interface AttemptJobPayload {
@@ -27,6 +63,22 @@ export interface AttemptContext {
   readonly scheduleIndex: number | null;
   /** The job id the delivery expected for this slot. */
   readonly jobId: string | null;
+}
+
+/**
+ * The earliest simulator time an attempt due at `dueAt` can schedule
+ * anything: its retry (the shortest jittered delay; Retry-After only
+ * lengthens it), or at once when a stale follow-up may be sent after it.
+ */
+export function horizonOf(
+  delivery: Pick<Delivery, "followUp">,
+  dueAt: number,
+  scheduleIndex: number,
+  retry: RetryPolicy,
+): number {
+  if (delivery.followUp !== undefined) return dueAt;
+  const delay = retry.schedule[scheduleIndex + 1];
+  return delay === undefined ? Number.POSITIVE_INFINITY : dueAt + Math.floor(delay * (1 - retry.jitter));
 }
 
 export const jobIdFor = (deliveryId: string, scheduleIndex: number) => `${deliveryId}/${scheduleIndex}`;

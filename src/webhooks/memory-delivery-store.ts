@@ -7,14 +7,25 @@
  * Deliveries are indexed by order (the eviction guard asks per order) and by
  * creation (a listing page starts where the last one ended). A finished
  * delivery beyond the most recently finished ones is kept packed with its
- * attempts (packed-delivery.ts).
+ * attempts (packed-delivery.ts). Its whole state is what `--state-file`
+ * saves for the webhooks, checked on load (`parseDeliveryState`).
  */
+import { z } from "zod";
 import { type ColdQueue, createColdQueue, DEFAULT_HOT_RECORDS } from "../store/cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "../store/creation-index.ts";
 import { freezeCopy } from "../store/freeze-copy.ts";
 import { matchesDeliveryFilter } from "./delivery-filter.ts";
 import { PackedDelivery } from "./packed-delivery.ts";
-import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryStore } from "./ports.ts";
+import {
+  ATTEMPT_OUTCOMES,
+  ATTEMPT_TRIGGERS,
+  DELIVERY_KINDS,
+  DELIVERY_STATES,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryFilter,
+  type DeliveryStore,
+} from "./ports.ts";
 
 // A packed delivery keeps every field a listing filters on but the message id: a rare filter, it unpacks.
 const messageIdOf = (stored: Delivery | PackedDelivery): string =>
@@ -26,6 +37,53 @@ const matches = (stored: Delivery | PackedDelivery, filter: DeliveryFilter): boo
 /** Every delivery with its attempts, in creation order: what `--state-file` saves. */
 export interface DeliveryStoreState {
   readonly deliveries: readonly { readonly delivery: Delivery; readonly attempts: readonly DeliveryAttempt[] }[];
+}
+
+// What a state file holds is checked on load, so a hand-edited or foreign file is refused whole,
+// never half-loaded.
+const DeliverySchema = z.looseObject({
+  id: z.string(),
+  messageId: z.string(),
+  kind: z.enum(DELIVERY_KINDS),
+  customerId: z.string(),
+  orderId: z.string(),
+  reference: z.string(),
+  status: z.int(),
+  final: z.boolean(),
+  body: z.string(),
+  state: z.enum(DELIVERY_STATES),
+  createdAt: z.number(),
+  nextAttemptAt: z.number().nullable(),
+  nextJobId: z.string().nullable(),
+  scheduleIndex: z.int().min(0),
+  attemptCount: z.int().min(0),
+  deliveredAt: z.number().nullable(),
+  badSignature: z.boolean(),
+});
+
+const AttemptSchema = z.looseObject({
+  deliveryId: z.string(),
+  number: z.int().min(1),
+  trigger: z.enum(ATTEMPT_TRIGGERS),
+  outcome: z.enum(ATTEMPT_OUTCOMES),
+  sentAt: z.number(),
+  url: z.string(),
+  requestBody: z.string(),
+});
+
+const DeliveryStoreStateSchema = z.object({
+  deliveries: z.array(z.object({ delivery: DeliverySchema, attempts: z.array(AttemptSchema) })),
+});
+
+/** The saved deliveries, or an error naming the first field that is wrong. */
+export function parseDeliveryState(saved: unknown): DeliveryStoreState {
+  const parsed = DeliveryStoreStateSchema.safeParse(saved);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`webhook deliveries: ${issue?.path.join(".") ?? ""} ${issue?.message ?? "not valid"}`);
+  }
+  // The fields checked above are the ones the dispatcher reads; the rest are kept as they were saved.
+  return parsed.data as unknown as DeliveryStoreState;
 }
 
 /** The memory delivery store, with its whole state to save and load. */

@@ -7,7 +7,6 @@
  */
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { parseRetryAfter } from "./schedule.ts";
 
 export type PostResult =
   | { readonly kind: "response"; readonly status: number; readonly retryAfterMs?: number; readonly latencyMs: number }
@@ -101,6 +100,22 @@ export function postWebhook(request: PostRequest): Promise<PostResult> {
     }
     return undefined;
   });
+}
+
+/**
+ * Milliseconds a `Retry-After` header asks for: delta seconds or an HTTP date
+ * (against `nowMs`, the wall clock the receiver wrote it by). Undefined when
+ * absent or unparsable.
+ */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with a day name; Date.parse alone accepts "-5" as a year.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

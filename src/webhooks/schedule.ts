@@ -1,7 +1,8 @@
 /**
- * The retry schedule: the delay before each attempt of a message, the first
- * counted from when the status was reached, each next one from the end of the
- * failed attempt before it.
+ * The retry schedule as it is configured: the delay before each attempt of a
+ * message, the first counted from when the status was reached, each next one
+ * from the end of the failed attempt before it, and the per-attempt timeout.
+ * The jitter on each delay is drawn as attempts run (`delivery-transitions.ts`).
  */
 
 /** Standard Webhooks' example: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -47,31 +48,6 @@ export function parseSchedule(text: string): number[] {
     throw new RangeError(`'${text}' is not a schedule (e.g. 0,100ms,1s)`);
   }
   return parts.map(parseDuration);
-}
-
-/**
- * The delay with jitter: `delay × (1 ± jitter)`, drawn from the seeded random
- * source so runs replay. A zero delay stays zero (the first attempt is at once).
- */
-export function withJitter(delayMs: number, jitter: number, random: () => number): number {
-  if (delayMs === 0 || jitter === 0) return delayMs;
-  return Math.max(0, Math.round(delayMs * (1 + jitter * (2 * random() - 1))));
-}
-
-/**
- * Milliseconds a `Retry-After` header asks for: delta seconds or an HTTP date
- * (against `nowMs`, the wall clock the receiver wrote it by). Undefined when
- * absent or unparsable.
- */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Every HTTP-date form starts with a day name; Date.parse alone accepts "-5" as a year.
-  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
 }
 
 /** Per-attempt timeout unless configured: Standard Webhooks suggests 15–30 s. */

@@ -4,14 +4,10 @@
  * attempts in flight, and the webhooks' say in the order cap.
  */
 import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
-import type { RetentionGuard } from "../domain/order-retention.ts";
-import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
-import { parseDeliveryState } from "./delivery-state.ts";
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
-import { createMemoryDeliveryStore, type MemoryDeliveryStore } from "./memory-delivery-store.ts";
-import type { DeliveryStore } from "./ports.ts";
+import { createMemoryDeliveryStore, type MemoryDeliveryStore, parseDeliveryState } from "./memory-delivery-store.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;
 
@@ -39,18 +35,18 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
     const given = options.deliveryStore;
     const memory: MemoryDeliveryStore | undefined = given === undefined ? createMemoryDeliveryStore() : undefined;
     const dispatcher = createWebhookDispatcher(context, { ...options, deliveryStore: memory ?? given });
-    const retention = createDeliveryRetention(dispatcher.events, dispatcher.deliveries);
     return {
       name: WEBHOOK_PLUGIN_NAME,
       dispatcher,
-      events: retention.events,
-      retention: retention.guard,
+      events: dispatcher.events,
+      retention: dispatcher.retention,
       admin: createDeliveryAdmin(dispatcher),
       adminSpec: DELIVERY_ADMIN_SPEC,
       async beforeResponse(order) {
         if (order.webhookFaults?.beforeResponse === true) await dispatcher.sendNow(order.id);
       },
-      settle: () => dispatcher.settle(),
+      // The dispatcher's own methods, handed over as they are: the plugin adds no step to settling.
+      settle: dispatcher.settle.bind(dispatcher),
       reset: (customerId) => dispatcher.reset(customerId),
       async close(deadline) {
         const left = await dispatcher.shutdown(deadline);
@@ -68,47 +64,6 @@ export function createWebhookPlugin(options: WebhookPluginOptions = {}): Simulat
             },
           }),
     };
-  };
-}
-
-interface DeliveryRetention {
-  /** The dispatcher's listener, wrapped to mark orders whose deliveries are being made. */
-  readonly events: OrderEvents;
-  readonly guard: RetentionGuard;
-}
-
-/**
- * The webhooks' say in the order cap: an order with a delivery still pending
- * (or whose status change is still being turned into deliveries) is never
- * evicted, and an evicted order's deliveries and attempts go with it.
- */
-function createDeliveryRetention(inner: OrderEvents, deliveries: DeliveryStore): DeliveryRetention {
-  /** order id → status changes of it being handled now */
-  const handling = new Map<string, number>();
-  return {
-    events: {
-      async statusChanged(change: StatusChange) {
-        const { id } = change.order;
-        handling.set(id, (handling.get(id) ?? 0) + 1);
-        try {
-          await inner.statusChanged(change);
-        } finally {
-          const left = (handling.get(id) ?? 1) - 1;
-          if (left === 0) handling.delete(id);
-          else handling.set(id, left);
-        }
-      },
-    },
-    guard: {
-      async canEvict(order) {
-        if (handling.has(order.id)) return false;
-        // Asked for pending ones only: a store need not read back the finished ones it keeps packed.
-        return (await deliveries.list({ orderId: order.id, state: "pending" })).length === 0;
-      },
-      async evicted(orders) {
-        await deliveries.removeOrders(orders.map((order) => order.id));
-      },
-    },
   };
 }
 

@@ -9,8 +9,11 @@ import type { CustomerPatch, Job, Scheduler, Store } from "../../src/domain/port
 import { createSeededRandom } from "../../src/domain/random.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
-import { WEBHOOK_ATTEMPT_JOB } from "../../src/webhooks/attempt-jobs.ts";
-import { createWebhookDispatcher, type WebhookDispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import {
+  createWebhookDispatcher,
+  WEBHOOK_ATTEMPT_JOB,
+  type WebhookDispatcherOptions,
+} from "../../src/webhooks/dispatcher.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 

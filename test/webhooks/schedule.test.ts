@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
+import { withJitter } from "../../src/webhooks/delivery-transitions.ts";
+import { parseRetryAfter } from "../../src/webhooks/post-webhook.ts";
 import {
   DEFAULT_RETRY_SCHEDULE,
   parseDuration,
-  parseRetryAfter,
   parseSchedule,
   resolveSchedule,
   resolveTimeout,
-  withJitter,
 } from "../../src/webhooks/schedule.ts";
 
 it("parses durations and schedules", () => {
