@@ -4,20 +4,24 @@
  * every request the probe sends; writes nothing but FILE, and never
  * overwrites it.
  */
-import { access, writeFile } from "node:fs/promises";
+import { access, readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parseDuration } from "../contract/duration.ts";
 import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
+import { parse as parseYaml } from "yaml";
 import { inferFromTarget } from "../learn/from-target.ts";
+import { inferFromOpenApi } from "../learn/infer-from-openapi.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { parseListen, type ListenAddress } from "../harness/listen-address.ts";
 
 export const INFER_USAGE = `       airtime-harness profile init --from-target URL --token TOKEN [--other-token TOKEN]
                                    [--listen HOST:PORT --webhook-secret SECRET] [--budget KES]
-                                   [--account NUMBER] [--timeout DUR] FILE`;
+                                   [--account NUMBER] [--timeout DUR] FILE
+       airtime-harness profile init --from-openapi DOCUMENT FILE`;
 
 const OPTIONS = {
   "from-target": { type: "string" },
+  "from-openapi": { type: "string" },
   token: { type: "string" },
   "other-token": { type: "string" },
   listen: { type: "string" },
@@ -41,6 +45,11 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) return fail("takes one FILE");
+  const document = values["from-openapi"];
+  if (document !== undefined) {
+    if (values["from-target"] !== undefined) return fail("--from-openapi and --from-target are not combined yet");
+    return initFromOpenApi(document, file, fail);
+  }
   if (values["from-target"] === undefined || values.token === undefined) return fail("needs --from-target and --token");
   if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
     return fail("--listen and --webhook-secret go together");
@@ -73,6 +82,22 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   await writeFile(file, profileYaml(result.inferred, header), "utf8");
   console.log(`\nspent KES ${result.spent} of a budget of KES ${result.budget}`);
   for (const what of result.inferred.missing) console.log(`- not inferred: ${what}`);
+  console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
+  return 0;
+}
+
+async function initFromOpenApi(document: string, file: string, fail: (message: string) => number): Promise<number> {
+  if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(document, "utf8"));
+  } catch (error) {
+    return fail(`${document}: ${(error as Error).message}`);
+  }
+  if (typeof raw !== "object" || raw === null) return fail(`${document} is not an OpenAPI document`);
+  const inferred = inferFromOpenApi(raw as Record<string, unknown>);
+  await writeFile(file, profileYaml(inferred, `Inferred from ${document}; review each comment.`), "utf8");
+  for (const what of inferred.missing) console.log(`- not inferred: ${what}`);
   console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
   return 0;
 }
