@@ -64,4 +64,27 @@ describe.each([JAMBO, SIMU])("$name's OpenAPI document", (dialect) => {
       await kit.close();
     }
   }, 120_000);
+
+  test("with --from-target, the probe's findings stand and the document completes the statuses and the domain", async () => {
+    const kit = await startLearnKit(dialect, { failureRate: 0, reversalRate: 0 });
+    try {
+      const document = DOCUMENTS.get(dialect) as string;
+      const probed = await written(kit, kit.fromTargetArgs(), "probed.yaml");
+      const combined = await written(kit, [...kit.fromTargetArgs(), "--from-openapi", document], "combined.yaml");
+      expect(combined.bodies).toMatchObject(probed.bodies as object);
+      expect(combined.webhooks).toEqual(probed.webhooks);
+      // Orders that always succeed reach no failed or reversed status: those come from the document.
+      expect(probed.statuses?.table?.map((entry) => entry.class).sort()).toEqual(["pending", "success"]);
+      expect(new Set(combined.statuses?.table?.map((entry) => entry.class))).toEqual(
+        new Set(["pending", "success", "failed", "reversed"]),
+      );
+      expect(combined.domain?.amount).toEqual({
+        min: dialect.domain.minKes,
+        max: dialect.domain.maxKes,
+        decimals: dialect.domain.decimals,
+      });
+    } finally {
+      await kit.close();
+    }
+  }, 120_000);
 });
