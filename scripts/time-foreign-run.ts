@@ -11,27 +11,19 @@
  * Without `--defect` it times the correct provider; with one it times the run
  * to its verdict, shrinking included.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { freePort } from "../src/harness/child-process.ts";
 import type { ForeignDefect } from "../test/harness/foreign/defects.ts";
 import { startForeignTarget } from "../test/harness/foreign/foreign-target.ts";
+import { ROOT, timeCli, type TimedCli } from "./timed-cli.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PROFILE = join(ROOT, "test/harness/foreign/foreign-profile.yaml");
 const SECRET = "foreign-webhook-secret";
 
-interface Timed {
-  readonly wallMs: number;
-  readonly exitCode: number | null;
-  readonly output: string;
-}
-
-async function timeOneRun(seed: number, defect: ForeignDefect | undefined): Promise<Timed> {
+async function timeOneRun(seed: number, defect: ForeignDefect | undefined): Promise<TimedCli> {
   const port = await freePort();
   const target = await startForeignTarget({
     seed,
@@ -42,22 +34,12 @@ async function timeOneRun(seed: number, defect: ForeignDefect | undefined): Prom
   try {
     const accounts = join(dir, "accounts.txt");
     await writeFile(accounts, `${target.accounts.join("\n")}\n`);
-    const args = [
-      "--import",
-      "tsx",
-      join(ROOT, "src/cli/main.ts"),
+    return await timeCli([
       "contract",
       ...["--target", target.url, "--token-command", target.tokenCommand, "--other-token", target.tokens.other],
       ...["--accounts", accounts, "--webhook-listen", `127.0.0.1:${port}`, "--webhook-secret", SECRET],
       ...["--profile", "interface", "--provider", PROFILE, "--seed", String(seed), "--verbose"],
-    ];
-    const started = Date.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-    return { wallMs: Date.now() - started, exitCode, output };
+    ]);
   } finally {
     await target.close();
     await rm(dir, { recursive: true, force: true });

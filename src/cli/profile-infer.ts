@@ -4,20 +4,26 @@
  * every request the probe sends; writes nothing but FILE, and never
  * overwrites it.
  */
-import { access, writeFile } from "node:fs/promises";
+import { access, readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parseDuration } from "../contract/duration.ts";
 import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
+import { parse as parseYaml } from "yaml";
 import { inferFromTarget } from "../learn/from-target.ts";
+import { combineInferences } from "../learn/combine-inferences.ts";
+import type { InferredProfile } from "../learn/infer-from-target.ts";
+import { inferFromOpenApi } from "../learn/infer-from-openapi.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { parseListen, type ListenAddress } from "../harness/listen-address.ts";
 
 export const INFER_USAGE = `       airtime-harness profile init --from-target URL --token TOKEN [--other-token TOKEN]
                                    [--listen HOST:PORT --webhook-secret SECRET] [--budget KES]
-                                   [--account NUMBER] [--timeout DUR] FILE`;
+                                   [--account NUMBER] [--timeout DUR] FILE
+       airtime-harness profile init --from-openapi DOCUMENT [--from-target URL --token TOKEN …] FILE`;
 
 const OPTIONS = {
   "from-target": { type: "string" },
+  "from-openapi": { type: "string" },
   token: { type: "string" },
   "other-token": { type: "string" },
   listen: { type: "string" },
@@ -41,6 +47,10 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) return fail("takes one FILE");
+  const document = values["from-openapi"];
+  if (document !== undefined) {
+    if (values["from-target"] === undefined) return initFromOpenApi(document, file, fail);
+  }
   if (values["from-target"] === undefined || values.token === undefined) return fail("needs --from-target and --token");
   if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
     return fail("--listen and --webhook-secret go together");
@@ -52,6 +62,8 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   const timeout = parseDuration(values.timeout ?? "10s");
   if (!timeout.ok) return fail(`--timeout: ${timeout.error}`);
   if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  const fromDocument = document === undefined ? undefined : await documented(document);
+  if (typeof fromDocument === "string") return fail(fromDocument);
   const result = await inferFromTarget(
     {
       target: values["from-target"],
@@ -70,9 +82,32 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
     return 1;
   }
   const header = `Inferred by probing ${values["from-target"]} (KES ${result.spent} spent of a budget of ${result.budget}); review each comment.`;
-  await writeFile(file, profileYaml(result.inferred, header), "utf8");
+  const inferred = fromDocument === undefined ? result.inferred : combineInferences(result.inferred, fromDocument);
+  await writeFile(file, profileYaml(inferred, header), "utf8");
   console.log(`\nspent KES ${result.spent} of a budget of KES ${result.budget}`);
-  for (const what of result.inferred.missing) console.log(`- not inferred: ${what}`);
+  for (const what of inferred.missing) console.log(`- not inferred: ${what}`);
+  console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
+  return 0;
+}
+
+/** The profile the document gives, or why it cannot be read. */
+async function documented(document: string): Promise<InferredProfile | string> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(document, "utf8"));
+  } catch (error) {
+    return `${document}: ${(error as Error).message}`;
+  }
+  if (typeof raw !== "object" || raw === null) return `${document} is not an OpenAPI document`;
+  return inferFromOpenApi(raw as Record<string, unknown>);
+}
+
+async function initFromOpenApi(document: string, file: string, fail: (message: string) => number): Promise<number> {
+  if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  const inferred = await documented(document);
+  if (typeof inferred === "string") return fail(inferred);
+  await writeFile(file, profileYaml(inferred, `Inferred from ${document}; review each comment.`), "utf8");
+  for (const what of inferred.missing) console.log(`- not inferred: ${what}`);
   console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
   return 0;
 }

@@ -25,7 +25,8 @@ check   place one order of the smallest amount, replay it, look it up until fina
         rule of FILE found (✓ or ✗). Exit 1 on any miss, 2 on a usage error.
 init    write a commented starter profile to FILE (default provider-profile.yaml); with --from-target,
         probe the target inside a budget (default three orders of the smallest amount it takes),
-        printing every request, and write the profile inferred, each field commented.`;
+        printing every request, and write the profile inferred, each field commented; with
+        --from-openapi DOCUMENT, write it from the provider's OpenAPI document instead.`;
 
 const WEBHOOK_NOT_CHECKED =
   "- webhook not checked: add --listen HOST:PORT --webhook-secret SECRET, and set the target to post " +
@@ -50,7 +51,9 @@ async function init(args: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (args.some((arg) => arg.startsWith("--from-target"))) return initFromTarget(args, USAGE);
+  if (args.some((arg) => arg.startsWith("--from-target") || arg.startsWith("--from-openapi"))) {
+    return initFromTarget(args, USAGE);
+  }
   const option = args.find((arg) => arg.startsWith("-"));
   if (option !== undefined || args.length > 1) {
     console.error(`airtime-harness profile init: takes one FILE, not '${option ?? args.join(" ")}'\n\n${USAGE}`);

@@ -54,7 +54,7 @@ export function domainFromSpec(document: Json): Domain | undefined {
 }
 
 /** A `$ref` to a place in the same document, followed (chains too); anything else as it is. */
-function resolveRef(document: Json, node: unknown, depth = 0): Json {
+export function resolveRef(document: Json, node: unknown, depth = 0): Json {
   if (typeof node !== "object" || node === null) return {};
   const ref = (node as Json).$ref;
   if (typeof ref !== "string" || !ref.startsWith("#/") || depth > 8) return node as Json;
