@@ -198,8 +198,10 @@ async function settleEarlierOrders(harness: HarnessContext, real: RunContext): P
         const result = await real.api.lookup(entry.reference, { token: real.token });
         const status =
           result.kind === "response" ? harness.provider.readOrder("lookup", result.response.json).status : undefined;
-        // Gone (410, evicted): it can no longer be seen, so it is not waited for.
-        const gone = result.kind === "response" && result.response.status === 410;
+        // Gone (410, evicted) or not found (the run that placed it judged that): it cannot be seen, so it
+        // is not waited for — polling it to the final timeout would stall every run after it.
+        const unseen = [410, harness.provider.resolved.http.notFound ?? 404];
+        const gone = result.kind === "response" && unseen.includes(result.response.status);
         if (gone || (typeof status === "number" && harness.provider.statuses.isFinal(status))) {
           entry.final = true;
           return;
