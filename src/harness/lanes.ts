@@ -5,8 +5,8 @@
  * or a shrink runs that one lane alone, exactly as it ran.
  */
 
-/** Lanes a real-clock model search runs at once: the default 25 runs in two waves, and never more at once. */
-export const MAX_LANES = 16;
+/** Lanes a real-clock model search runs at once: enough to overlap the waits, few enough to stay polite. */
+export const MAX_LANES = 4;
 
 /** The lanes of one search, as the runs inside them see it: which are still searching. */
 export interface LaneSet {
