@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { compilePointer } from "../contract/provider-profile/pointer.ts";
 import type { SignatureVerifier } from "../contract/provider-profile/signing.ts";
 import { flattenHeaders } from "../webhooks/incoming-request.ts";
 import { closeServer, createWebhookServer, listenOn } from "../webhooks/local-server.ts";
@@ -55,6 +56,8 @@ export interface WebhookReceiver {
   ): Promise<WebhookWait>;
   /** Verified deliveries about `reference`, in arrival order. */
   deliveriesFor(reference: string): readonly ReceivedDelivery[];
+  /** The event values of verified deliveries naming `reference` that the profile's event filter set aside. */
+  setAsideFor(reference: string): readonly unknown[];
   /** What reached the receiver, so a check never exercised can name why. */
   arrivals(): WebhookArrivals;
   close(): Promise<void>;
@@ -88,6 +91,8 @@ interface Inbox {
   /** Delivery ids already kept: a retry of one is acknowledged and not kept again. */
   readonly seen: Set<string>;
   readonly rejections: ReceivedRejection[];
+  /** Per reference, the event values of verified deliveries the event filter set aside. */
+  readonly setAside: Map<string, unknown[]>;
   waiters: Waiter[];
   requests: number;
 }
@@ -112,6 +117,7 @@ export async function startWebhookReceiver(options: {
     deliveries: [],
     seen: new Set<string>(),
     rejections: [],
+    setAside: new Map(),
     waiters: [],
     requests: 0,
   };
@@ -126,6 +132,7 @@ export async function startWebhookReceiver(options: {
     secret: options.secret,
     signing: inbox.verifier.description,
     deliveriesFor,
+    setAsideFor: (reference) => inbox.setAside.get(reference) ?? [],
     arrivals: () => ({
       requests: inbox.requests,
       rejected: inbox.rejections.length,
@@ -169,7 +176,14 @@ function receive(inbox: Inbox, req: IncomingMessage, res: ServerResponse, bytes:
   // names an order is its event. Without a profile, our spec's event name is the filter.
   const eventless = provider.given.webhookBody && !provider.given.event;
   const statusEvent = provider.isStatusEvent(payload) || (eventless && fields.reference !== undefined);
-  if (!statusEvent) return;
+  if (!statusEvent) {
+    if (fields.reference !== undefined) {
+      const values = inbox.setAside.get(fields.reference) ?? [];
+      values.push(compilePointer(provider.resolved.event.pointer)(payload));
+      inbox.setAside.set(fields.reference, values);
+    }
+    return;
+  }
   const webhookId = provider.deliveryId(headers, payload) ?? `arrival-${deliveries.length + rejections.length}`;
   if (inbox.seen.has(webhookId)) return; // a retry of a delivery already kept
   inbox.seen.add(webhookId);

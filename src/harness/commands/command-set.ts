@@ -22,7 +22,7 @@ import { ReadBalanceCommand } from "./read-balance.ts";
 import { RetryAfterLostResponseCommand } from "./retry-after-lost.ts";
 import { PAYLOAD_CHANGES, RetryChangedPayloadCommand } from "./retry-changed.ts";
 import { ConcurrentRetriesCommand } from "./retry-concurrent.ts";
-import { RetrySameCommand } from "./retry-same.ts";
+import { RETRY_ACCOUNT_FORMS, RetrySameCommand } from "./retry-same.ts";
 
 export interface CommandSetOptions {
   /** Admin powers: forced outcomes join the stream. */
@@ -80,7 +80,9 @@ export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iter
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(indexArb, optionalFaultArbitrary).map(([i, fault]) => new RetrySameCommand(i, fault)),
+      arbitrary: fc
+        .tuple(indexArb, optionalFaultArbitrary, fc.option(fc.constantFrom(...RETRY_ACCOUNT_FORMS), { nil: undefined }))
+        .map(([i, fault, form]) => new RetrySameCommand(i, fault, form)),
     },
     { weight: 1, arbitrary: spec.map((s) => new RetryAfterLostResponseCommand(s)) },
     {

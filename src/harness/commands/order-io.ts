@@ -363,6 +363,7 @@ export async function lookupOrder(
     return { kind: "lost" };
   }
   assertObservedStatus(model, real, order, found.status, "lookup");
+  if (strict) judgeStatusMessages(model, real, order, body);
   const mismatches = strict ? strictLookupMismatches(order, body) : mappedLookupMismatches(order, found);
   real.checker.that(
     "lookup_consistent",
@@ -410,6 +411,30 @@ function seenUnknownOrder(
       ? response.status === 404
       : answerRefusalMismatch(real.provider, "notFound", response, "lookup") === undefined;
   return notFound ? "not_found" : "lost";
+}
+
+/** Under our spec every status, the current one and each in the history, reads as our status table words it. */
+function judgeStatusMessages(
+  model: HarnessModel,
+  real: RunContext,
+  order: ModelOrder,
+  body: TransactionStatusResponse,
+) {
+  const table = model.config.statusTable;
+  const entries = [
+    { status: body.status, message: body.message },
+    ...(Array.isArray(body.history) ? body.history : []),
+  ];
+  const wrong = entries.filter((entry) => {
+    const stated = table.get(entry.status)?.message;
+    return stated !== undefined && entry.message !== stated;
+  });
+  real.checker.that(
+    "lookup_consistent",
+    wrong.length === 0,
+    () =>
+      `${order.reference}: ${wrong.map((entry) => `status ${entry.status} reads "${entry.message}", our status table says "${table.get(entry.status)?.message}"`).join("; ")}`,
+  );
 }
 
 /** Our spec's lookup echoes the order as placed: id, reference, amount, account (E.164), service, currency. */

@@ -15,7 +15,7 @@ export class ReadBalanceCommand implements fc.AsyncCommand<HarnessModel, RunCont
   async run(model: HarnessModel, real: RunContext): Promise<void> {
     real.transcript.step(this.toString());
     const cents = await readBalanceCents(real, this.fault);
-    if (cents === undefined) return;
+    if (cents === undefined || real.accountMovedMidRun) return;
     const expected = expectedBalance(model);
     const charged = model.orders.filter((o) => o.committed).map((o) => `#${o.slot} ${formatKes(o.amountCents)}`);
     if (expected.exactCents !== undefined) {
