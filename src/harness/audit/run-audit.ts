@@ -8,9 +8,10 @@
  */
 import { isAllowedTransition, refundsWallet } from "../../contract/status-codes.ts";
 import { type FoundLookup, lookupOrder } from "../commands/order-io.ts";
-import { readBalanceCents } from "../commands/read-balance.ts";
+import { judgeShortcodeWallet, readBalanceCents } from "../commands/read-balance.ts";
 import {
   committedOrders,
+  fundedBy,
   formatKes,
   type HarnessModel,
   isFinal,
@@ -156,7 +157,18 @@ export async function judgeBalance(models: readonly HarnessModel[], real: RunCon
       if (cents === undefined) return;
     }
     judgeBalanceNow(models, real, cents, laterRefunds);
+    for (const model of models) await judgeShortcodeWallet(model, real);
   });
+}
+
+/** The orders the default wallet funds: the public balance is that wallet's (the shortcode wallet is judged apart). */
+function defaultWalletOrders(model: HarnessModel): ModelOrder[] {
+  return fundedBy(committedOrders(model), null);
+}
+
+/** The default wallet's orders whose fate is still unknown. */
+function defaultWalletUnknown(model: HarnessModel): ModelOrder[] {
+  return fundedBy(unknownOrders(model), null);
 }
 
 /** Earlier runs' orders kept at this run's start and refunded since (a reversal after they settled), in cents. */
@@ -196,9 +208,9 @@ function expectedCents(models: readonly HarnessModel[]): { expected: number; lea
   let expected = models[0]?.startBalanceCents ?? 0;
   let least = expected;
   for (const model of models) {
-    const orders = committedOrders(model);
+    const orders = defaultWalletOrders(model);
     expected -= orders.filter((o) => !isRefunded(model, o)).reduce((sum, o) => sum + o.amountCents, 0);
-    least -= [...unknownOrders(model), ...orders].reduce((sum, o) => sum + o.amountCents, 0);
+    least -= [...defaultWalletUnknown(model), ...orders].reduce((sum, o) => sum + o.amountCents, 0);
   }
   return { expected, least };
 }
@@ -212,7 +224,7 @@ function balanceHolds(models: readonly HarnessModel[], cents: number, laterRefun
   const { expected, least } = expectedCents(models);
   if (!models.every((model) => model.config.exactBalance)) return cents >= least;
   const uncertain = models.flatMap((model) => [
-    ...unknownOrders(model).map((o) => -o.amountCents),
+    ...defaultWalletUnknown(model).map((o) => -o.amountCents),
     ...maybeRefunded(model),
   ]);
   return subsetSums([...laterRefundsCents, ...uncertain]).has(cents - expected);
@@ -223,7 +235,7 @@ function balanceHolds(models: readonly HarnessModel[], cents: number, laterRefun
  * though each may have ended refunded — its refund may be in the balance or not.
  */
 function maybeRefunded(model: HarnessModel): number[] {
-  return committedOrders(model)
+  return defaultWalletOrders(model)
     .filter((o) => o.evicted && (o.lastStatus === undefined || !isFinal(model, o.lastStatus)))
     .map((o) => o.amountCents);
 }
@@ -277,7 +289,7 @@ function judgeBalanceNow(
 
 /** One run's orders as a balance failure lists them: slot, amount, status. */
 function ledgerText(model: HarnessModel, label: string): string {
-  return [...committedOrders(model), ...unknownOrders(model)]
+  return [...defaultWalletOrders(model), ...defaultWalletUnknown(model)]
     .map((o) => `${label}#${o.slot} ${formatKes(o.amountCents)} ${ledgerStatus(model, o)}`)
     .join(", ");
 }

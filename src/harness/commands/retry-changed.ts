@@ -12,7 +12,7 @@ import { SERVICES } from "../../contract/operators.ts";
 import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 import type { Fault } from "../faults.ts";
-import { committedOrders, type HarnessModel, type ModelOrder, type OrderPayload, pick } from "../model.ts";
+import { committedOrders, type HarnessModel, keyed, type ModelOrder, type OrderPayload, pick } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { domainOf, sendOrder } from "./order-io.ts";
 import { faultText } from "./place-order.ts";
@@ -30,12 +30,12 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
   ) {}
 
   check(model: Readonly<HarnessModel>): boolean {
-    const order = pick(committedOrders(model), this.orderIndex);
+    const order = pick(keyed(committedOrders(model)), this.orderIndex);
     return order !== undefined && model.config.budget.canSpend(order.amountCents + 100);
   }
 
   async run(model: HarnessModel, real: RunContext): Promise<void> {
-    const order = pick(committedOrders(model), this.orderIndex);
+    const order = pick(keyed(committedOrders(model)), this.orderIndex);
     if (order === undefined) return;
     const { payload, what } = changePayload(model, order, this.change, domainOf(real));
     const resend =

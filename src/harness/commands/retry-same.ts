@@ -1,12 +1,12 @@
 /**
- * Retry an order with the same key and the same payload (what a client does
- * after a timeout). Under our spec the account may be written another way
- * (0712…, 254712…, +254712…): the same number, so the same payload.
+ * Retry a keyed order with the same key and the same payload (what a client
+ * does after a timeout). Under our spec the account may be written another
+ * way (0712…, 254712…, +254712…): the same number, so the same payload.
  */
 import type fc from "fast-check";
 import { writeAccount } from "../accounts.ts";
 import type { Fault } from "../faults.ts";
-import { type HarnessModel, pick } from "../model.ts";
+import { type HarnessModel, keyed, pick } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { absorbOrderResult, sendOrder } from "./order-io.ts";
 import { faultText } from "./place-order.ts";
@@ -26,12 +26,12 @@ export class RetrySameCommand implements fc.AsyncCommand<HarnessModel, RunContex
   ) {}
 
   check(model: Readonly<HarnessModel>): boolean {
-    const order = pick(model.orders, this.orderIndex);
+    const order = pick(keyed(model.orders), this.orderIndex);
     return order !== undefined && model.config.budget.canSpend(order.amountCents);
   }
 
   async run(model: HarnessModel, real: RunContext): Promise<void> {
-    const order = pick(model.orders, this.orderIndex);
+    const order = pick(keyed(model.orders), this.orderIndex);
     if (order === undefined) return;
     // The interface states no account formats: only our spec makes another writing the same payload.
     const form = real.profile === "strict" ? this.accountForm : undefined;

@@ -19,7 +19,8 @@ import { type LaneSet, MAX_LANES } from "../lanes.ts";
 import { committedOrders, createModel, type HarnessModel, isFinal, type ModelConfig } from "../model.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, type PropertyEnv, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
-import type { Session } from "../target.ts";
+import { FRESH_CUSTOMER_SHORTCODE, type Session } from "../target.ts";
+import { applyRunTiming, runTimingArbitrary } from "../run-timing.ts";
 import type { Transcript } from "../transcript.ts";
 
 const MAX_ORDERS_PER_RUN = 6;
@@ -48,6 +49,8 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
     moves: harness.profile === "strict" || harness.provider.given.statuses ? "table" : "final_to_pending",
     maxOrders: MAX_ORDERS_PER_RUN,
     exactBalance: !harness.sharedAccount,
+    // Fresh customers (admin powers) have a shortcode wallet beside the default one.
+    shortcode: harness.target.admin === undefined ? undefined : FRESH_CUSTOMER_SHORTCODE,
   };
   const clock = targetClock(harness);
   // Runs on the configured account share it; their waves are per search (per lane set).
@@ -74,12 +77,14 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
         ...(harness.provider.given.domain ? { domain: harness.provider.domain } : {}),
         ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
       });
-      return fc.asyncProperty(commands, (cmds) =>
+      const timings = runTimingArbitrary(timing, config.virtualClock);
+      return fc.asyncProperty(commands, timings, (cmds, runMs) =>
         recordRun(env.recorder, async (transcript) => {
           const session = await harness.target.newSession(harness.subscription);
           const real = modelRunContext(harness, env, { session, clock, transcript });
+          await applyRunTiming(harness.target.admin, session.customerId, { runMs, targetMs: timing }, transcript);
           const { cents, wave } = await startingBalance(session, real, () => wavesOf(env.lanes));
-          const model = createModel(config, cents);
+          const model = createModel({ ...config, timingMs: runMs }, cents);
           try {
             await harness.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
             await auditRun(model, real);
