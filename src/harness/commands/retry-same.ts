@@ -15,6 +15,19 @@ import { faultText } from "./place-order.ts";
 export const RETRY_ACCOUNT_FORMS = ["local", "international", "e164"] as const;
 export type RetryAccountForm = (typeof RETRY_ACCOUNT_FORMS)[number];
 
+/**
+ * The account written in `form`, or, when that is how it was placed, in the
+ * next form that writes it otherwise: a drawn form is always a new writing.
+ */
+function anotherWriting(account: string, form: RetryAccountForm): string {
+  const start = RETRY_ACCOUNT_FORMS.indexOf(form);
+  for (let step = 0; step < RETRY_ACCOUNT_FORMS.length; step++) {
+    const written = writeAccount(account, RETRY_ACCOUNT_FORMS[(start + step) % RETRY_ACCOUNT_FORMS.length]!);
+    if (written !== account) return written;
+  }
+  return account;
+}
+
 export class RetrySameCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
   private label: string | undefined;
 
@@ -35,7 +48,7 @@ export class RetrySameCommand implements fc.AsyncCommand<HarnessModel, RunContex
     if (order === undefined) return;
     // The interface states no account formats: only our spec makes another writing the same payload.
     const form = real.profile === "strict" ? this.accountForm : undefined;
-    const account = form === undefined ? order.payload.account : writeAccount(order.payload.account, form);
+    const account = form === undefined ? order.payload.account : anotherWriting(order.payload.account, form);
     const written = account === order.payload.account ? "" : ` (the account written as ${account})`;
     this.label = `retry order #${order.slot} with the same key and payload${written}${faultText(this.fault)}`;
     real.transcript.step(this.label);
