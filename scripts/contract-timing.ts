@@ -4,11 +4,14 @@
  * deployment: a default run against finals after 2 s (`serve`'s default),
  * `--runs 20` against `--runs 100`, the time the late audit adds (a default
  * run with `--late-audit 0`), and a target whose finals take 5–10 s. Prints
- * the figures; asserts nothing (speed is measured, never a test's verdict).
+ * the figures, each with the machine's load average while it ran (a busy
+ * machine stretches them); asserts nothing (speed is measured, never a
+ * test's verdict).
  *
  *   npx tsx scripts/contract-timing.ts [--seed N] [--only NAME]
  */
 import { randomBytes } from "node:crypto";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { ContractOptions } from "../src/harness/contract-options.ts";
 import { runContract } from "../src/harness/run-contract.ts";
@@ -56,5 +59,6 @@ const seed = Number(values.seed ?? 1);
 for (const measure of MEASURES.filter((m) => values.only === undefined || m.name.includes(values.only as string))) {
   const result = await timeRun(measure, seed);
   const verdict = result.ok ? "passed" : `FAILED ${result.failed.join(", ")}`;
-  console.log(`${measure.name.padEnd(36)} ${(result.wallMs / 1000).toFixed(1).padStart(6)} s  ${verdict}`);
+  const load = `load ${(loadavg()[0] ?? 0).toFixed(1)}`;
+  console.log(`${measure.name.padEnd(36)} ${(result.wallMs / 1000).toFixed(1).padStart(6)} s  ${load}  ${verdict}`);
 }

@@ -82,6 +82,16 @@ const WRITE_FORM: Readonly<Record<AccountFormat, (nsn: string) => string>> = {
 };
 
 /**
+ * The same number written another way (0712…, 254712…, +254712…): under our
+ * spec it is the same account, so the same payload for a key. The account as
+ * given when it is not a Kenyan mobile number.
+ */
+export function writeAccount(account: string, form: AccountFormat): string {
+  const number = parseKenyanMobile(account);
+  return number === undefined ? account : WRITE_FORM[form](number.nsn);
+}
+
+/**
  * The recipients as a provider with this domain accepts them: each account
  * written in an accepted form (the first the domain lists, when its own is
  * not accepted), and those whose operator the provider does not serve left

@@ -15,7 +15,8 @@ import type { Profile } from "./profiles.ts";
 import type { TargetSpec } from "./target-spec.ts";
 import type { TokenSource } from "./token-source.ts";
 
-export type KeyLocation = "header" | "body";
+/** Where a request carries its idempotency key; `none`: it carries none (the key is optional, §4.4). */
+export type KeyLocation = "header" | "body" | "none";
 
 export interface SendAirtimeCall {
   readonly token: string | undefined;
@@ -161,11 +162,11 @@ export function createPublicApi(options: PublicApiOptions): PublicApi {
   };
 }
 
-/** `POST /v1/airtime`: the body as given, its idempotency key in a header (the default) or in the body. */
+/** `POST /v1/airtime`: the body as given, its idempotency key in a header (the default), in the body or nowhere. */
 function sendAirtimeSpec(request: SendAirtimeCall): HttpRequestSpec {
   const keyIn = request.keyIn ?? "header";
   const withKey =
-    typeof request.body === "string" || request.key === undefined || keyIn === "header"
+    typeof request.body === "string" || request.key === undefined || keyIn !== "body"
       ? request.body
       : { ...request.body, idempotencyKey: request.key };
   const headers: Record<string, string> = {

@@ -11,7 +11,10 @@ import { type Checker, createChecker, isCheckFailure } from "./checker.ts";
 import { CHECK_NAMES, type CheckName } from "./checks.ts";
 import { type ContractOptions, DEFAULT_SHRINK_TIME_MS } from "./contract-options.ts";
 import type { HarnessContext } from "./harness-context.ts";
-import type { ContractProperty, RunRecorder } from "./property.ts";
+import type { Exchange } from "./http-client.ts";
+import { type ContractProperty, currentTranscript, type RunRecorder } from "./property.ts";
+import { searchInLanes } from "./lane-search.ts";
+import { createLaneSet } from "./lanes.ts";
 import { formatReplayPath } from "./replay.ts";
 import { buildReplayCommand } from "./replay-command.ts";
 import type { FailureDiff } from "./failure-evidence.ts";
@@ -35,6 +38,8 @@ export interface CheckPropertyInput {
 }
 
 interface Found {
+  /** The seed of the search (its lane's) that found it: its path is a path of that seed. */
+  readonly seed: number;
   readonly check: CheckName;
   readonly message: string;
   readonly path: string;
@@ -60,7 +65,7 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
     // also pass through the recorder, so the counter is per attempt and held at its total.
     const total = input.runs + (property.examples?.length ?? 0);
     let runsThisAttempt = 0;
-    const recorder = createRecorder(harness, () => {
+    const onRun = () => {
       runsSoFar++;
       runsThisAttempt++;
       options.onProgress?.({
@@ -69,16 +74,18 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
         runs: total,
         phase: input.replay !== undefined ? "replay" : attempt === 0 ? "search" : "shrink-or-retry",
       });
-    });
+    };
     const searchStarted = Date.now();
     // No shrinking here: a failure is replayed first, and shrunk only when it reproduces.
-    const result = await fc.check(property.build({ checker, recorder, replayPath: input.replay?.replayPath }), {
+    const { result, seed, recorder } = await searchInLanes({
+      property,
+      checker,
       seed: input.seed,
       // The fixed cases come first, then as many random runs as asked for.
-      numRuns: input.runs + (property.examples?.length ?? 0),
-      endOnFailure: true,
-      ...examplesOf(property),
-      ...(input.replay === undefined ? {} : { path: input.replay.path }),
+      runs: total,
+      parameters: { ...examplesOf(property), ...(input.replay === undefined ? {} : { path: input.replay.path }) },
+      replayPath: input.replay?.replayPath,
+      recorder: () => createRecorder(harness, onRun),
     });
     input.onPhase("search", Date.now() - searchStarted);
     input.onExercised(checker);
@@ -106,6 +113,7 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
     }
     anyFailure = true;
     const first: Found = {
+      seed,
       check: error.check,
       message: error.message,
       path: result.counterexamplePath ?? "",
@@ -150,6 +158,7 @@ async function pinDown(
   const best: Found =
     shrunk.failed && isCheckFailure(error) && shrunk.counterexamplePath !== null
       ? {
+          seed: first.seed,
           check: error.check,
           message: error.message,
           path: shrunk.counterexamplePath,
@@ -182,10 +191,10 @@ function report(
     check: found.check,
     property: property.name,
     message: found.message.replace(/^\[[a-z_]+\] /, ""),
-    seed: input.seed,
+    seed: found.seed,
     path,
     steps: stepsOf(harness, transcript),
-    replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: input.seed, path }),
+    replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: found.seed, path }),
     reproduced: how.reproduced,
     observed: how.observed,
     shrinkMs: how.shrinkMs,
@@ -233,8 +242,10 @@ function createRecorder(harness: HarnessContext, onRun: () => void): RunRecorder
       onRun();
       current = createTranscript();
       const transcript = current;
-      harness.faultClient.onExchange((exchange) => transcript.record(exchange));
-      harness.directClient.onExchange((exchange) => transcript.record(exchange));
+      // Runs side by side: each exchange goes to the transcript of the run that sent it.
+      const record = (exchange: Exchange) => (currentTranscript() ?? transcript).record(exchange);
+      harness.faultClient.onExchange(record);
+      harness.directClient.onExchange(record);
       return transcript;
     },
     failRun() {
@@ -252,8 +263,9 @@ function runFrom(
   recorder: RunRecorder,
   parameters: { readonly endOnFailure?: boolean; readonly interruptAfterTimeLimit?: number },
 ) {
-  return fc.check(input.property.build({ checker, recorder, replayPath: found.replayPath }), {
-    seed: input.seed,
+  const lanes = createLaneSet(1);
+  return fc.check(input.property.build({ checker, recorder, replayPath: found.replayPath, lanes }), {
+    seed: found.seed,
     path: found.path,
     numRuns: 1,
     ...examplesOf(input.property),

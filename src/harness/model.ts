@@ -50,6 +50,12 @@ export interface ModelConfig {
    * accounts, where only a lower bound holds.
    */
   readonly exactBalance: boolean;
+  /**
+   * A second wallet of the run's customer (created by the harness with admin
+   * powers, with the same start balance as the default one): orders that
+   * name its shortcode are funded by it, and leave the default wallet as it is.
+   */
+  readonly shortcode: string | undefined;
 }
 
 /** How a command asks for the service: explicitly, under its `network` alias, or left to prefix detection. */
@@ -64,6 +70,7 @@ export interface OrderPayload {
   readonly network?: Service;
   readonly name?: string;
   readonly phone?: string;
+  readonly shortcode?: string;
 }
 
 export interface ModelOrder {
@@ -100,7 +107,7 @@ export interface ModelOrder {
 export interface HarnessModel {
   readonly config: ModelConfig;
   readonly orders: ModelOrder[];
-  /** Balance of the default wallet at the start of the run, in cents. */
+  /** Balance of the default wallet (and of the shortcode wallet, when there is one) at the start of the run, in cents. */
   startBalanceCents: number;
   /** Time advanced (or waited) since the run started, ms. */
   elapsedMs: number;
@@ -148,12 +155,22 @@ export interface BalanceExpectation {
   readonly minCents: number;
 }
 
-/** start − Σ amounts of committed orders not refunded. */
-export function expectedBalance(model: HarnessModel): BalanceExpectation {
+/** The wallet that funds an order: its shortcode's, or the default one (null). */
+export function walletOf(order: ModelOrder): string | null {
+  return order.payload.shortcode ?? null;
+}
+
+/** The orders funded by `wallet` (null: the default wallet). */
+export function fundedBy(orders: readonly ModelOrder[], wallet: string | null): ModelOrder[] {
+  return orders.filter((order) => walletOf(order) === wallet);
+}
+
+/** start − Σ amounts of committed orders not refunded, for one wallet (null: the default one). */
+export function expectedBalance(model: HarnessModel, wallet: string | null = null): BalanceExpectation {
   let maxDebit = 0;
   let exactDebit = 0;
   let exact = isPredictable(model);
-  for (const order of model.orders) {
+  for (const order of fundedBy(model.orders, wallet)) {
     // An unknown order may have been debited: the least balance allows for it, the exact one is not known.
     if (order.unknown) {
       maxDebit += order.amountCents;
@@ -181,6 +198,11 @@ export function unknownOrders(model: HarnessModel): ModelOrder[] {
 /** Committed orders, for commands that pick among them by position. */
 export function committedOrders(model: HarnessModel): ModelOrder[] {
   return model.orders.filter((order) => order.committed);
+}
+
+/** Orders sent with an idempotency key: only these can be retried (a keyless order sent again is a new one). */
+export function keyed(orders: readonly ModelOrder[]): ModelOrder[] {
+  return orders.filter((order) => order.keyIn !== "none");
 }
 
 /** Picks by position, so every generated index names a valid target. */

@@ -4,9 +4,11 @@
  * recorder (each run's transcript) and, for a replay, the commands' replay
  * path.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type fc from "fast-check";
 import type { Checker } from "./checker.ts";
 import type { CheckName } from "./checks.ts";
+import type { LaneSet } from "./lanes.ts";
 import type { Transcript } from "./transcript.ts";
 
 export const PROPERTY_NAMES = ["model", "negative-input", "key-length", "auth", "status-codes", "isolation"] as const;
@@ -28,6 +30,8 @@ export interface PropertyEnv {
   readonly recorder: RunRecorder;
   /** The replay path of fast-check's commands, when replaying a model run. */
   readonly replayPath: string | undefined;
+  /** The lanes this search runs in (one for a replay or a shrink). */
+  readonly lanes: LaneSet;
 }
 
 export interface ContractProperty {
@@ -35,6 +39,8 @@ export interface ContractProperty {
   readonly summary: string;
   /** The checks this property can exercise against this target. */
   readonly checks: readonly CheckName[];
+  /** How many independent searches may run side by side (lanes.ts); 1 when absent. */
+  readonly lanes?: number;
   build(env: PropertyEnv): AnyAsyncProperty;
   /**
    * Fixed cases (argument tuples) run once in every contract run, before the
@@ -45,11 +51,19 @@ export interface ContractProperty {
   replayPathOf?(counterexample: readonly unknown[]): string | undefined;
 }
 
+/** The transcript of the run whose code is running: runs side by side each record their own exchanges. */
+const runningTranscript = new AsyncLocalStorage<Transcript>();
+
+/** The transcript of the recorded run the caller is part of, if any. */
+export function currentTranscript(): Transcript | undefined {
+  return runningTranscript.getStore();
+}
+
 /** Runs `body` as one recorded run: a failure marks the transcript as the counterexample's. */
 export async function recordRun(recorder: RunRecorder, body: (transcript: Transcript) => Promise<void>): Promise<void> {
   const transcript = recorder.startRun();
   try {
-    await body(transcript);
+    await runningTranscript.run(transcript, () => body(transcript));
   } catch (error) {
     recorder.failRun();
     throw error;

@@ -28,4 +28,9 @@ export interface RunContext extends HarnessContext {
   readonly clock: TargetClock;
   /** Earlier runs' orders on this account that were kept (not refunded) when this run read its starting balance. */
   readonly earlierKept: readonly LedgerEntry[];
+  /**
+   * Runs side by side move this account's balance too: a balance read in the
+   * middle of a run tells nothing about this run alone (its wave's end judges it).
+   */
+  readonly accountMovedMidRun: boolean;
 }

@@ -13,7 +13,7 @@ import { HarnessError } from "./checker.ts";
 const SavedOrderSchema = z.object({
   reference: z.string().min(1),
   key: z.string().min(1),
-  keyIn: z.enum(["header", "body"]),
+  keyIn: z.enum(["header", "body", "none"]),
   payload: z.record(z.string(), z.unknown()),
   amountCents: z.number().int().nonnegative(),
   id: z.string().optional(),

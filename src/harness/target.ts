@@ -65,8 +65,18 @@ export interface ResolvedTarget {
   close(): Promise<void>;
 }
 
-/** Balance of each fresh customer the harness creates, KES. */
+/**
+ * The in-process simulator's order cap: low, so runs meet what lies past it
+ * — lookups answered 410 order_evicted, and replays of evicted orders' keys,
+ * which must still answer the order's id and status.
+ */
+const IN_PROCESS_MAX_ORDERS = 8;
+
+/** Balance of each fresh customer the harness creates, KES: the default wallet's and the shortcode wallet's. */
 const FRESH_CUSTOMER_BALANCE = 1_000_000;
+
+/** The shortcode of the second wallet every fresh customer gets (§2.1: the shortcode selects the funding wallet). */
+export const FRESH_CUSTOMER_SHORTCODE = "600100";
 
 export async function resolveTarget(spec: TargetSpec): Promise<ResolvedTarget> {
   return spec.kind === "in_process" ? startInProcess(spec) : connectRemote(spec);
@@ -81,6 +91,7 @@ async function startInProcess(spec: Extract<TargetSpec, { kind: "in_process" }>)
     seed: spec.seed,
     timing: { kind: "fixed", ms: spec.timingMs },
     failureRate: 0,
+    maxOrders: spec.simulator?.maxOrders ?? IN_PROCESS_MAX_ORDERS,
   });
   const url = await sim.listen(0, "127.0.0.1");
   const admin = createAdminClient(url, sim.adminToken);
@@ -159,6 +170,7 @@ function createSessionFactory(admin: AdminClient, secrets: Map<string, string>) 
         name: `Contract harness run ${counter}`,
         token,
         balance,
+        wallets: [{ shortcode: FRESH_CUSTOMER_SHORTCODE, balance }],
         ...(webhook === undefined ? {} : { webhook: { url: webhook.url, secrets: [webhook.secret] } }),
       });
       if (!customer.tokens.includes(token)) throw new HarnessError("the admin API did not keep the customer's token");

@@ -8,6 +8,7 @@
  * request about it that failed verification.
  */
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { compilePointer } from "../contract/provider-profile/pointer.ts";
 import type { SignatureVerifier } from "../contract/provider-profile/signing.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
 
@@ -54,6 +55,8 @@ export interface WebhookReceiver {
   ): Promise<WebhookWait>;
   /** Verified deliveries about `reference`, in arrival order. */
   deliveriesFor(reference: string): readonly ReceivedDelivery[];
+  /** The event values of verified deliveries naming `reference` that the profile's event filter set aside. */
+  setAsideFor(reference: string): readonly unknown[];
   /** What reached the receiver, so a check never exercised can name why. */
   arrivals(): WebhookArrivals;
   close(): Promise<void>;
@@ -86,6 +89,9 @@ export async function startWebhookReceiver(options: {
   const { provider } = options;
   const verifier = options.verifier ?? provider.verifier(options.secret);
   const statusEvents: ReceivedDelivery[] = [];
+  /** Per reference, the event values of verified deliveries the event filter set aside. */
+  const setAside = new Map<string, unknown[]>();
+  const eventOf = compilePointer(provider.resolved.event.pointer);
   const inbox = createWebhookInbox({
     secret: options.secret,
     provider,
@@ -94,6 +100,11 @@ export async function startWebhookReceiver(options: {
     respond: { status: 200, body: "ok" },
     onDelivery: (delivery) => {
       if (isStatusEvent(provider, delivery)) statusEvents.push(received(delivery));
+      else if (delivery.order?.reference !== undefined) {
+        const values = setAside.get(delivery.order.reference) ?? [];
+        values.push(eventOf(delivery.payload));
+        setAside.set(delivery.order.reference, values);
+      }
     },
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
@@ -109,6 +120,7 @@ export async function startWebhookReceiver(options: {
     secret: options.secret,
     signing: verifier.description,
     deliveriesFor,
+    setAsideFor: (reference) => setAside.get(reference) ?? [],
     arrivals: () => ({
       requests: inbox.requests().length,
       rejected: inbox.rejected().length,

@@ -26,6 +26,9 @@ export const BLACK_BOX_DEFECTS = {
   no_replayed_header: { check: "idempotent_replay", property: "model" },
   path_not_decoded: { check: "lookup_consistent", property: "model" },
   id_on_insufficient_balance: { check: "response_schema_conformance", property: "status-codes" },
+  timeout_message_failed: { check: "lookup_consistent", property: "model" },
+  account_fingerprinted_as_written: { check: "idempotent_replay", property: "model" },
+  reversal_without_webhook: { check: "webhook_matches_lookup", property: "model" },
 } as const satisfies Record<string, { check: CheckName; property: PropertyName }>;
 
 /**
@@ -141,6 +144,9 @@ export async function startBlackBoxTarget(
         }).catch(() => undefined);
       });
     }
+    if (defect === "reversal_without_webhook" && status === REVERSED_STATUS) {
+      return { status: 200, headers: {}, body: "" };
+    }
     if (defect === "no_webhook_for_failures" && status !== undefined && FAILED_CLASS.has(status)) {
       return { status: 200, headers: {}, body: "" };
     }
@@ -175,7 +181,7 @@ export async function startBlackBoxTarget(
       },
     ],
     webhooks: { schedule: "0,100ms,500ms", jitter: 0 },
-    ...(defect === "foreign_late_reversal"
+    ...(defect === "foreign_late_reversal" || defect === "reversal_without_webhook"
       ? {
           scenarios: {
             definitions: [
@@ -204,7 +210,12 @@ export async function startBlackBoxTarget(
   const failedAmounts = new Map<string, number>();
   let erredOnce = false;
   const keyFirstSeen = new Map<string, number>();
+  const accountAsWritten = new Map<string, string>();
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "account_fingerprinted_as_written" && req.method === "POST") {
+      const mismatch = fingerprintAsWritten(req, accountAsWritten);
+      if (mismatch !== undefined) return forward(mismatch);
+    }
     if (defect === "short_key_retention" && req.method === "POST") {
       const forgotten = forgetOldKey(req, keyFirstSeen);
       if (forgotten !== undefined) return forward(forgotten);
@@ -233,6 +244,7 @@ export async function startBlackBoxTarget(
     }
     const res = await forward();
     if (defect === "shaped_differently") return reshape(res);
+    if (defect === "timeout_message_failed") return timeoutSaysFailed(res);
     if (defect === "foreign_final_then_pending" && req.method === "GET" && res.status === 200) {
       const looked = jsonOf(res.body);
       const reference = typeof looked?.reference === "string" ? looked.reference : undefined;
@@ -286,7 +298,9 @@ export async function startBlackBoxTarget(
       accounts: [
         ...DEFAULT_ACCOUNTS,
         TIMEOUT_ACCOUNT,
-        ...(defect === "foreign_late_reversal" ? [LATE_REVERSAL_ACCOUNT, LATE_REVERSAL_ACCOUNT] : []),
+        ...(defect === "foreign_late_reversal" || defect === "reversal_without_webhook"
+          ? [LATE_REVERSAL_ACCOUNT, LATE_REVERSAL_ACCOUNT]
+          : []),
       ],
       finalTimeoutMs: 5000,
       webhookTimeoutMs: 1000,
@@ -297,6 +311,38 @@ export async function startBlackBoxTarget(
       await webhookProxy.close();
     },
   };
+}
+
+/** Our spec's Reversed: a Success given back after it settled. */
+const REVERSED_STATUS = 8;
+
+/**
+ * `account_fingerprinted_as_written`: the key's payload fingerprint takes the
+ * account as first written, so a retry writing the same number another way
+ * (0712… after +254712…) is a different payload. The simulator is sent a
+ * payload that differs for it too (the amount), so its 409 is the answer.
+ */
+function fingerprintAsWritten(
+  req: { readonly headers: Record<string, string>; readonly body: string },
+  firstWritten: Map<string, string>,
+): { body: string } | undefined {
+  const body = jsonOf(req.body);
+  const key = req.headers["idempotency-key"];
+  if (key === undefined || typeof body?.account !== "string") return undefined;
+  const first = firstWritten.get(key) ?? body.account;
+  firstWritten.set(key, first);
+  if (first === body.account) return undefined;
+  return { body: JSON.stringify({ ...body, amount: Number(body.amount) + 1 }) };
+}
+
+/** `timeout_message_failed`: status 6 (Timeout in our table) reads "Failed", in the body and in its history. */
+function timeoutSaysFailed(res: ProxiedResponse): ProxiedResponse {
+  const body = jsonOf(res.body);
+  if (body === undefined) return res;
+  const history = Array.isArray(body.history)
+    ? body.history.map((entry: { status?: unknown }) => (entry.status === 6 ? { ...entry, message: "Failed" } : entry))
+    : body.history;
+  return rewrite(res, { ...body, ...(body.status === 6 ? { message: "Failed" } : {}), history });
 }
 
 /** How long `short_key_retention` remembers an idempotency key, ms. */

@@ -10,7 +10,7 @@ import { parseProviderProfile } from "../../src/contract/provider-profile/load.t
 import { runContract } from "../../src/harness/run-contract.ts";
 import { type BlackBoxTarget, FOREIGN_PROFILE_YAML, startBlackBoxTarget } from "./black-box-targets.ts";
 
-const SEEDS = [1, 2, 3];
+const SEEDS = [1, 2, 3, 4, 5];
 const open: BlackBoxTarget[] = [];
 
 afterAll(async () => {
@@ -39,3 +39,25 @@ test("a correct enveloped-webhook deployment passes with a profile that has poin
     await target.close();
   }
 }, 480_000);
+
+test("a profile whose event filter sets every delivery aside fails webhook_delivered, naming the count and the filter", async () => {
+  const wrongEvent = FOREIGN_PROFILE_YAML.replace("values: [airtime.completed]", "values: [airtime.status]");
+  const loaded = parseProviderProfile(wrongEvent);
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+  const target = await startBlackBoxTarget("foreign", 1);
+  open.push(target);
+  const report = await runContract({
+    ...target.options,
+    profile: "interface",
+    provider: loaded.profile,
+    properties: ["model"],
+    runs: 3,
+    maxFailures: 1,
+    seed: 1,
+  });
+  const verdict = report.checks.find((c) => c.name === "webhook_delivered");
+  expect(verdict?.status).toBe("failed");
+  const message = verdict?.status === "failed" ? verdict.failure.message : "";
+  expect(message).toMatch(/\d+ delivery\(ies\) naming it arrived, set aside by the profile's event filter/);
+  expect(message).toContain('/event must be one of [airtime.status], they carried "airtime.completed"');
+}, 120_000);

@@ -3,8 +3,10 @@
  * orders into Success about a second after they went final (with a second
  * webhook) passes every model run's own audit, and is caught by the late
  * audit at the end of the run — `status_monotonic`, at the default run
- * count, over five seeds, under both judging rules. The correct target
- * passes the late audit over the same seeds.
+ * count, over five seeds, under both judging rules. With the late audit
+ * off (`--late-audit 0`) some seeds miss it: the model runs' own audits
+ * see a flip only when a later step happens to look in time. The correct
+ * target passes the late audit over the same seeds.
  */
 import { describe, expect, test } from "vitest";
 import type { Profile } from "../../src/harness/profiles.ts";
@@ -14,13 +16,19 @@ import { type BlackBoxDefect, startBlackBoxTarget } from "./black-box-targets.ts
 
 const SEEDS = [1, 2, 3, 4, 5];
 
-async function runModel(defect: BlackBoxDefect, seed: number, profile: Profile): Promise<ContractReport> {
+async function runModel(
+  defect: BlackBoxDefect,
+  seed: number,
+  profile: Profile,
+  lateAuditMs?: number,
+): Promise<ContractReport> {
   const target = await startBlackBoxTarget(defect, seed);
   try {
     return await runContract({
       ...target.options,
       seed,
       profile,
+      ...(lateAuditMs === undefined ? {} : { lateAuditMs }),
       properties: ["model"],
       maxFailures: 1,
       shrinkTimeMs: 1500,
@@ -57,3 +65,10 @@ describe.each<Profile>(["strict", "interface"])("under --profile %s", (profile) 
     }
   }, 240_000);
 });
+
+test("with the late audit off (--late-audit 0), the five-seed catch of the late flip fails: some seeds miss it", async () => {
+  const reports = await Promise.all(SEEDS.map((seed) => runModel("late_flip", seed, "strict", 0)));
+  // A run may still look the flipped order up after it flipped; without the late audit, that is luck.
+  const missed = reports.filter((report) => failedChecks(report).length === 0);
+  expect(missed.length, reports.map((report) => failedChecks(report).join("; ")).join(" | ")).toBeGreaterThan(0);
+}, 240_000);

@@ -106,6 +106,8 @@ async function lookUpAgain(input: LateAuditInput, order: PromisedOrder): Promise
 /** The key, replayed with its payload: the same id, and the status the lookup shows now (or a legal move on). */
 async function replayKey(input: LateAuditInput, order: PromisedOrder, latest: number | undefined): Promise<void> {
   const { harness, checker } = input;
+  // A keyless order has nothing to replay: sent again, it would be a new order.
+  if (order.keyIn === "none") return;
   // A target that forgot the key places the order again: the budget must cover that.
   if (!harness.budget.reserve(order.amountCents)) return;
   const result = await input.api.sendAirtime({

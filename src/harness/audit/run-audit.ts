@@ -2,14 +2,16 @@
  * The end of every model run: settle every order the run placed, then audit
  * each one — its history is a legal path, its final status survives a pause
  * (only Success → Reversed may follow), every final status has a signed
- * webhook agreeing with the lookup — and judge the balance exactly: the start
- * minus every order not refunded.
+ * webhook agreeing with the lookup. The balance, exactly the start minus
+ * every order not refunded, is judged by `judgeBalance`: after one run, or
+ * after a wave of runs that shared the account (balance-waves.ts).
  */
 import { isAllowedTransition, refundsWallet } from "../../contract/status-codes.ts";
 import { type FoundLookup, lookupOrder } from "../commands/order-io.ts";
-import { readBalanceCents } from "../commands/read-balance.ts";
+import { judgeShortcodeWallet, readBalanceCents } from "../commands/read-balance.ts";
 import {
   committedOrders,
+  fundedBy,
   formatKes,
   type HarnessModel,
   isFinal,
@@ -60,8 +62,6 @@ export async function auditRun(model: HarnessModel, real: RunContext): Promise<v
       Promise.all([...settled].map(([order, body]) => rereadFinal(model, real, order, body))),
     );
   }
-  real.transcript.step("read the balance: the start minus every order not refunded");
-  await real.timings.time("audit: balance", () => judgeBalance(model, real));
 }
 
 /** The lookup's history starts pending, moves only by allowed transitions, and ends at the status reported. */
@@ -122,28 +122,53 @@ async function rereadFinal(
 }
 
 /**
- * The balance, judged against the orders' statuses. An order counted as kept
- * (Success) may legally move on after it settled — Success → Reversed, and
- * the refund with it — so before a balance is called wrong, the kept orders
- * are looked up again and the balance read again: only a balance that still
- * disagrees with the statuses as they now are is a failure.
+ * The balance, judged against the orders' statuses: of one run, or of every
+ * run of a wave that shared the account and its starting balance (`models`
+ * all start from the same balance). An order counted as kept (Success) may
+ * legally move on after it settled — Success → Reversed, and the refund with
+ * it — so before a balance is called wrong, the kept orders are looked up
+ * again and the balance read again: only a balance that still disagrees with
+ * the statuses as they now are is a failure.
  */
-async function judgeBalance(model: HarnessModel, real: RunContext): Promise<void> {
-  let cents = await readBalanceCents(real);
-  if (cents === undefined) return;
-  const laterRefunds: number[] = [];
-  // A move can land between a look-up and the read: a few rounds settle it (each order moves once).
-  for (let round = 0; round < BALANCE_REREADS && !balanceHolds(model, cents, laterRefunds); round++) {
-    const kept = committedOrders(model).filter((o) => !isRefunded(model, o));
-    real.transcript.step(
-      "the balance disagrees: look up again every order counted as kept (a legal later move refunds it), then read the balance again",
-    );
-    await Promise.all(kept.map((order) => lookupOrder(model, real, order)));
-    laterRefunds.push(...(await refundedSinceStart(real)));
-    cents = await readBalanceCents(real);
+export async function judgeBalance(models: readonly HarnessModel[], real: RunContext): Promise<void> {
+  real.transcript.step(
+    models.length === 1
+      ? "read the balance: the start minus every order not refunded"
+      : `read the balance: the start minus every order not refunded, of all ${models.length} runs that shared the account`,
+  );
+  await real.timings.time("audit: balance", async () => {
+    let cents = await readBalanceCents(real);
     if (cents === undefined) return;
-  }
-  judgeBalanceNow(model, real, cents, laterRefunds);
+    const laterRefunds: number[] = [];
+    // A move can land between a look-up and the read: a few rounds settle it (each order moves once).
+    for (let round = 0; round < BALANCE_REREADS && !balanceHolds(models, cents, laterRefunds); round++) {
+      real.transcript.step(
+        "the balance disagrees: look up again every order counted as kept (a legal later move refunds it), then read the balance again",
+      );
+      await Promise.all(
+        models.flatMap((model) =>
+          committedOrders(model)
+            .filter((o) => !isRefunded(model, o))
+            .map((order) => lookupOrder(model, real, order)),
+        ),
+      );
+      laterRefunds.push(...(await refundedSinceStart(real)));
+      cents = await readBalanceCents(real);
+      if (cents === undefined) return;
+    }
+    judgeBalanceNow(models, real, cents, laterRefunds);
+    for (const model of models) await judgeShortcodeWallet(model, real);
+  });
+}
+
+/** The orders the default wallet funds: the public balance is that wallet's (the shortcode wallet is judged apart). */
+function defaultWalletOrders(model: HarnessModel): ModelOrder[] {
+  return fundedBy(committedOrders(model), null);
+}
+
+/** The default wallet's orders whose fate is still unknown. */
+function defaultWalletUnknown(model: HarnessModel): ModelOrder[] {
+  return fundedBy(unknownOrders(model), null);
 }
 
 /** Earlier runs' orders kept at this run's start and refunded since (a reversal after they settled), in cents. */
@@ -179,14 +204,15 @@ function isRefunded(model: HarnessModel, order: ModelOrder): boolean {
  * minus every order (shared account); an order still unknown after the
  * audit resolved it counts in the least and may be in the exact or not.
  */
-function expectedCents(model: HarnessModel): { expected: number; least: number } {
-  const orders = committedOrders(model);
-  const debit = orders.filter((o) => !isRefunded(model, o)).reduce((sum, o) => sum + o.amountCents, 0);
-  const unknown = unknownOrders(model).reduce((sum, o) => sum + o.amountCents, 0);
-  return {
-    expected: model.startBalanceCents - debit,
-    least: model.startBalanceCents - unknown - orders.reduce((sum, o) => sum + o.amountCents, 0),
-  };
+function expectedCents(models: readonly HarnessModel[]): { expected: number; least: number } {
+  let expected = models[0]?.startBalanceCents ?? 0;
+  let least = expected;
+  for (const model of models) {
+    const orders = defaultWalletOrders(model);
+    expected -= orders.filter((o) => !isRefunded(model, o)).reduce((sum, o) => sum + o.amountCents, 0);
+    least -= [...defaultWalletUnknown(model), ...orders].reduce((sum, o) => sum + o.amountCents, 0);
+  }
+  return { expected, least };
 }
 
 /**
@@ -194,11 +220,14 @@ function expectedCents(model: HarnessModel): { expected: number; least: number }
  * refunded since the start — each landed before or after the starting read —
  * minus the amounts of some of the orders still unknown.
  */
-function balanceHolds(model: HarnessModel, cents: number, laterRefundsCents: readonly number[]): boolean {
-  const { expected, least } = expectedCents(model);
-  if (!model.config.exactBalance) return cents >= least;
-  const maybeDebited = unknownOrders(model).map((o) => -o.amountCents);
-  return subsetSums([...laterRefundsCents, ...maybeDebited, ...maybeRefunded(model)]).has(cents - expected);
+function balanceHolds(models: readonly HarnessModel[], cents: number, laterRefundsCents: readonly number[]): boolean {
+  const { expected, least } = expectedCents(models);
+  if (!models.every((model) => model.config.exactBalance)) return cents >= least;
+  const uncertain = models.flatMap((model) => [
+    ...defaultWalletUnknown(model).map((o) => -o.amountCents),
+    ...maybeRefunded(model),
+  ]);
+  return subsetSums([...laterRefundsCents, ...uncertain]).has(cents - expected);
 }
 
 /**
@@ -206,7 +235,7 @@ function balanceHolds(model: HarnessModel, cents: number, laterRefundsCents: rea
  * though each may have ended refunded — its refund may be in the balance or not.
  */
 function maybeRefunded(model: HarnessModel): number[] {
-  return committedOrders(model)
+  return defaultWalletOrders(model)
     .filter((o) => o.evicted && (o.lastStatus === undefined || !isFinal(model, o.lastStatus)))
     .map((o) => o.amountCents);
 }
@@ -219,36 +248,48 @@ function subsetSums(amounts: readonly number[]): Set<number> {
   return sums;
 }
 
-function judgeBalanceNow(model: HarnessModel, real: RunContext, cents: number, laterRefunds: readonly number[]): void {
+function judgeBalanceNow(
+  models: readonly HarnessModel[],
+  real: RunContext,
+  cents: number,
+  laterRefunds: readonly number[],
+): void {
   const laterRefundsCents = laterRefunds.reduce((sum, amount) => sum + amount, 0);
-  const orders = committedOrders(model);
-  const { expected, least } = expectedCents(model);
-  const holds = balanceHolds(model, cents, laterRefunds);
+  const { expected, least } = expectedCents(models);
+  const start = formatKes(models[0]?.startBalanceCents ?? 0);
+  const holds = balanceHolds(models, cents, laterRefunds);
   const later =
     laterRefundsCents === 0
       ? ""
       : ` (or up to KES ${formatKes(expected + laterRefundsCents)} with some of the KES ${formatKes(laterRefundsCents)} of earlier orders refunded since the start)`;
-  const ledger = [...orders, ...unknownOrders(model)]
-    .map((o) => `#${o.slot} ${formatKes(o.amountCents)} ${ledgerStatus(model, o)}`)
-    .join(", ");
-  if (model.config.exactBalance) {
+  const ledger = models.map((model, run) => ledgerText(model, models.length > 1 ? `run ${run + 1} ` : "")).join(", ");
+  if (models.every((model) => model.config.exactBalance)) {
     real.checker.that(
       "no_double_charge",
       holds,
       () =>
-        `after settling, the balance is KES ${formatKes(cents)}, expected exactly KES ${formatKes(expected)}${later}: start ${formatKes(model.startBalanceCents)} minus the orders not refunded (${ledger || "none"})`,
+        `after settling, the balance is KES ${formatKes(cents)}, expected exactly KES ${formatKes(expected)}${later}: start ${start} minus the orders not refunded (${ledger || "none"})`,
     );
   } else {
     real.checker.that(
       "no_double_charge",
       holds,
       () =>
-        `the balance is KES ${formatKes(cents)}, below KES ${formatKes(least)} — the least it can be if each order was debited once (start ${formatKes(model.startBalanceCents)}, orders ${ledger || "none"})`,
+        `the balance is KES ${formatKes(cents)}, below KES ${formatKes(least)} — the least it can be if each order was debited once (start ${start}, orders ${ledger || "none"})`,
     );
   }
-  for (const order of orders) {
-    if (order.lastStatus !== undefined && isFinal(model, order.lastStatus)) {
-      real.checker.tally("no_double_charge", statusName(model, order.lastStatus));
+  for (const model of models) {
+    for (const order of committedOrders(model)) {
+      if (order.lastStatus !== undefined && isFinal(model, order.lastStatus)) {
+        real.checker.tally("no_double_charge", statusName(model, order.lastStatus));
+      }
     }
   }
+}
+
+/** One run's orders as a balance failure lists them: slot, amount, status. */
+function ledgerText(model: HarnessModel, label: string): string {
+  return [...defaultWalletOrders(model), ...defaultWalletUnknown(model)]
+    .map((o) => `${label}#${o.slot} ${formatKes(o.amountCents)} ${ledgerStatus(model, o)}`)
+    .join(", ");
 }

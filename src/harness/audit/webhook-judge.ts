@@ -17,6 +17,14 @@ const NOT_COMPARED = new Set(["type", "final", "timestamp", "history", "createdA
  * Waits for the final webhook of `final.status` and judges it. Returns true
  * when a matching webhook was judged (for coverage tallies).
  */
+/** Deliveries that named the order but not an event the profile's filter takes: how many, and why. */
+function setAsideText(real: RunContext, values: readonly unknown[]): string {
+  if (values.length === 0) return "";
+  const { pointer, values: taken } = real.provider.resolved.event;
+  const seen = [...new Set(values.map((value) => JSON.stringify(value) ?? "nothing"))].join(", ");
+  return `; ${values.length} delivery(ies) naming it arrived, set aside by the profile's event filter: ${pointer} must be one of [${taken.join(", ")}], they carried ${seen}`;
+}
+
 export async function judgeFinalWebhook(
   real: RunContext,
   reference: string,
@@ -38,7 +46,7 @@ export async function judgeFinalWebhook(
     "webhook_delivered",
     wait.kind === "delivered",
     () =>
-      `${reference}: final status ${final.status} (${statusName}) but no webhook within ${real.timeouts.webhookMs} ms`,
+      `${reference}: final status ${final.status} (${statusName}) but no webhook within ${real.timeouts.webhookMs} ms${setAsideText(real, receiver.setAsideFor(reference))}`,
   );
   if (wait.kind !== "delivered") return false;
   real.checker.tally("webhook_delivered", statusName);

@@ -9,6 +9,7 @@ import type { TransitionAction } from "../../contract/admin-schemas.ts";
 import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
 import { optionalFaultArbitrary } from "../faults.ts";
+import type { KeyLocation } from "../api.ts";
 import type { HarnessModel, ServiceMode } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { AdvanceTimeCommand } from "./advance-time.ts";
@@ -22,7 +23,7 @@ import { ReadBalanceCommand } from "./read-balance.ts";
 import { RetryAfterLostResponseCommand } from "./retry-after-lost.ts";
 import { PAYLOAD_CHANGES, RetryChangedPayloadCommand } from "./retry-changed.ts";
 import { ConcurrentRetriesCommand } from "./retry-concurrent.ts";
-import { RetrySameCommand } from "./retry-same.ts";
+import { RETRY_ACCOUNT_FORMS, RetrySameCommand } from "./retry-same.ts";
 
 export interface CommandSetOptions {
   /** Admin powers: forced outcomes join the stream. */
@@ -45,7 +46,15 @@ type HarnessCommand = fc.AsyncCommand<HarnessModel, RunContext>;
 
 const indexArb = fc.nat({ max: 1000 });
 
-function newOrderSpecArbitrary(maxAmountCents: number, domain: CompiledDomain | undefined): fc.Arbitrary<NewOrderSpec> {
+/** Where a new order carries its key: header, body, or — for a plain placement — nowhere (§4.4: optional). */
+const KEY_LOCATIONS: readonly KeyLocation[] = ["header", "body"];
+const ANY_KEY_LOCATION: readonly KeyLocation[] = [...KEY_LOCATIONS, "none"];
+
+function newOrderSpecArbitrary(
+  maxAmountCents: number,
+  domain: CompiledDomain | undefined,
+  keyIn: readonly KeyLocation[],
+): fc.Arbitrary<NewOrderSpec> {
   return fc.record({
     amountCents: amountCentsArbitrary(maxAmountCents, domain),
     recipientIndex: indexArb,
@@ -54,7 +63,9 @@ function newOrderSpecArbitrary(maxAmountCents: number, domain: CompiledDomain | 
       domain === undefined
         ? fc.constantFrom<ServiceMode>("explicit", "detect", "network")
         : fc.constant<ServiceMode>("explicit"),
-    keyIn: fc.constantFrom<"header" | "body">("header", "body"),
+    keyIn: fc.constantFrom(...keyIn),
+    // A quarter of the orders name the shortcode wallet, where the run's customer has one.
+    fromShortcode: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
     shape: orderShapeArbitrary(domain),
   });
 }
@@ -70,17 +81,21 @@ function amountCentsArbitrary(maxAmountCents: number, domain: CompiledDomain | u
 }
 
 export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iterable<HarnessCommand>> {
-  const spec = newOrderSpecArbitrary(options.maxAmountCents, options.domain);
+  // Retries after a lost answer or in parallel are what a key is for: those orders always carry one.
+  const spec = newOrderSpecArbitrary(options.maxAmountCents, options.domain, KEY_LOCATIONS);
+  const anySpec = newOrderSpecArbitrary(options.maxAmountCents, options.domain, ANY_KEY_LOCATION);
   // Weighted towards what finds protocol defects: orders, their retries and
   // repeated observations (lookups, balances) across time.
   const weighted: { weight: number; arbitrary: fc.Arbitrary<HarnessCommand> }[] = [
     {
       weight: 3,
-      arbitrary: fc.tuple(spec, optionalFaultArbitrary).map(([s, fault]) => new PlaceOrderCommand(s, fault)),
+      arbitrary: fc.tuple(anySpec, optionalFaultArbitrary).map(([s, fault]) => new PlaceOrderCommand(s, fault)),
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(indexArb, optionalFaultArbitrary).map(([i, fault]) => new RetrySameCommand(i, fault)),
+      arbitrary: fc
+        .tuple(indexArb, optionalFaultArbitrary, fc.option(fc.constantFrom(...RETRY_ACCOUNT_FORMS), { nil: undefined }))
+        .map(([i, fault, form]) => new RetrySameCommand(i, fault, form)),
     },
     { weight: 1, arbitrary: spec.map((s) => new RetryAfterLostResponseCommand(s)) },
     {

@@ -20,6 +20,7 @@ import {
   type OrderPayload,
   pick,
   type ServiceMode,
+  walletOf,
 } from "../model.ts";
 import type { HttpResponse } from "../http-client.ts";
 import type { RunContext } from "../run-context.ts";
@@ -31,6 +32,8 @@ export interface NewOrderSpec {
   readonly recipientIndex: number;
   readonly serviceMode: ServiceMode;
   readonly keyIn: KeyLocation;
+  /** Funded by the customer's shortcode wallet, when the model knows one (else the default wallet). */
+  readonly fromShortcode: boolean;
   /** How the reference and key end, and the optional fields (absent: plain). */
   readonly shape?: OrderShape;
 }
@@ -55,6 +58,7 @@ export function newOrder(model: HarnessModel, real: RunContext, spec: NewOrderSp
     ...(spec.serviceMode === "network" ? { network: recipient.service } : {}),
     ...(spec.shape?.name === undefined ? {} : { name: spec.shape.name }),
     ...(spec.shape?.phone === undefined ? {} : { phone: spec.shape.phone }),
+    ...(spec.fromShortcode && model.config.shortcode !== undefined ? { shortcode: model.config.shortcode } : {}),
   };
   const order: ModelOrder = {
     slot,
@@ -82,7 +86,9 @@ export function describeNewOrder(spec: NewOrderSpec, model: HarnessModel | undef
     spec.serviceMode === "detect"
       ? "service detected"
       : `service as ${spec.serviceMode === "network" ? "network" : "service"}`;
-  return `KES ${formatKes(spec.amountCents)} to ${recipient?.account ?? `account #${spec.recipientIndex}`}, ${service}, key in ${spec.keyIn}`;
+  const wallet =
+    spec.fromShortcode && model?.config.shortcode !== undefined ? ` from wallet ${model.config.shortcode}` : "";
+  return `KES ${formatKes(spec.amountCents)}${wallet} to ${recipient?.account ?? `account #${spec.recipientIndex}`}, ${service}, ${spec.keyIn === "none" ? "no key" : `key in ${spec.keyIn}`}`;
 }
 
 /** Sends `payload` (the order's own by default) with the order's key. Reserves the amount from the budget first. */
@@ -170,7 +176,7 @@ export function absorbOrderResult(
     return; // a failed order (§7): the interface leaves its status free
   }
   if (response.status === 402) {
-    const expectation = expectedBalance(model);
+    const expectation = expectedBalance(model, walletOf(order));
     real.checker.that(
       "no_double_charge",
       expectation.minCents < order.amountCents,
@@ -246,11 +252,19 @@ function acceptOrderAnswer(
       () =>
         `${order.reference}: ${what} reports the failed status ${real.provider.statuses.nameOf(status)} (${status}) with id ${id}; a failed order's answer has no id (§7)`,
     );
+    const firstAnswer = !order.unknown;
     order.committed = true;
     order.unknown = false;
     order.id = id;
     order.placedAtMs = model.elapsedMs;
     order.lastStatus = status;
+    // Steps due at once (a zero delay) are taken before the order is answered: its first answer shows them.
+    const expected = expectedStatus(model, order);
+    real.checker.that(
+      "lookup_consistent",
+      !firstAnswer || expected === undefined || status === expected,
+      () => `${order.reference}: ${what} says status ${status}, the lifecycle has it at ${expected} already`,
+    );
     return;
   }
   // An order found by a lookup that shows no id takes the id its first replay answers.
@@ -363,6 +377,7 @@ export async function lookupOrder(
     return { kind: "lost" };
   }
   assertObservedStatus(model, real, order, found.status, "lookup");
+  if (strict) judgeStatusMessages(model, real, order, body);
   const mismatches = strict ? strictLookupMismatches(order, body) : mappedLookupMismatches(order, found);
   real.checker.that(
     "lookup_consistent",
@@ -410,6 +425,30 @@ function seenUnknownOrder(
       ? response.status === 404
       : answerRefusalMismatch(real.provider, "notFound", response, "lookup") === undefined;
   return notFound ? "not_found" : "lost";
+}
+
+/** Under our spec every status, the current one and each in the history, reads as our status table words it. */
+function judgeStatusMessages(
+  model: HarnessModel,
+  real: RunContext,
+  order: ModelOrder,
+  body: TransactionStatusResponse,
+) {
+  const table = model.config.statusTable;
+  const entries = [
+    { status: body.status, message: body.message },
+    ...(Array.isArray(body.history) ? body.history : []),
+  ];
+  const wrong = entries.filter((entry) => {
+    const stated = table.get(entry.status)?.message;
+    return stated !== undefined && entry.message !== stated;
+  });
+  real.checker.that(
+    "lookup_consistent",
+    wrong.length === 0,
+    () =>
+      `${order.reference}: ${wrong.map((entry) => `status ${entry.status} reads "${entry.message}", our status table says "${table.get(entry.status)?.message}"`).join("; ")}`,
+  );
 }
 
 /** Our spec's lookup echoes the order as placed: id, reference, amount, account (E.164), service, currency. */

@@ -1,4 +1,4 @@
-/** Place a new order: a fresh reference and a fresh idempotency key. */
+/** Place a new order: a fresh reference and a fresh idempotency key, or none. */
 import type fc from "fast-check";
 import { describeFault, type Fault } from "../faults.ts";
 import type { HarnessModel } from "../model.ts";

@@ -1,14 +1,18 @@
 /**
  * Reuse an order's key with a different payload: the target must answer 409
  * idempotency_payload_mismatch and change nothing (the balance commands
- * that follow see any charge it made).
+ * that follow see any charge it made). When a fault loses the answer, the
+ * request is sent once more without it, as a client would: the answer is the
+ * same 409 either way, and a run whose every such retry drew a fault would
+ * otherwise judge nothing.
  */
 import type fc from "fast-check";
+import { toCents } from "../../contract/money.ts";
 import { SERVICES } from "../../contract/operators.ts";
 import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 import type { Fault } from "../faults.ts";
-import { committedOrders, type HarnessModel, type ModelOrder, type OrderPayload, pick } from "../model.ts";
+import { committedOrders, type HarnessModel, keyed, type ModelOrder, type OrderPayload, pick } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { domainOf, sendOrder } from "./order-io.ts";
 import { faultText } from "./place-order.ts";
@@ -26,20 +30,28 @@ export class RetryChangedPayloadCommand implements fc.AsyncCommand<HarnessModel,
   ) {}
 
   check(model: Readonly<HarnessModel>): boolean {
-    const order = pick(committedOrders(model), this.orderIndex);
+    const order = pick(keyed(committedOrders(model)), this.orderIndex);
     return order !== undefined && model.config.budget.canSpend(order.amountCents + 100);
   }
 
   async run(model: HarnessModel, real: RunContext): Promise<void> {
-    const order = pick(committedOrders(model), this.orderIndex);
+    const order = pick(keyed(committedOrders(model)), this.orderIndex);
     if (order === undefined) return;
     const { payload, what } = changePayload(model, order, this.change, domainOf(real));
-    this.label = `retry order #${order.slot} with the same key but ${what}${faultText(this.fault)}`;
+    const resend =
+      this.fault?.kind === "drop_response" || this.fault?.kind === "reset_before"
+        ? ", then again without the fault"
+        : "";
+    this.label = `retry order #${order.slot} with the same key but ${what}${faultText(this.fault)}${resend}`;
     real.transcript.step(this.label);
-    const result = await sendOrder(real, model, order, {
+    let result = await sendOrder(real, model, order, {
       payload,
       ...(this.fault === undefined ? {} : { fault: this.fault }),
     });
+    if (result.kind !== "response" && model.config.budget.canSpend(toCents(payload.amount))) {
+      // The same step: its second exchange is the resend, so a shrunk failure keeps its few steps.
+      result = await sendOrder(real, model, order, { payload });
+    }
     if (result.kind !== "response") return;
     const { response } = result;
     const code = real.provider.readErrorCode(response.json);

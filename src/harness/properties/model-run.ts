@@ -7,17 +7,20 @@
  */
 import type { LedgerEntry } from "../audit/ledger.ts";
 import fc from "fast-check";
-import { auditRun } from "../audit/run-audit.ts";
+import { type BalanceWave, type BalanceWaves, createBalanceWaves } from "../audit/balance-waves.ts";
+import { auditRun, judgeBalance } from "../audit/run-audit.ts";
 import { sleep } from "../audit/settle.ts";
 import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
 import { type HarnessContext, harnessApi } from "../harness-context.ts";
-import { committedOrders, createModel, isFinal, type ModelConfig } from "../model.ts";
-import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
+import { type LaneSet, MAX_LANES } from "../lanes.ts";
+import { committedOrders, createModel, type HarnessModel, isFinal, type ModelConfig } from "../model.ts";
+import { CONFORMANCE_CHECKS, type ContractProperty, type PropertyEnv, recordRun } from "../property.ts";
 import type { RunContext, TargetClock } from "../run-context.ts";
-import type { Session } from "../target.ts";
+import { FRESH_CUSTOMER_SHORTCODE, type Session } from "../target.ts";
+import { applyRunTiming, runTimingArbitrary } from "../run-timing.ts";
 import type { Transcript } from "../transcript.ts";
 
 const MAX_ORDERS_PER_RUN = 6;
@@ -46,12 +49,23 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
     moves: harness.profile === "strict" || harness.provider.given.statuses ? "table" : "final_to_pending",
     maxOrders: MAX_ORDERS_PER_RUN,
     exactBalance: !harness.sharedAccount,
+    // Fresh customers (admin powers) have a shortcode wallet beside the default one.
+    shortcode: harness.target.admin === undefined ? undefined : FRESH_CUSTOMER_SHORTCODE,
   };
   const clock = targetClock(harness);
+  // Runs on the configured account share it; their waves are per search (per lane set).
+  const wavesByLanes = new WeakMap<LaneSet, AccountWaves>();
+  const wavesOf = (lanes: LaneSet): AccountWaves => {
+    const waves = wavesByLanes.get(lanes) ?? createBalanceWaves(lanes);
+    wavesByLanes.set(lanes, waves);
+    return waves;
+  };
   return {
     name: "model",
     summary: "model-based runs: orders, retries, lost responses, lookups, balances, time, webhooks",
     checks,
+    // A virtual clock is one for every run: runs advancing it side by side would move each other's orders.
+    lanes: clock.mode === "real" ? MAX_LANES : 1,
     build(env) {
       const commands = commandsArbitrary({
         admin: config.admin,
@@ -63,15 +77,21 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
         ...(harness.provider.given.domain ? { domain: harness.provider.domain } : {}),
         ...(env.replayPath === undefined ? {} : { replayPath: env.replayPath }),
       });
-      return fc.asyncProperty(commands, (cmds) =>
+      const timings = runTimingArbitrary(timing, config.virtualClock);
+      return fc.asyncProperty(commands, timings, (cmds, runMs) =>
         recordRun(env.recorder, async (transcript) => {
-          const { real, session } = await openModelRun(harness, env.checker, clock, transcript);
-          const start = session.startBalanceCents ?? (await readStartBalance(real, env.checker));
-          const model = createModel(config, start);
+          const session = await harness.target.newSession(harness.subscription);
+          const real = modelRunContext(harness, env, { session, clock, transcript });
+          await applyRunTiming(harness.target.admin, session.customerId, { runMs, targetMs: timing }, transcript);
+          const { cents, wave } = await startingBalance(session, real, () => wavesOf(env.lanes));
+          const model = createModel({ ...config, timingMs: runMs }, cents);
           try {
             await harness.timings.time("model steps", () => fc.asyncModelRun(() => ({ model, real }), cmds));
             await auditRun(model, real);
+            if (wave === undefined) await judgeBalance([model], real);
+            else await wave.finish(model, (models) => judgeBalance(models, real));
           } finally {
+            wave?.abandon();
             recordOrders(harness, model, session.token);
           }
         }),
@@ -84,33 +104,58 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
   };
 }
 
-/** A fresh customer and the API that judges its answers; settles earlier orders when the target cannot give a start balance. */
-async function openModelRun(
+/** The account's state when a wave of runs starts on it: its balance, and earlier orders kept then. */
+interface AccountStart {
+  readonly cents: number;
+  readonly earlierKept: readonly LedgerEntry[];
+}
+type AccountWaves = BalanceWaves<AccountStart, HarnessModel>;
+
+/** A run's real side: its customer, the API that judges the answers, its transcript and clock. */
+function modelRunContext(
   harness: HarnessContext,
-  checker: Checker,
-  clock: TargetClock,
-  transcript: Transcript,
-): Promise<{ real: RunContext; session: Session }> {
-  const earlierKept: LedgerEntry[] = [];
-  const session = await harness.target.newSession(harness.subscription);
+  env: PropertyEnv,
+  run: { session: Session; clock: TargetClock; transcript: Transcript },
+): RunContext & { readonly earlierKept: LedgerEntry[] } {
   const prefix = harness.nextPrefix();
-  const api = harnessApi(harness, checker, prefix, "through_proxy");
-  const real: RunContext = {
+  return {
     ...harness,
-    api,
-    checker,
-    token: session.token,
-    customerId: session.customerId,
+    api: harnessApi(harness, env.checker, prefix, "through_proxy"),
+    checker: env.checker,
+    token: run.session.token,
+    customerId: run.session.customerId,
     prefix,
-    transcript,
-    clock,
-    earlierKept,
+    transcript: run.transcript,
+    clock: run.clock,
+    earlierKept: [],
+    accountMovedMidRun: run.session.startBalanceCents === undefined && env.lanes.count > 1,
   };
-  if (session.startBalanceCents === undefined) {
-    await settleEarlierOrders(harness, real);
-    earlierKept.push(...(await stillKept(harness, real)));
-  }
-  return { real, session };
+}
+
+/**
+ * A fresh customer's balance is known; the configured account's is read
+ * when the run's wave opens, and its earlier kept orders with it.
+ */
+async function startingBalance(
+  session: Session,
+  real: RunContext & { readonly earlierKept: LedgerEntry[] },
+  waves: () => AccountWaves,
+): Promise<{ cents: number; wave: BalanceWave<AccountStart, HarnessModel> | undefined }> {
+  if (session.startBalanceCents !== undefined) return { cents: session.startBalanceCents, wave: undefined };
+  const wave = await waves().join(() => openAccount(real, real));
+  real.earlierKept.push(...wave.start.earlierKept);
+  return { cents: wave.start.cents, wave };
+}
+
+/**
+ * The configured account, before a wave of runs uses it: earlier orders
+ * still open would move the balance under the wave's judgement, so they are
+ * settled first; then the kept ones and the starting balance are read.
+ */
+async function openAccount(harness: HarnessContext, real: RunContext): Promise<AccountStart> {
+  await settleEarlierOrders(harness, real);
+  const earlierKept = await stillKept(harness, real);
+  return { cents: await readStartBalance(real, real.checker), earlierKept };
 }
 
 /**
@@ -158,8 +203,10 @@ async function settleEarlierOrders(harness: HarnessContext, real: RunContext): P
         const result = await real.api.lookup(entry.reference, { token: real.token });
         const status =
           result.kind === "response" ? harness.provider.readOrder("lookup", result.response.json).status : undefined;
-        // Gone (410, evicted): it can no longer be seen, so it is not waited for.
-        const gone = result.kind === "response" && result.response.status === 410;
+        // Gone (410, evicted) or not found (the run that placed it judged that): it cannot be seen, so it
+        // is not waited for — polling it to the final timeout would stall every run after it.
+        const unseen = [410, harness.provider.resolved.http.notFound ?? 404];
+        const gone = result.kind === "response" && unseen.includes(result.response.status);
         if (gone || (typeof status === "number" && harness.provider.statuses.isFinal(status))) {
           entry.final = true;
           return;
