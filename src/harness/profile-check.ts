@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CompiledProfile, OrderBodyKind } from "../contract/provider-profile/compile.ts";
+import { referenceInDomain } from "../contract/provider-profile/domain-rules.ts";
 import { toRecipient } from "./accounts.ts";
 import { createHttpClient, type HttpOutcome } from "./http-client.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
@@ -46,7 +47,7 @@ export async function checkProfile(provider: CompiledProfile, options: ProfileCh
       : await startWebhookReceiver({ provider, secret: options.webhookSecret, ...options.listen });
   try {
     const recipient = toRecipient(options.account);
-    const reference = fitReference(provider, `pc-${randomBytes(4).toString("hex")}`);
+    const reference = referenceInDomain(provider.domain, `pc-${randomBytes(4).toString("hex")}`);
     const key = `pc-${randomBytes(12).toString("hex")}`;
     const amount = Math.max(provider.domain.minAmount, 1);
     const order = {
@@ -178,11 +179,6 @@ async function lookUpUntilFinal(
   const final = status !== undefined && provider.statuses.isFinal(status);
   note(final, `final status within ${options.timeoutMs} ms ${mark(final)}`);
   return final ? status : undefined;
-}
-
-/** A reference inside the profile's domain: ours, cut to its length. */
-function fitReference(provider: CompiledProfile, reference: string): string {
-  return reference.slice(0, provider.domain.referenceMaxLength);
 }
 
 function show(value: unknown): string {

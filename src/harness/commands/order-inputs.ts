@@ -7,6 +7,7 @@
  */
 import fc from "fast-check";
 import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
+import { referenceInDomain } from "../../contract/provider-profile/domain-rules.ts";
 import { IDEMPOTENCY_KEY_PATTERN, REFERENCE_MAX_LENGTH } from "../../contract/public-schemas.ts";
 
 /** Longest idempotency key the interface allows (§4.4, §8). */
@@ -74,7 +75,7 @@ export function shapeReference(base: string, shape: OrderShape | undefined, doma
   const padded = shape?.referenceAtMax === true ? reference.padEnd(max, "r") : reference;
   if (domain === undefined) return padded;
   const fits = (candidate: string) => candidate.length <= max && domain.referencePattern.test(candidate);
-  return [padded, reference, base].find(fits) ?? base;
+  return [padded, reference, base].find(fits) ?? referenceInDomain(domain, base);
 }
 
 /** The order's key: unique `base`, the tail, padded to the maximum when asked; always a valid key. */
