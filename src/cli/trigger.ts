@@ -220,12 +220,12 @@ async function run(config: TriggerConfig) {
     order: config.order,
     faults: config.faults,
     waitMs: config.waitMs,
-    provider: compileProfile(config.provider),
   };
   const { target } = config;
   if (target.kind === "remote") {
     const admin = createAdminClient(target.url, target.adminToken);
-    return runTrigger({ ...request, url: target.url, admin, customerId: target.customerId });
+    const provider = compileProfile(config.provider);
+    return runTrigger({ ...request, provider, url: target.url, admin, customerId: target.customerId });
   }
   const sim = await createSimulator({
     clock: "virtual",
@@ -235,7 +235,14 @@ async function run(config: TriggerConfig) {
   try {
     const url = await sim.listen();
     const admin = createAdminClient(url, sim.adminToken);
-    return await runTrigger({ ...request, url, admin, customerId: sim.demo?.customerId ?? "demo" });
+    // The simulator compiled the profile at start: read its answers through the same one.
+    return await runTrigger({
+      ...request,
+      provider: sim.provider,
+      url,
+      admin,
+      customerId: sim.demo?.customerId ?? "demo",
+    });
   } finally {
     await sim.close();
   }

@@ -6,6 +6,7 @@
  */
 import { randomInt, randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
+import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { compileRenderer, type DialectRenderer } from "../contract/provider-profile/render.ts";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
 import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
@@ -61,6 +62,8 @@ export interface Simulator {
   /** The seeded demo customer; undefined with `demo: false`. */
   readonly demo: { readonly customerId: string; readonly token: string; readonly apiKey: string } | undefined;
   readonly clock: SimulatorClock;
+  /** The provider profile it speaks, compiled once at start (our spec's without `provider`). */
+  readonly provider: CompiledProfile;
   /** The customer directory: create, update, read customers (same rules as the admin API). */
   readonly customers: SimulatorCustomers;
   readonly service: AirtimeService;
@@ -183,6 +186,7 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
     adminToken,
     demo,
     clock,
+    provider: start.dialect.profile,
     customers,
     service,
     store,

@@ -3,7 +3,7 @@
  * enveloped dialect (examples/providers/enveloped-string-money.yaml), which
  * verifies with the `standardwebhooks` package and reads the provider's
  * envelope, receives `trigger success` and `trigger failed` in that dialect
- * and verifies both.
+ * and verifies both; the run compiles the profile once.
  */
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
@@ -12,7 +12,15 @@ import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { trigger } from "../../src/cli/trigger.ts";
+import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import type * as CompileModule from "../../src/contract/provider-profile/compile.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
+
+// Counts compilations: a run compiles the provider's profile once, however many parts read it.
+vi.mock("../../src/contract/provider-profile/compile.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof CompileModule>();
+  return { ...original, compileProfile: vi.fn(original.compileProfile) };
+});
 
 const ENVELOPED = fileURLToPath(new URL("../../examples/providers/enveloped-string-money.yaml", import.meta.url));
 const SECRET = generateWebhookSecret();
@@ -88,4 +96,11 @@ test("a handler with another secret refuses them: the signature is real", async 
     "webhook-signature": signed,
   };
   expect(() => other.verify(body, headers)).toThrow();
+});
+
+test("one run compiles the provider's profile once, for the simulator and for reading its answers", async () => {
+  vi.mocked(compileProfile).mockClear();
+  expect(await triggerStatus("success")).toBe(0);
+  const ofTheProvider = vi.mocked(compileProfile).mock.calls.filter(([file]) => file?.name !== undefined);
+  expect(ofTheProvider).toHaveLength(1);
 });
