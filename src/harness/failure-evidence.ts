@@ -22,6 +22,9 @@ export interface ExchangeRecord {
         readonly body: string;
       }
     | { readonly kind: "network_error"; readonly code: string; readonly message: string };
+  /** When it was sent (epoch ms) and how long the answer took; absent from a report assembled by hand. */
+  readonly startedAt?: number;
+  readonly durationMs?: number;
 }
 
 /** Two bodies that should have agreed, e.g. a webhook and the lookup of its order. */

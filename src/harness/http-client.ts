@@ -44,6 +44,9 @@ export type HttpOutcome = HttpResponse | HttpNetworkError;
 export interface Exchange {
   readonly request: HttpRequestSpec;
   readonly outcome: HttpOutcome;
+  /** When the request was sent (wall clock, epoch ms), and how long its answer took. */
+  readonly startedAt: number;
+  readonly durationMs: number;
 }
 
 export interface HttpClient {
@@ -74,8 +77,10 @@ export function createHttpClient(baseUrl: string, options: { readonly timeoutMs?
       // The listener when the request starts: a request a finished run left in flight lands in that run's
       // transcript, not as a stray first step of the next run.
       const tell = listener;
+      const startedAt = Date.now();
+      const started = performance.now();
       const outcome = await sendOnce(base, spec, spec.timeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-      tell?.({ request: spec, outcome });
+      tell?.({ request: spec, outcome, startedAt, durationMs: performance.now() - started });
       return outcome;
     },
   };

@@ -94,6 +94,8 @@ export function toExchangeRecord(exchange: Exchange, options: Pick<CurlOptions, 
             body: cut(redact(outcome.text)),
           }
         : { kind: "network_error", code: outcome.code, message: outcome.message },
+    startedAt: exchange.startedAt,
+    durationMs: Math.round(exchange.durationMs),
   };
 }
 

@@ -139,6 +139,14 @@ describe.skipIf(skip)(`the HTML contract report in Chromium${skip ? ` (skipped: 
     expect(scan.violations.filter((v) => v.impact === "serious" || v.impact === "critical")).toEqual([]);
     expect(errors).toEqual([]);
 
+    // The timeline draws a bar per request of the shrunk run, from sent to answered.
+    const timeline = failure.locator("figure[data-chart]");
+    await expect.poll(() => timeline.getAttribute("data-drawn")).toBe(await timeline.getAttribute("data-points"));
+    const bars = JSON.parse((await timeline.locator("script").textContent()) ?? "{}") as { series: unknown[] };
+    expect(bars.series).toHaveLength(Math.min(60, steps.flatMap((step) => step.exchanges).length));
+    expect(await timeline.locator("canvas").count()).toBe(1);
+    await timeline.screenshot({ path: resolve(SCREENSHOT, "../contract-timeline.png") });
+
     // The docs show the failure with its first step opened down to the request and response.
     await mkdir(resolve(SCREENSHOT, ".."), { recursive: true });
     await failure.getByRole("button", { name: "Collapse all steps" }).click();
@@ -160,7 +168,10 @@ describe.skipIf(skip)(`the HTML contract report in Chromium${skip ? ` (skipped: 
     });
     expect(await page.evaluate(() => (globalThis as { pwned?: unknown }).pwned)).toBeUndefined();
     expect(await page.locator("img").count()).toBe(0);
-    expect(await page.locator("script").count()).toBe(1);
+    // uPlot, its chart drawer, the report's own buttons, and the timeline's data block (which never runs).
+    expect(await page.locator("script").count()).toBe(4);
+    expect(await page.locator("script[type='application/json']").count()).toBe(1);
+    await expect.poll(() => page.locator("figure[data-chart]").getAttribute("data-drawn")).toBe("4");
     expect(await page.getByText(HOSTILE).first().isVisible()).toBe(true);
     expect(dialogs).toBe(0);
     expect(errors).toEqual([]);

@@ -58,15 +58,18 @@ describe("the HTML report of a failed run", () => {
     expect(page).toMatch(/<td>search<\/td><td class="num">4\.0 s<\/td>/);
   });
 
-  test("escapes everything the target said: the only script is the page's own, allowed by its hash", () => {
-    expect(page.match(/<script/gi)).toHaveLength(1);
+  test("escapes everything the target said: the only scripts are the page's own, each allowed by its hash", () => {
+    // uPlot, its chart drawer and the report's buttons run; the timeline's JSON data block never does.
+    const scripts = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? "");
+    expect(scripts).toHaveLength(3);
+    expect(page.match(/<script/gi)).toHaveLength(4);
+    expect(page.match(/<script type="application\/json">/g)).toHaveLength(1);
     expect(page).not.toMatch(/<img/i);
     expect(page).not.toContain(HOSTILE);
     expect(page).not.toMatch(/onerror="/);
     expect(page).toContain(escapeHtml(HOSTILE));
-    const script = /<script>([\s\S]*)<\/script>/.exec(page)?.[1] ?? "";
-    const hash = createHash("sha256").update(script).digest("base64");
-    expect(page).toContain(escapeHtml(`script-src 'sha256-${hash}'`));
+    const hashes = scripts.map((script) => `'sha256-${createHash("sha256").update(script).digest("base64")}'`);
+    expect(page).toContain(escapeHtml(`script-src ${hashes.join(" ")}`));
     expect(page).toContain(escapeHtml("default-src 'none'"));
   });
 
@@ -96,6 +99,8 @@ describe("what a failure records for the report", () => {
           text: `{"echo":"s3cret","pad":"${"x".repeat(3000)}"}`,
           json: undefined,
         },
+        startedAt: 1_700_000_000_000,
+        durationMs: 12.4,
       },
       { secrets: new Map([["s3cret", "$AIRTIME_TOKEN"]]) },
     );
@@ -103,6 +108,7 @@ describe("what a failure records for the report", () => {
     expect(record.request.headers).toEqual({ authorization: "Bearer $AIRTIME_TOKEN" });
     expect(record.request.body).toBe(`{"token":"$AIRTIME_TOKEN"}`);
     expect(record.response.kind === "response" && record.response.body).toMatch(/…\(\d+ bytes\)$/);
+    expect([record.startedAt, record.durationMs]).toEqual([1_700_000_000_000, 12]);
   });
 
   test("a webhook that disagrees with the lookup fails with both bodies as the diff, and every step's responses", async () => {

@@ -62,7 +62,7 @@ ins.diff-line { background: #dafbe1; color: #116329; }
 .legend-add { color: #116329; }
 .diff-mark { display: inline-block; width: 1.2em; user-select: none; }
 figure.chart { margin: 1rem 0; }
-.chart-box { max-width: 760px; min-height: 260px; }
+.chart-box { max-width: 760px; }
 .share-bar { display: inline-block; height: 0.7em; background: #0a58ca; vertical-align: middle; }
 .share-bar.target { background: #b3261e; }
 footer { color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line); }

@@ -1,14 +1,16 @@
 /**
  * The report as one self-contained HTML page: every check with its verdict
  * and coverage; for each failure its shrunk steps (request, response and a
- * curl line each), the diff between the two bodies that disagreed, and the
- * replay command; the run's target, profile, seed and timing. Everything the
+ * curl line each) and their timeline, the diff between the two bodies that
+ * disagreed, and the replay command; the run's target, profile, seed and timing. Everything the
  * target said is escaped (see html-template.ts).
  */
 import type { ExchangeRecord } from "../failure-evidence.ts";
 import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
 import { renderJsonDiff } from "./html-diff.ts";
+import { failureTimeline } from "./failure-timeline.ts";
 import { renderPage } from "./html-page.ts";
+import { chartAssets } from "./report-charts.ts";
 import { type Html, inlineCode, markup } from "./html-template.ts";
 
 type FailedVerdict = Extract<CheckVerdict, { status: "failed" }>;
@@ -41,7 +43,11 @@ ${renderErrors(report)}
 ${renderTiming(report)}
 </main>
 <footer><p>airtime-harness contract · seed ${report.seed} · ${report.runsPerProperty} runs per property</p></footer>`;
-  return renderPage(`Contract report: ${verdict} — ${report.target}`, body);
+  // uPlot comes with the page only when a failure has a timeline to draw.
+  const timed = failures.some((check) =>
+    check.failure.steps.some((step) => step.exchanges.some((e) => e.startedAt !== undefined)),
+  );
+  return renderPage(`Contract report: ${verdict} — ${report.target}`, body, timed ? chartAssets() : {});
 }
 
 function renderFacts(report: ContractReport): Html {
@@ -128,6 +134,7 @@ ${
     : markup`<h4>Expected against actual</h4>
 ${renderJsonDiff(failure.diff)}`
 }
+${renderTimeline(id, failure.steps)}
 <h4 id="${id}-steps">Steps</h4>
 <div data-steps>
 ${failure.steps.map(renderStep)}</div>
@@ -135,6 +142,14 @@ ${failure.steps.map(renderStep)}</div>
 ${copyable(failure.replay, "the replay command")}
 </article>
 `;
+}
+
+function renderTimeline(id: string, steps: readonly FailureStep[]): Html | string {
+  const chart = failureTimeline(`${id}-timeline`, steps);
+  return chart === undefined
+    ? ""
+    : markup`<h4>Timeline</h4>
+${chart}`;
 }
 
 function renderStep(step: FailureStep, index: number): Html {

@@ -12,9 +12,13 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Html, markup } from "./html-template.ts";
 
-/** A line per series over one shared x axis, as uPlot takes it. */
+/**
+ * A line per series over one shared x axis, as uPlot takes it. `ecdf`: each
+ * line steps up at each sample. `gantt`: each series is one bar, its two
+ * points (start and end) on the row its value names, `rows` labelling them.
+ */
 export interface LineChart {
-  readonly kind: "ecdf" | "steps";
+  readonly kind: "ecdf" | "gantt";
   readonly xLabel: string;
   readonly yLabel: string;
   readonly x: readonly number[];
@@ -23,6 +27,8 @@ export interface LineChart {
     readonly color: string;
     readonly y: readonly (number | null)[];
   }[];
+  /** `gantt`: each row's label, top row first. */
+  readonly rows?: readonly string[];
 }
 
 /** What a page needs in its head and before its end to draw charts. */
@@ -31,25 +37,36 @@ export interface ChartAssets {
   readonly scripts: readonly string[];
 }
 
-// Draws every [data-chart] figure; `ecdf` lines step up at each sample, `steps` join points as they come.
+// Draws every [data-chart] figure from its data block.
 const DRAW_SCRIPT = `
 (() => {
   const stepped = uPlot.paths.stepped({ align: 1 });
   for (const figure of document.querySelectorAll("figure[data-chart]")) {
     const spec = JSON.parse(figure.querySelector("script[type='application/json']").textContent);
     const box = figure.querySelector(".chart-box");
+    const gantt = spec.kind === "gantt";
+    const rows = spec.rows || [];
     const options = {
       width: Math.max(320, Math.min(760, box.clientWidth || 760)),
-      height: 260,
-      scales: { x: { time: false }, y: spec.kind === "ecdf" ? { range: [0, 1] } : {} },
-      axes: [{ label: spec.xLabel }, { label: spec.yLabel }],
+      height: gantt ? 100 + rows.length * 26 : 260,
+      legend: { show: !gantt },
+      scales: {
+        x: { time: false },
+        y: gantt ? { range: [-0.5, rows.length - 0.5], dir: -1 } : spec.kind === "ecdf" ? { range: [0, 1] } : {},
+      },
+      axes: [
+        { label: spec.xLabel },
+        gantt
+          ? { size: 270, splits: () => rows.map((_, i) => i), values: (u, splits) => splits.map((v) => rows[v] || "") }
+          : { label: spec.yLabel },
+      ],
       series: [{ label: spec.xLabel }].concat(spec.series.map((s) => ({
         label: s.label,
         stroke: s.color,
-        width: 2,
+        width: gantt ? 8 : 2,
         spanGaps: true,
         paths: spec.kind === "ecdf" ? stepped : undefined,
-        points: { show: spec.kind !== "ecdf" },
+        points: { show: false },
       }))),
     };
     new uPlot(options, [spec.x].concat(spec.series.map((s) => s.y)), box);
