@@ -80,6 +80,29 @@ function amountCentsArbitrary(maxAmountCents: number, domain: CompiledDomain | u
   return step === 1 ? fc.integer({ min, max }) : fc.integer({ min, max }).map((units) => units * step);
 }
 
+/**
+ * A command that checks its precondition again as it starts. fast-check
+ * awaits `check()` before `run()`, and model runs in other lanes spend the
+ * one budget in between; checked again here, in the same tick as the
+ * command's first reservation, a command the budget no longer covers is
+ * left out instead of failing its run with a budget error.
+ */
+class RecheckedCommand implements HarnessCommand {
+  constructor(private readonly command: HarnessCommand) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    return this.command.check(model);
+  }
+
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    if (this.command.check(model)) await this.command.run(model, real);
+  }
+
+  toString(): string {
+    return this.command.toString();
+  }
+}
+
 export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iterable<HarnessCommand>> {
   // Retries after a lost answer or in parallel are what a key is for: those orders always carry one.
   const spec = newOrderSpecArbitrary(options.maxAmountCents, options.domain, KEY_LOCATIONS);
@@ -134,7 +157,7 @@ export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iter
     });
   }
   if (options.webhooks) weighted.push({ weight: 1, arbitrary: indexArb.map((i) => new AwaitWebhookCommand(i)) });
-  return fc.commands([fc.oneof(...weighted)], {
+  return fc.commands([fc.oneof(...weighted).map((command) => new RecheckedCommand(command))], {
     maxCommands: options.maxCommands,
     // Lengths spread over the whole range up to maxCommands, not only short runs.
     size: "max",

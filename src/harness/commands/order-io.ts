@@ -91,15 +91,19 @@ export function describeNewOrder(spec: NewOrderSpec, model: HarnessModel | undef
   return `KES ${formatKes(spec.amountCents)}${wallet} to ${recipient?.account ?? `account #${spec.recipientIndex}`}, ${service}, ${spec.keyIn === "none" ? "no key" : `key in ${spec.keyIn}`}`;
 }
 
-/** Sends `payload` (the order's own by default) with the order's key. Reserves the amount from the budget first. */
+/**
+ * Sends `payload` (the order's own by default) with the order's key.
+ * Reserves the amount from the budget first, unless the command `reserved`
+ * it already.
+ */
 export async function sendOrder(
   real: RunContext,
   model: HarnessModel,
   order: ModelOrder,
-  options: { readonly fault?: Fault; readonly payload?: OrderPayload } = {},
+  options: { readonly fault?: Fault; readonly payload?: OrderPayload; readonly reserved?: boolean } = {},
 ): Promise<CallResult> {
   const payload = options.payload ?? order.payload;
-  if (!model.config.budget.reserve(toCents(payload.amount))) {
+  if (options.reserved !== true && !model.config.budget.reserve(toCents(payload.amount))) {
     throw new HarnessError("budget exhausted; a command's check() should have prevented this request");
   }
   return real.api.sendAirtime({

@@ -22,10 +22,12 @@ export class RetryAfterLostResponseCommand implements fc.AsyncCommand<HarnessMod
     const order = newOrder(model, real, this.spec);
     this.label = `place order #${order.slot} (${order.reference}), lose the response, retry with the same key: ${describeNewOrder(this.spec, model)}`;
     real.transcript.step(this.label);
+    // The retry's amount is reserved with the first: other lanes spend the budget while this one waits.
+    if (!model.config.budget.reserve(order.amountCents)) throw new HarnessError("budget exhausted before the retry");
     const lost = await sendOrder(real, model, order, { fault: { kind: "drop_response" } });
     if (lost.kind !== "lost") throw new HarnessError("the fault proxy did not drop the response");
     absorbOrderResult(model, real, order, lost);
-    absorbOrderResult(model, real, order, await sendOrder(real, model, order));
+    absorbOrderResult(model, real, order, await sendOrder(real, model, order, { reserved: true }));
   }
 
   toString(): string {
