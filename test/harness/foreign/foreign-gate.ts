@@ -12,8 +12,8 @@ export interface ClientCredentials {
 export interface TokenIssuer {
   /** A new token for the customer whose credentials these are (HTTP Basic), or undefined. */
   issue(authorization: string | undefined): { readonly token: string; readonly expiresInMs: number } | undefined;
-  /** A token for a customer, as a provider's dashboard hands one out. */
-  issueFor(customerId: string): string;
+  /** A token for a customer, as a provider's dashboard hands one out; it lives `lifetimeMs` (default: the issuer's). */
+  issueFor(customerId: string, lifetimeMs?: number): string;
   /** The customer a live token belongs to; an expired or unknown token has none. */
   customerOf(token: string): string | undefined;
 }
@@ -30,9 +30,9 @@ export function createTokenIssuer(
 ): TokenIssuer {
   const tokens = new Map<string, { readonly customerId: string; readonly expiresAt: number }>();
 
-  function issueFor(customerId: string): string {
+  function issueFor(customerId: string, life = lifetimeMs): string {
     const token = `fa_${randomBytes(18).toString("base64url")}`;
-    tokens.set(token, { customerId, expiresAt: Date.now() + lifetimeMs });
+    tokens.set(token, { customerId, expiresAt: Date.now() + life });
     return token;
   }
 

@@ -152,8 +152,12 @@ test("every pointer of the foreign profile finds its value in real answers", asy
   );
   answers.webhook = JSON.parse(receiver.deliveries[0]?.body ?? "{}");
   for (const [kind, pointers] of Object.entries(profile.bodies as Record<string, Record<string, unknown>>)) {
-    const { extra, ...fields } = pointers as { extra?: Record<string, { constant: unknown }> };
-    for (const [field, pointer] of Object.entries(fields as Record<string, string>)) {
+    const { extra, passthrough, ...fields } = pointers as {
+      extra?: Record<string, { constant: unknown }>;
+      passthrough?: Record<string, string>;
+    };
+    // Our members the profile keeps are written by the provider too, at the same pointers.
+    for (const [field, pointer] of Object.entries({ ...(fields as Record<string, string>), ...passthrough })) {
       expect(at(answers[kind], pointer), `${kind}.${field} at ${pointer}`).toBeDefined();
     }
     // The envelope's constants are what the provider really writes there.

@@ -56,7 +56,12 @@ export interface ForeignTargetOptions {
 
 export interface ForeignTarget {
   readonly url: string;
-  /** A live token of each customer (they expire like any other). */
+  /**
+   * A live token of each customer. The first customer's expires like any
+   * other, and `tokenCommand` renews it; the second's is handed out for the
+   * whole test (ten minutes at least), since `--other-token` has no command
+   * to renew it.
+   */
   readonly tokens: { readonly primary: string; readonly other: string };
   readonly credentials: { readonly primary: ClientCredentials; readonly other: ClientCredentials };
   /** A shell command that prints a fresh token of the first customer (`--token-command`). */
@@ -72,6 +77,7 @@ export interface ForeignTarget {
 
 const PRIMARY = "cust-primary";
 const OTHER = "cust-other";
+const OTHER_TOKEN_LIFETIME_MS = 600_000;
 const SHORTCODE = "600900";
 const FOREIGN_ACCOUNTS = ["0712000101", "254733000202", "0770000303"] as const;
 const PRINT_TOKEN = fileURLToPath(new URL("./print-token.ts", import.meta.url));
@@ -160,7 +166,10 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    tokens: { primary: issuer.issueFor(PRIMARY), other: issuer.issueFor(OTHER) },
+    tokens: {
+      primary: issuer.issueFor(PRIMARY),
+      other: issuer.issueFor(OTHER, Math.max(options.tokenLifetimeMs ?? 0, OTHER_TOKEN_LIFETIME_MS)),
+    },
     credentials,
     // Node with tsx's loader, not npx: half the start-up, which counts when five runs refresh at once on a busy machine.
     tokenCommand: `node --import tsx ${PRINT_TOKEN} ${url} ${credentials.primary.clientId} ${credentials.primary.clientSecret}`,
