@@ -8,8 +8,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { CompiledProfile, OrderBodyKind } from "../contract/provider-profile/compile.ts";
-import { referenceInDomain } from "../contract/provider-profile/domain-rules.ts";
 import { toRecipient } from "./accounts.ts";
+import { referenceInDomain } from "./commands/order-inputs.ts";
 import { createHttpClient, type HttpOutcome } from "./http-client.ts";
 import { startWebhookReceiver } from "./webhook-receiver.ts";
 

@@ -13,9 +13,8 @@ import { afterAll, afterEach, expect, test, vi } from "vitest";
 import { parse, stringify } from "yaml";
 import { profile } from "../../src/cli/profile.ts";
 import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
-import { referenceInDomain } from "../../src/contract/provider-profile/domain-rules.ts";
 import { parseProviderProfile } from "../../src/contract/provider-profile/load.ts";
-import { shapeReference } from "../../src/harness/commands/order-inputs.ts";
+import { referenceInDomain, shapeReference } from "../../src/harness/commands/order-inputs.ts";
 import { createSimulator, type Simulator } from "../../src/simulator/create-simulator.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -5,7 +5,6 @@
  * the services and the currency. Compiled once; a profile without a
  * `domain` section compiles to no rules at all.
  */
-import fc from "fast-check";
 import { detectService, parseKenyanMobile } from "../operators.ts";
 import type { CompiledDomain } from "./compile.ts";
 import type { AccountFormat } from "./schema.ts";
@@ -71,34 +70,4 @@ export function compileDomainRules(domain: CompiledDomain): DomainRules {
       issues.push({ pointer: "#/currency", detail: `must be ${domain.currency}` });
     return issues;
   };
-}
-
-/** A small, stable number from a text, to seed a draw that must repeat for the same text. */
-function seedOf(text: string): number {
-  let hash = 0;
-  for (const char of text) hash = (Math.imul(hash, 31) + (char.codePointAt(0) ?? 0)) | 0;
-  return hash;
-}
-
-/**
- * A reference the domain accepts: `base` cut to the longest allowed when
- * that matches the pattern, else one drawn from the pattern itself (a
- * provider that takes only `^TX[0-9]{10}$` refuses every reference of ours).
- * The draw is seeded by `base`, so the same base gives the same reference
- * and a new base a new one; of a few drawn, the longest is kept, as the
- * least likely to meet a reference already used.
- *
- * @example
- * referenceInDomain({ referencePattern: /^TX[0-9]{10}$/u, referenceMaxLength: 12 }, "pc-1a2b"); // "TX4093817265"
- */
-export function referenceInDomain(
-  domain: Pick<CompiledDomain, "referencePattern" | "referenceMaxLength">,
-  base: string,
-): string {
-  const { referencePattern: pattern, referenceMaxLength: maxLength } = domain;
-  const cut = base.slice(0, maxLength);
-  if (pattern.test(cut)) return cut;
-  const drawn = fc.sample(fc.stringMatching(pattern, { maxLength }), { numRuns: 8, seed: seedOf(base) });
-  const fitting = drawn.filter((reference) => reference.length <= maxLength && pattern.test(reference));
-  return fitting.reduce((longest, reference) => (reference.length > longest.length ? reference : longest), cut);
 }
