@@ -42,6 +42,8 @@ function trailOf(probed: ProbedOrder, bodies: InferredBodies, balance: string): 
   const steps: Omit<Seen, "cls" | "how">[] = [];
   let previous: unknown;
   for (const move of probed.moves) {
+    // A move without a replay held to it has no number to pair with; a later move names the status.
+    if (move.replay === undefined) continue;
     const written = at(move.lookup.json, lookup.status);
     if (written === previous || written === undefined) continue;
     previous = written;

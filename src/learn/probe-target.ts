@@ -110,6 +110,18 @@ export function createTargetProbe(client: ProbeClient, settings: ProbeSettings) 
     return undefined;
   }
 
+  /**
+   * A replay's number pairs with a lookup's word only if the order did not
+   * move between the two: a lookup after the replay must still read as the
+   * one before it, or the pair is dropped and the next move supplies it.
+   */
+  async function replayHeldTo(order: OrderDraft, looked: HttpResponse): Promise<HttpResponse | undefined> {
+    const replay = response(await post({ ...order, amount: 0 }));
+    const after = await lookup(order.reference);
+    if (after === undefined || after.status !== 200) return undefined;
+    return statusLikeChanges(looked.json, after.json).length > 0 ? undefined : replay;
+  }
+
   /** Looks an order up until a field of it has moved and then held still, replaying it at each move. */
   async function untilSettled(order: OrderDraft, first: HttpResponse) {
     const deadline = Date.now() + settings.timeoutMs;
@@ -124,7 +136,7 @@ export function createTargetProbe(client: ProbeClient, settings: ProbeSettings) 
       last = next;
       if (moved) {
         movedAt = Date.now();
-        moves.push({ lookup: next, replay: response(await post({ ...order, amount: 0 })) });
+        moves.push({ lookup: next, replay: await replayHeldTo(order, next) });
       } else if (movedAt !== undefined && Date.now() - movedAt >= SETTLE_MS) break;
     }
     return { finalLookup: last, moves };
@@ -133,7 +145,7 @@ export function createTargetProbe(client: ProbeClient, settings: ProbeSettings) 
   async function follow(order: OrderDraft, placed: HttpResponse): Promise<ProbedOrder | undefined> {
     const firstLookup = await lookup(order.reference);
     // The first lookup may already be past pending on a fast target: its replay's number says which.
-    const firstReplay = response(await post({ ...order, amount: 0 }));
+    const firstReplay = firstLookup === undefined ? undefined : await replayHeldTo(order, firstLookup);
     const balanceAfterPlace = await balance();
     if (firstLookup === undefined || firstLookup.status !== 200) return undefined;
     const settled = await untilSettled(order, firstLookup);
