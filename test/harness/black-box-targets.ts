@@ -364,7 +364,8 @@ function forgetOldKey(
   const first = firstSeen.get(key) ?? Date.now();
   firstSeen.set(key, first);
   if (Date.now() - first < KEY_RETENTION_MS) return undefined;
-  const fresh = `${key}-${randomBytes(4).toString("hex")}`;
+  // A key of the same length, so the target answers as to a new order, never as to a malformed key.
+  const fresh = `${key.slice(0, -9)}-${randomBytes(4).toString("hex")}`;
   if (req.headers["idempotency-key"] !== undefined)
     return { headers: { ...req.headers, "idempotency-key": fresh }, body: req.body };
   return { headers: req.headers, body: JSON.stringify({ ...body, idempotencyKey: fresh }) };
