@@ -65,10 +65,13 @@ export function unexercisedReason(
 function webhookGap(arrivals: WebhookArrivals | undefined): string | undefined {
   if (arrivals === undefined) return undefined;
   if (arrivals.requests === 0) return "no webhook arrived at the receiver";
-  if (arrivals.statusEvents === 0)
-    return arrivals.rejected > 0
-      ? `no webhook verified: all ${arrivals.rejected} failed signature verification`
-      : `no order-status event: ${arrivals.requests} request(s) arrived, none matched the profile's event filter`;
+  if (arrivals.statusEvents === 0) {
+    if (arrivals.rejected > 0) return `no webhook verified: all ${arrivals.rejected} failed signature verification`;
+    // A profile that states no event filter filtered nothing: what its deliveries lacked is a reference.
+    return arrivals.eventFilter === undefined
+      ? `no webhook correlated: ${arrivals.requests} request(s) arrived, none carried a reference at the profile's pointer (the profile states no event filter)`
+      : `no order-status event: ${arrivals.requests} request(s) arrived, none matched the profile's event filter (${arrivals.eventFilter})`;
+  }
   if (arrivals.correlated === 0)
     return `no webhook correlated: ${arrivals.statusEvents} order-status event(s) arrived, none carried a reference at the profile's pointer`;
   return undefined;

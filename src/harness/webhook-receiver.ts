@@ -71,6 +71,12 @@ export interface WebhookArrivals {
   readonly statusEvents: number;
   /** Of those, the ones whose reference the profile's pointer found. */
   readonly correlated: number;
+  /**
+   * The event filter deliveries had to pass (`/type in [airtime.status]`),
+   * absent when the profile names the webhook's fields but no event: then a
+   * delivery is an order's event by its reference alone.
+   */
+  readonly eventFilter?: string;
 }
 
 /**
@@ -92,6 +98,8 @@ export async function startWebhookReceiver(options: {
   /** Per reference, the event values of verified deliveries the event filter set aside. */
   const setAside = new Map<string, unknown[]>();
   const eventOf = compilePointer(provider.resolved.event.pointer);
+  const { pointer, values } = provider.resolved.event;
+  const eventFilter = isEventless(provider) ? undefined : `${pointer} in [${values.join(", ")}]`;
   const inbox = createWebhookInbox({
     secret: options.secret,
     provider,
@@ -126,6 +134,7 @@ export async function startWebhookReceiver(options: {
       rejected: inbox.rejected().length,
       statusEvents: statusEvents.length,
       correlated: statusEvents.filter((d) => d.reference !== undefined).length,
+      ...(eventFilter === undefined ? {} : { eventFilter }),
     }),
     waitForFinal(reference, timeoutMs, accept = () => true) {
       const settled = (): WebhookWait | undefined => {
@@ -154,8 +163,12 @@ export async function startWebhookReceiver(options: {
  * a profile, our spec's event name is the filter.
  */
 function isStatusEvent(provider: CompiledProfile, delivery: InboxDelivery): boolean {
-  const eventless = provider.given.webhookBody && !provider.given.event;
-  return provider.isStatusEvent(delivery.payload) || (eventless && delivery.order?.reference !== undefined);
+  return provider.isStatusEvent(delivery.payload) || (isEventless(provider) && delivery.order?.reference !== undefined);
+}
+
+/** The profile names where the webhook keeps its fields but states no event (a mapping file never can). */
+function isEventless(provider: CompiledProfile): boolean {
+  return provider.given.webhookBody && !provider.given.event;
 }
 
 function received(delivery: InboxDelivery): ReceivedDelivery {

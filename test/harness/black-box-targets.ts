@@ -35,12 +35,15 @@ export const BLACK_BOX_DEFECTS = {
  * `none`: the correct deployment. `shaped_differently`: correct, but shaped
  * differently wherever the interface is silent — an enveloped body, money as
  * strings, 422 for invalid input, 404 for a wrong method, and HTTP 200
- * without an id for an insufficient balance.
+ * without an id for an insufficient balance. `shaped_status_event`: that,
+ * with webhooks in an envelope, `{"event": "airtime.status", "data": {…}}`
+ * (our spec's event value, under a field our spec does not use).
  */
 export type BlackBoxDefect =
   | keyof typeof BLACK_BOX_DEFECTS
   | "none"
   | "shaped_differently"
+  | "shaped_status_event"
   /** The first order ever sent gets a 500; nothing else goes wrong: a failure that cannot be replayed. */
   | "server_error_once"
   /** Idempotency keys forgotten 10 s after their first use instead of 24 hours: only --recheck sees it. */
@@ -156,8 +159,9 @@ export async function startBlackBoxTarget(
       const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, forged);
       return forward({ body: forged, headers: { ...req.headers, "webhook-signature": signature } });
     }
-    if (isForeign(defect) && body !== undefined) {
-      const enveloped = JSON.stringify({ event: "airtime.completed", data: moneyAsStrings(body) });
+    if ((isForeign(defect) || defect === "shaped_status_event") && body !== undefined) {
+      const event = defect === "shaped_status_event" ? "airtime.status" : "airtime.completed";
+      const enveloped = JSON.stringify({ event, data: moneyAsStrings(body) });
       const timestamp = new Date(Number(req.headers["webhook-timestamp"] ?? "0") * 1000);
       const signature = signer.sign(req.headers["webhook-id"] ?? "", timestamp, enveloped);
       return forward({ body: enveloped, headers: { ...req.headers, "webhook-signature": signature } });
@@ -243,7 +247,7 @@ export async function startBlackBoxTarget(
       return forward({ path: req.path.replaceAll("%", "%25") });
     }
     const res = await forward();
-    if (defect === "shaped_differently") return reshape(res);
+    if (defect === "shaped_differently" || defect === "shaped_status_event") return reshape(res);
     if (defect === "timeout_message_failed") return timeoutSaysFailed(res);
     if (defect === "foreign_final_then_pending" && req.method === "GET" && res.status === 200) {
       const looked = jsonOf(res.body);
@@ -360,7 +364,8 @@ function forgetOldKey(
   const first = firstSeen.get(key) ?? Date.now();
   firstSeen.set(key, first);
   if (Date.now() - first < KEY_RETENTION_MS) return undefined;
-  const fresh = `${key}-${randomBytes(4).toString("hex")}`;
+  // A key of the same length, so the target answers as to a new order, never as to a malformed key.
+  const fresh = `${key.slice(0, -9)}-${randomBytes(4).toString("hex")}`;
   if (req.headers["idempotency-key"] !== undefined)
     return { headers: { ...req.headers, "idempotency-key": fresh }, body: req.body };
   return { headers: req.headers, body: JSON.stringify({ ...body, idempotencyKey: fresh }) };

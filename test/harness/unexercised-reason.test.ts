@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, test } from "vitest";
 import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
+import { mappingToProfile } from "../../src/harness/mapping-file.ts";
 import { unexercisedReason, type UnexercisedFacts } from "../../src/harness/unexercised-reason.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../src/harness/webhook-receiver.ts";
 
@@ -42,7 +43,13 @@ describe("a webhook check never exercised names what reached the receiver", () =
       200,
     );
     const webhooks = receiver.arrivals();
-    expect(webhooks).toEqual({ requests: 2, rejected: 0, statusEvents: 2, correlated: 0 });
+    expect(webhooks).toEqual({
+      requests: 2,
+      rejected: 0,
+      statusEvents: 2,
+      correlated: 0,
+      eventFilter: "/type in [airtime.status]",
+    });
     const verdict = unexercisedReason("webhook_matches_lookup", { ...QUIET, budgetRefusals: 4, webhooks });
     expect(verdict.status).toBe("not_exercised");
     expect(verdict.reason).toMatch(/^no webhook correlated: 2 order-status event/);
@@ -62,8 +69,23 @@ describe("a webhook check never exercised names what reached the receiver", () =
     receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile() });
     expect(await deliver(receiver, "msg_1", { type: "balance.low", reference: "R-1", status: 20 })).toBe(200);
     expect(unexercisedReason("webhook_delivered", { ...QUIET, webhooks: receiver.arrivals() }).reason).toMatch(
-      /^no order-status event: 1 request\(s\) arrived, none matched the profile's event filter/,
+      /^no order-status event: 1 request\(s\) arrived, none matched the profile's event filter \(\/type in \[airtime\.status\]\)$/,
     );
+  });
+
+  test("a profile that states no event filter never blames one: its deliveries lacked a reference", async () => {
+    // A mapping file's profile: webhook pointers, no event (a mapping cannot state one).
+    const mapping = mappingToProfile({ webhook: { reference: "/data/reference", status: "/data/status" } });
+    if (!mapping.ok) throw new Error(mapping.error);
+    receiver = await startWebhookReceiver({ secret: SECRET, provider: compileProfile(mapping.profile) });
+    expect(await deliver(receiver, "msg_1", { event: "airtime.status", order: { reference: "R-1" } })).toBe(200);
+    const webhooks = receiver.arrivals();
+    expect(webhooks.eventFilter).toBeUndefined();
+    const reason = unexercisedReason("webhook_delivered", { ...QUIET, webhooks }).reason;
+    expect(reason).toBe(
+      "no webhook correlated: 1 request(s) arrived, none carried a reference at the profile's pointer (the profile states no event filter)",
+    );
+    expect(reason).not.toMatch(/matched the profile's event filter/);
   });
 
   test("correlated webhooks leave room for the real cause; the budget is named only when it refused", async () => {
