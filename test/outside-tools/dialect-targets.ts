@@ -2,8 +2,8 @@
  * What the outside-tool proofs share: each file of `examples/providers/`
  * loaded, its dialect's OpenAPI document (`spec --provider`) written to a
  * file as the tools take it, and `serve --provider` started as a deployment
- * is — a real port, a real clock with fast finals (a quarter of them
- * failures), one customer's token and a second customer's.
+ * is — a real port, a real clock with fast finals (by default a quarter of
+ * them failures), one customer's token and a second customer's.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
@@ -47,7 +47,7 @@ export interface DialectTarget {
  */
 export async function startDialectTarget(
   provider: ProviderProfile,
-  options: { readonly seed: number; readonly webhookUrl?: string },
+  options: { readonly seed: number; readonly webhookUrl?: string; readonly failureRate?: number },
 ): Promise<DialectTarget> {
   const token = `dialect-${randomBytes(6).toString("hex")}`;
   const otherToken = `dialect-other-${randomBytes(6).toString("hex")}`;
@@ -58,7 +58,7 @@ export async function startDialectTarget(
     clock: "real",
     seed: options.seed,
     timing: { kind: "uniform", minMs: 50, maxMs: 150 },
-    failureRate: 0.25,
+    failureRate: options.failureRate ?? 0.25,
     demo: false,
     scenarios: false,
     customers: [
