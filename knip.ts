@@ -25,8 +25,14 @@ const config: KnipConfig = {
   ignoreExportsUsedInFile: { interface: true, type: true },
   // Prism is not imported: `--validate-with-prism` spawns its binary, node_modules/.bin/prism.
   // Stryker loads its vitest runner by the name mutation/tests.config.mjs gives; its command runner is
-  // part of @stryker-mutator/core, not a package of its own.
-  ignoreDependencies: ["@stoplight/prism-cli", "@stryker-mutator/vitest-runner", "@stryker-mutator/command-runner"],
+  // part of @stryker-mutator/core, not a package of its own. openapi-fetch is imported by the clients
+  // test/outside-tools/ writes beside the types it generates, not by a file of the project.
+  ignoreDependencies: [
+    "@stoplight/prism-cli",
+    "@stryker-mutator/vitest-runner",
+    "@stryker-mutator/command-runner",
+    "openapi-fetch",
+  ],
   // The bench runs WireMock's jar with the system's Java when there is one, the container tests
   // drive the system's podman, and the structure report runs the machine's `duplicates`. None is a package.
   ignoreBinaries: ["java", "podman", "duplicates"],
