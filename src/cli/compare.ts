@@ -155,20 +155,26 @@ export async function compare(args: string[]): Promise<number> {
     await recorder?.close();
   }
   progress.done();
-  await writeOutputs(values, report);
+  await writeOutputs(values, report, provider);
   return compareExitCode(report, failUnder);
 }
 
 /** The console report, then the files the flags ask for: JSON, HTML, a calibrated config. */
-async function writeOutputs(values: CompareValues, report: CompareReport): Promise<void> {
+async function writeOutputs(
+  values: CompareValues,
+  report: CompareReport,
+  provider: ProviderProfile | undefined,
+): Promise<void> {
   console.log(formatCompareReport(report));
   if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
   if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));
   if (values.calibrate !== undefined) {
-    const config = await writeCalibration(values.calibrate, {
+    const { config, leftOut } = await writeCalibration(values.calibrate, {
       target: report.targetSide,
       providerFile: values.provider,
+      provider,
     });
+    for (const name of leftOut) console.log(`not calibrated: the final status ${name} has no simulator status`);
     console.log(
       `\nwrote ${values.calibrate}: ${JSON.stringify(config)}; run airtime-harness serve --config ${values.calibrate}`,
     );

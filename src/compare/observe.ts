@@ -32,6 +32,8 @@ export interface SideObservations {
   readonly finalClasses: Readonly<Record<string, number>>;
   /** Pending → final, ms, measured from the send answer to the first lookup that shows the final. */
   readonly finalTimesMs: readonly number[];
+  /** The same times by the final status name they ended in, so a calibration can give an outcome its own timing. */
+  readonly finalTimesByStatus: Readonly<Record<string, readonly number[]>>;
   /** Orders still pending when the settle time ran out. */
   readonly unsettled: number;
   /** What the side's webhook receiver saw about its final orders; absent when none listened. */
@@ -297,18 +299,21 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
   const finals: Record<string, number> = {};
   const finalClasses: Record<string, number> = {};
   const finalTimesMs: number[] = [];
+  const finalTimesByStatus: Record<string, number[]> = {};
   for (const final of seen) {
     if (final === undefined) continue;
     const name = options.profile.statuses.nameOf(final.status);
     finals[name] = (finals[name] ?? 0) + 1;
+    (finalTimesByStatus[name] ??= []).push(final.ms);
     const statusClass = options.profile.statuses.classOf(final.status) ?? "unknown";
     finalClasses[statusClass] = (finalClasses[statusClass] ?? 0) + 1;
     finalTimesMs.push(final.ms);
   }
   const unsettled = seen.filter((final) => final === undefined).length;
   const { webhooks } = options;
-  if (webhooks === undefined) return { steps, finals, finalClasses, finalTimesMs, unsettled };
+  const lives = { finals, finalClasses, finalTimesMs, finalTimesByStatus, unsettled };
+  if (webhooks === undefined) return { steps, ...lives };
   const orders = seen.filter((final) => final !== undefined);
   const observed = await collectWebhooks(webhooks.recorder, { ...webhooks, profile: options.profile, orders });
-  return { steps, finals, finalClasses, finalTimesMs, unsettled, webhooks: observed };
+  return { steps, ...lives, webhooks: observed };
 }

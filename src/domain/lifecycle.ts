@@ -1,7 +1,9 @@
 /**
  * An order's planned future. By default: after one sampled delay the order
  * becomes 20 Success, or — with the seeded failure rate — a failure status
- * (2 Failed by default). Scenarios replace the plan per order.
+ * (2 Failed by default). An outcome mix replaces the failure rate with a
+ * share per failed status (Failed 10 %, Timeout 5 %), each with its own
+ * timing where it has one. Scenarios replace the plan per order.
  *
  * Steps are applied by `createStatusChanges` (status-changes.ts), one job per
  * step on the Scheduler; each step's `afterMs` counts from the previous step.
@@ -11,6 +13,13 @@ import type { OutcomePlan } from "./model.ts";
 import type { Random } from "./ports.ts";
 import { DEFAULT_TIMING, sampleDelay, type Timing } from "./timing.ts";
 
+/** One failed outcome of the mix: its final status, its share of all orders, and its own timing if it differs. */
+export interface OutcomeShare {
+  readonly status: number;
+  readonly share: number;
+  readonly timing?: Timing | undefined;
+}
+
 export interface LifecycleOptions {
   /** Pending → final delay. */
   readonly timing: Timing;
@@ -18,6 +27,8 @@ export interface LifecycleOptions {
   readonly failureRate: number;
   /** The final status of a failing order. */
   readonly failureStatus: number;
+  /** When given, replaces failureRate and failureStatus: the rest of the orders succeed. */
+  readonly outcomes?: readonly OutcomeShare[] | undefined;
 }
 
 export const DEFAULT_LIFECYCLE: LifecycleOptions = {
@@ -61,12 +72,36 @@ export function assertLifecycleOptions(options: LifecycleOptions, table: StatusT
     throw new RangeError(`failureStatus ${options.failureStatus} is not a failed-class status of the table`);
   }
   if (!isFinalStatus(table, SUCCESS_STATUS)) throw new RangeError("the status table must define 20 as a final status");
+  const outcomes = options.outcomes ?? [];
+  const total = outcomes.reduce((sum, outcome) => sum + outcome.share, 0);
+  if (outcomes.some((outcome) => !(outcome.share >= 0)) || total > 1 + SHARE_TOLERANCE) {
+    throw new RangeError(`the outcome shares must be >= 0 and add up to at most 1, got ${total}`);
+  }
+  const notFailed = outcomes.find((outcome) => table.get(outcome.status)?.class !== "failed");
+  if (notFailed !== undefined) throw new RangeError(`outcome status ${notFailed.status} is not a failed-class status`);
+}
+
+/** Shares written to 3 decimals may add up to a hair over 1. */
+export const SHARE_TOLERANCE = 1e-9;
+
+/** The failed outcome a coin in [0, 1) lands on, or undefined for success. */
+function failedOutcome(options: LifecycleOptions, coin: number): OutcomeShare | undefined {
+  if (options.outcomes === undefined) {
+    return coin < options.failureRate ? { status: options.failureStatus, share: options.failureRate } : undefined;
+  }
+  let upTo = 0;
+  for (const outcome of options.outcomes) {
+    upTo += outcome.share;
+    if (coin < upTo) return outcome;
+  }
+  return undefined;
 }
 
 /**
  * The default plan for a new order: one step after a sampled delay. Always
  * draws the delay first (fixed timings draw nothing) and then one failure
- * coin, so changing the rate never shifts the rest of a seeded run.
+ * coin, so changing the rate never shifts the rest of a seeded run; an
+ * outcome with its own timing then draws its delay from that.
  *
  * @example
  * createDefaultPlan({ timing: { kind: "fixed", ms: 2000 }, failureRate: 0, failureStatus: 2 }, random);
@@ -74,8 +109,10 @@ export function assertLifecycleOptions(options: LifecycleOptions, table: StatusT
  */
 export function createDefaultPlan(options: LifecycleOptions, random: Random): OutcomePlan {
   const afterMs = sampleDelay(options.timing, random);
-  const fails = random.next() < options.failureRate;
-  return { steps: [{ afterMs, status: fails ? options.failureStatus : SUCCESS_STATUS }] };
+  const outcome = failedOutcome(options, random.next());
+  if (outcome === undefined) return { steps: [{ afterMs, status: SUCCESS_STATUS }] };
+  const ownMs = outcome.timing === undefined ? afterMs : sampleDelay(outcome.timing, random);
+  return { steps: [{ afterMs: ownMs, status: outcome.status }] };
 }
 
 /** Throws (a bug in whoever built the plan) unless every step is well formed. */

@@ -11,6 +11,7 @@ import { hasAtMostTwoDecimals } from "../contract/money.ts";
 import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
 import { DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
 import { TimingInputSchema } from "../domain/timing.ts";
+import { SHARE_TOLERANCE } from "../domain/lifecycle.ts";
 import { ScenariosConfigSchema } from "../scenarios/options.ts";
 import { WebhooksConfigSchema, WebhookTargetConfigSchema } from "../webhooks/config-schema.ts";
 
@@ -36,6 +37,38 @@ const AdminTokenSchema = staticTokenSchema(16).meta({
   description: "Bearer token of the admin API, 16–256 visible ASCII characters (default: generated).",
 });
 const RATE_RULE = "must be a number from 0 to 1";
+
+const Rate = numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE));
+
+/** One failed outcome of the mix: `{ status: 6, share: 0.05 }`, optionally with its own timing. */
+const OutcomeSchema = z
+  .strictObject({
+    status: z
+      .int({ error: "must be a status code" })
+      .min(0, "must be a status code")
+      .meta({ description: "A failed-class final of the simulator's table: 2 Failed, 6 Timeout, 8 Reversed …" }),
+    share: Rate.meta({ description: "Share of all orders that end in this status, 0..1." }),
+    timing: TimingInputSchema.optional().meta({
+      description: "This outcome's own pending → final delay, where it differs from `timing`.",
+    }),
+  })
+  .meta({ description: "One failed outcome of the mix." });
+
+const OutcomesSchema = z
+  .array(OutcomeSchema)
+  .refine(
+    (outcomes) => outcomes.reduce((sum, outcome) => sum + outcome.share, 0) <= 1 + SHARE_TOLERANCE,
+    "the shares must add up to at most 1",
+  )
+  .refine(
+    (outcomes) => new Set(outcomes.map((outcome) => outcome.status)).size === outcomes.length,
+    "each status may be named once",
+  )
+  .meta({
+    description:
+      "The failed outcomes and each one's share of all orders (the rest succeed), e.g. " +
+      "[{status: 2, share: 0.1}, {status: 6, share: 0.05}]; replaces failureRate. `compare --calibrate` writes it.",
+  });
 
 const DurationSchema = z.union([
   z.number().int().min(1).meta({ description: "Milliseconds." }),
@@ -118,7 +151,8 @@ export const SimulatorSettingsSchema = z.object({
   clock: z.enum(["real", "virtual"], { error: "must be real or virtual" }).optional(),
   seed: numeric(z.int({ error: "must be an integer" })).optional(),
   timing: TimingInputSchema.optional(),
-  failureRate: numeric(numberRule(RATE_RULE).min(0, RATE_RULE).max(1, RATE_RULE)).optional(),
+  failureRate: Rate.optional(),
+  outcomes: OutcomesSchema.optional(),
   adminToken: AdminTokenSchema.optional(),
   admin: z
     .boolean({ error: "must be true or false" })
@@ -204,6 +238,9 @@ export const SimulatorConfigSchema = SimulatorSettingsSchema.extend({
 })
   .strict()
   .superRefine((config, ctx) => {
+    if (config.outcomes !== undefined && config.failureRate !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["outcomes"], message: "give outcomes or failureRate, not both" });
+    }
     const ids = (config.customers ?? []).map((customer) => customer.id);
     const dup = ids.find((id, index) => ids.indexOf(id) !== index);
     if (dup !== undefined) {

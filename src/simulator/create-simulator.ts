@@ -269,6 +269,7 @@ function domainOptions(start: Start, options: SimulatorOptions, backend: Backend
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
     timing: settings.timing ?? DEFAULT_TIMING,
     failureRate: settings.failureRate ?? 0,
+    outcomes: settings.outcomes,
     statusTable: start.statusTable,
     keyLifetimeMs: options.idempotencyRetentionMs,
     maxOrders: settings.maxOrders,

@@ -10,7 +10,7 @@ import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
 import { DEFAULT_KEY_LIFETIME_MS } from "../domain/idempotency.ts";
 import { createIds, createSequentialIds } from "../domain/ids.ts";
-import { DEFAULT_LIFECYCLE } from "../domain/lifecycle.ts";
+import { DEFAULT_LIFECYCLE, type OutcomeShare } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
 import { createOrderRetention, DEFAULT_MAX_ORDERS, finalIn, type OrderRetention } from "../domain/order-retention.ts";
@@ -49,6 +49,8 @@ export interface EmbeddedDomainOptions {
   readonly failureRate?: number;
   /** Final status of a failing order (default 2 Failed). */
   readonly failureStatus?: number;
+  /** The failed outcomes and their shares; replaces failureRate and failureStatus (default: none). */
+  readonly outcomes?: readonly OutcomeShare[] | undefined;
   readonly statusTable?: StatusTable;
   /** Default 24 h. */
   readonly keyLifetimeMs?: number | undefined;
@@ -130,6 +132,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
       timing: options.timing ?? DEFAULT_LIFECYCLE.timing,
       failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
       failureStatus: options.failureStatus ?? FAILED_STATUS,
+      outcomes: options.outcomes,
     },
     keyLifetimeMs,
     retention,

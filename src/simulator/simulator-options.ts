@@ -28,7 +28,7 @@ export interface DemoCustomerOptions {
  * needs no line here); the ones below are redeclared for their docs, or take
  * values a config file cannot hold (a parsed table, functions, plugins).
  */
-export interface SimulatorOptions extends Omit<SimulatorSettingsInput, "limits" | "cors" | "timing"> {
+export interface SimulatorOptions extends Omit<SimulatorSettingsInput, "limits" | "cors" | "timing" | "outcomes"> {
   /** `virtual`: nothing happens until `clock.advance(ms)`. Default `real`. */
   readonly clock?: "real" | "virtual" | undefined;
   /** Start of virtual time, Unix ms (default: now). */
@@ -39,6 +39,14 @@ export interface SimulatorOptions extends Omit<SimulatorSettingsInput, "limits" 
   readonly seed?: number | undefined;
   /** Share of orders that fail (0..1), drawn from the seeded random. Default 0. */
   readonly failureRate?: number | undefined;
+  /**
+   * The failed outcomes and each one's share of all orders, e.g.
+   * `[{ status: 2, share: 0.1 }, { status: 6, share: 0.05, timing: "3s" }]`;
+   * replaces failureRate. The rest of the orders succeed.
+   */
+  readonly outcomes?:
+    | readonly { readonly status: number; readonly share: number; readonly timing?: string | Timing | undefined }[]
+    | undefined;
   /** Bearer token of the admin API, 16–256 visible ASCII characters; generated (36 characters) when omitted. */
   readonly adminToken?: string | undefined;
   /** `false`: no admin API at all, `/_sim/…` answers 404 like any unknown path. Default true. */

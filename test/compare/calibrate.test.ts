@@ -1,9 +1,8 @@
 /**
  * `compare --calibrate`: the config written from a target's observed
- * behaviour recovers its timing quantiles (p50, p90, p95) within 15 % and its failure rate
- * within the observed rate's interval, is accepted by `serve --config`'s
- * loader, and a simulator started from it compares with the target without
- * a divergence.
+ * behaviour recovers its timing quantiles (p50, p90, p95) within 15 % and
+ * its failure rate within the observed rate's interval, is accepted by `serve --config`'s loader, and a
+ * simulator started from it compares with the target without a divergence.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +13,7 @@ import { runCompare } from "../../src/compare/run-compare.ts";
 import { wilsonInterval } from "../../src/compare/statistics.ts";
 import { parseDuration } from "../../src/contract/duration.ts";
 import { loadSimulatorConfig } from "../../src/simulator/config.ts";
+import { FAILED_STATUS } from "../../src/contract/status-codes.ts";
 import { CompareTargets, TARGET_TOKEN } from "../support/compare-targets.ts";
 
 const targets = new CompareTargets();
@@ -41,7 +41,7 @@ test("the fitted config recovers the target's quantiles and failure rate, and th
 
   const written = JSON.parse(await readFile(file, "utf8")) as {
     timing: { quantiles: Record<string, string> };
-    failureRate: number;
+    outcomes: { status: number; share: number }[];
   };
   expect(Object.keys(written.timing.quantiles)).toEqual(["min", "p10", "p50", "p90", "p95", "max"]);
   // The true quantiles of the lognormal: median · e^(z_q · sigma). p10 is written but not judged here: the
@@ -58,7 +58,8 @@ test("the fitted config recovers the target's quantiles and failure rate, and th
     expect(Math.abs(fitted.ms - truth) / truth, key).toBeLessThan(0.15);
   }
   const finals = first.targetSide.finalTimesMs.length;
-  const interval = wilsonInterval(Math.round(written.failureRate * finals), finals);
+  expect(written.outcomes.map((outcome) => outcome.status)).toEqual([FAILED_STATUS]);
+  const interval = wilsonInterval(Math.round((written.outcomes[0]?.share ?? 0) * finals), finals);
   expect(FAILURE_RATE).toBeGreaterThanOrEqual(interval.low);
   expect(FAILURE_RATE).toBeLessThanOrEqual(interval.high);
 

@@ -27,6 +27,26 @@ describe("the default plan", () => {
     expect(statuses.every((status) => status === 6 || status === 20)).toBe(true);
   });
 
+  it("ends each failed outcome of a mix at its own share, with its own timing", () => {
+    const random = createSeededRandom(5);
+    const options = {
+      ...DEFAULT_LIFECYCLE,
+      outcomes: [
+        { status: 2, share: 0.1 },
+        { status: 6, share: 0.05, timing: { kind: "fixed", ms: 9_000 } as const },
+      ],
+    };
+    const steps = Array.from({ length: 4_000 }, () => createDefaultPlan(options, random).steps[0]);
+    const share = (status: number) => steps.filter((step) => step?.status === status).length / steps.length;
+    expect(share(2)).toBeGreaterThan(0.085);
+    expect(share(2)).toBeLessThan(0.115);
+    expect(share(6)).toBeGreaterThan(0.04);
+    expect(share(6)).toBeLessThan(0.06);
+    expect(share(20)).toBeCloseTo(1 - share(2) - share(6), 10);
+    expect(steps.filter((step) => step?.status === 6).every((step) => step?.afterMs === 9_000)).toBe(true);
+    expect(steps.filter((step) => step?.status !== 6).every((step) => step?.afterMs === 2_000)).toBe(true);
+  });
+
   it("is reproducible from the seed", () => {
     const options = {
       timing: { kind: "lognormal", medianMs: 500, sigma: 0.8 } as const,

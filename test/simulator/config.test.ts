@@ -101,6 +101,9 @@ describe("loadSimulatorConfig", () => {
     ["a bad customer field", "customers:\n  - id: a\n    balance: -5\n", /customers\[0\]\.balance/],
     ["a duplicate customer id", "customers:\n  - id: a\n  - id: a\n", /"a" is used twice/],
     ["min above max", "limits: { minAmount: 50, maxAmount: 10 }\n", /minAmount must not exceed maxAmount/],
+    ["shares above 1", "outcomes: [{ status: 2, share: 0.7 }, { status: 6, share: 0.4 }]\n", /outcomes: .*at most 1/],
+    ["a status named twice", "outcomes: [{ status: 2, share: 0.1 }, { status: 2, share: 0.1 }]\n", /outcomes: .*once/],
+    ["outcomes with failureRate", "failureRate: 0.1\noutcomes: [{ status: 2, share: 0.1 }]\n", /not both/],
     ["invalid YAML", "customers: [\n", /not valid YAML/],
     [
       "a profile without pending 0",
