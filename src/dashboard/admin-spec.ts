@@ -20,10 +20,10 @@ export const ScheduleSummarySchema = z
     now: z.string().meta({ description: "Simulator time, ISO 8601." }),
     pendingEvents: z.number().int().meta({ description: "Scheduled jobs not yet run." }),
     pendingOrders: z.number().int().meta({ description: "Orders in a pending-class status." }),
-    nextOrderStepAt: z
-      .string()
-      .nullable()
-      .meta({ description: "When the earliest planned status change of a pending order is due; null for none." }),
+    nextOrderStepAt: z.string().nullable().meta({
+      description:
+        "When the earliest planned status change of an order is due (a final order's reversal included); null for none.",
+    }),
     nextWebhookAttemptAt: z
       .string()
       .nullable()

@@ -59,6 +59,14 @@ export interface Scheduler {
   /** Number of jobs not yet run. */
   size(): Promise<number>;
   /**
+   * When the earliest job not yet run is due, undefined when none waits.
+   * With `type`, the earliest of that type (the dashboard's next order step,
+   * which may be a final order's reversal); without, of any type, and a
+   * shared scheduler counts a leased job's lease end too (when another
+   * process may claim it).
+   */
+  nextDueAt(type?: string): Promise<number | undefined>;
+  /**
    * Work a job's handler started and did not await (an HTTP request), with
    * the earliest simulator time at which it may schedule a job. A virtual
    * clock does not move past `horizon` before the work has finished, so what

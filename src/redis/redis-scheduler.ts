@@ -53,11 +53,6 @@ export interface RedisScheduler extends Scheduler {
   /** Starts looking for due jobs (after the handlers are registered); a real clock's way of running them. */
   start(): void;
   /**
-   * A shared virtual clock's way instead of `start`: the earliest time a job
-   * waits for (its due time, or the end of its lease), undefined when none waits.
-   */
-  nextDueAt(): Promise<number | undefined>;
-  /**
    * Claims every job due (or whose lease ended) at `at` and runs them here,
    * one after another in due order, until none is left; a job that threw
    * stays leased until `at` + the lease.
@@ -208,7 +203,8 @@ export function createRedisScheduler(redis: RedisClient, options: RedisScheduler
       renewal ??= setInterval(() => void jobs.renewLeases(), Math.max(1, Math.floor(leaseMs / 3)));
       renewal.unref?.();
     },
-    nextDueAt: () => earliestWaiting(redis, shards),
+    // Without a type, a shared virtual clock's way instead of `start`: it runs what falls due up to then.
+    nextDueAt: (type) => (type === undefined ? earliestWaiting(redis, shards) : earliestOfType(context, type)),
     async runDue(at) {
       for (let { claimed } = await claim(context, batch, at, at); claimed.length > 0;) {
         for (const json of claimed) await jobs.run(JSON.parse(json) as Job, json);
@@ -251,4 +247,13 @@ async function earliestWaiting(redis: RedisClient, shards: readonly ShardKeys[])
     .filter((score) => score !== undefined)
     .map(Number);
   return scores.length === 0 ? undefined : Math.min(...scores);
+}
+
+/** When the earliest job of `type` not yet done is due, over every shard, undefined when none. */
+async function earliestOfType({ shards, scripts }: SchedulerContext, type: string): Promise<number | undefined> {
+  const replies = (await Promise.all(
+    shards.map((keys) => scripts.nextDueOfType(keys.due, keys.leased, keys.data, type)),
+  )) as string[];
+  const times = replies.filter((reply) => reply !== "").map(Number);
+  return times.length === 0 ? undefined : Math.min(...times);
 }

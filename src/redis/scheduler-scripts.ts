@@ -102,11 +102,46 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 return 1
 `;
 
+/**
+ * KEYS: due, leased, data. ARGV: type. When the earliest job of the type not
+ * yet done is due ('' when none): the first one in the due set, read in
+ * chunks in due order, and any leased one (claimed ahead of its due time, or
+ * running), whose due time is in its JSON since its score is the lease's end.
+ */
+const NEXT_DUE_OF_TYPE = `
+local chunk = 200
+local function earliest(key, stopAtFirst)
+  local found = nil
+  local start = 0
+  while true do
+    local ids = redis.call('ZRANGE', key, start, start + chunk - 1)
+    if #ids == 0 then return found end
+    local data = redis.call('HMGET', KEYS[3], unpack(ids))
+    for i = 1, #ids do
+      if data[i] then
+        local job = cjson.decode(data[i])
+        if job.type == ARGV[1] and (not found or job.dueAt < found) then
+          found = job.dueAt
+          if stopAtFirst then return found end
+        end
+      end
+    end
+    start = start + chunk
+  end
+end
+local due = earliest(KEYS[1], true)
+local leased = earliest(KEYS[2], false)
+if due and leased then due = math.min(due, leased) else due = due or leased end
+if not due then return '' end
+return string.format('%.0f', due)
+`;
+
 export interface SchedulerScripts {
   readonly claim: LuaScript;
   readonly complete: LuaScript;
   readonly release: LuaScript;
   readonly schedule: LuaScript;
+  readonly nextDueOfType: LuaScript;
 }
 
 export function schedulerScripts(redis: RedisClient): SchedulerScripts {
@@ -115,5 +150,6 @@ export function schedulerScripts(redis: RedisClient): SchedulerScripts {
     complete: luaScript(redis, COMPLETE, 2),
     release: luaScript(redis, RELEASE, 3),
     schedule: luaScript(redis, SCHEDULE, 3),
+    nextDueOfType: luaScript(redis, NEXT_DUE_OF_TYPE, 3),
   };
 }

@@ -290,6 +290,11 @@ export function createRoutedScheduler(
     async size() {
       return (await local.size()) + (await shared.size());
     },
+    async nextDueAt(type) {
+      if (type !== undefined) return route(type).nextDueAt(type);
+      const times = [await local.nextDueAt(), await shared.nextDueAt()].filter((at) => at !== undefined);
+      return times.length === 0 ? undefined : Math.min(...times);
+    },
     track: (work, horizon) => local.track(work, horizon),
   };
 }

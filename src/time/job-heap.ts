@@ -72,6 +72,29 @@ export class JobHeap {
     return [...this.byId.values()].sort((x, y) => (runsBefore(x, y) ? -1 : 1)).map((entry) => entry.job);
   }
 
+  /**
+   * When the earliest live job of `type` is due. The queue is in run order,
+   * so its first job of the type is its earliest, found without looking
+   * further; the heap, which holds only the few jobs that came out of order,
+   * is looked through whole.
+   */
+  nextDueOf(type: string): number | undefined {
+    let earliest: number | undefined;
+    for (let i = this.laneHead; i < this.lane.length; i++) {
+      const entry = this.lane[i];
+      if (entry !== undefined && !entry.cancelled && entry.job.type === type) {
+        earliest = entry.dueAt;
+        break;
+      }
+    }
+    for (const entry of this.items) {
+      if (!entry.cancelled && entry.job.type === type && (earliest === undefined || entry.dueAt < earliest)) {
+        earliest = entry.dueAt;
+      }
+    }
+    return earliest;
+  }
+
   /** The earliest live job without removing it. */
   peek(): Job | undefined {
     return this.next()?.job;

@@ -118,6 +118,9 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
     async size() {
       return heap.size;
     },
+    async nextDueAt(type) {
+      return type === undefined ? heap.peek()?.dueAt : heap.nextDueOf(type);
+    },
     track(work, horizon) {
       // A real clock never waits: due jobs run when their time comes, whatever is in flight.
       virtual?.track(work, horizon);

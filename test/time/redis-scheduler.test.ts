@@ -156,6 +156,27 @@ describe.skipIf(skip !== undefined)(`the Redis scheduler${skip === undefined ? "
     expect(await scheduler.nextDueAt()).toBeUndefined();
   });
 
+  it("tells when the earliest job of a type is due, a leased one by its due time, not its lease's end", async () => {
+    const prefix = `s${++prefixes}:`;
+    const clock = Date.now();
+    const scheduler = createRedisScheduler(client(), { prefix, shards: 1, now: () => clock, leaseMs: 60_000 });
+    expect(await scheduler.nextDueAt("step")).toBeUndefined();
+    // On one shard, more jobs of another type come first than one chunk of the scan reads.
+    for (let i = 0; i < 450; i++) await scheduler.schedule({ type: "other", dueAt: clock + i, payload: null });
+    await scheduler.schedule({ type: "step", dueAt: clock + 5_000, payload: null });
+    const held = await scheduler.schedule({ type: "step", dueAt: clock + 3_000, payload: null });
+    expect(await scheduler.nextDueAt("step")).toBe(clock + 3_000);
+    // Claimed by a process: leased until its lease ends, still due at its own time.
+    const [keys] = jobShards(prefix, 1) as [ShardKeys];
+    await client().zrem(keys.due, held);
+    await client().zadd(keys.leased, clock + 60_000, held);
+    expect(await scheduler.nextDueAt("step")).toBe(clock + 3_000);
+    expect(await scheduler.nextDueAt("other")).toBe(clock);
+    expect(await scheduler.cancel(held)).toBe(false);
+    expect(await scheduler.nextDueAt("step")).toBe(clock + 5_000);
+    expect(await scheduler.nextDueAt("missing")).toBeUndefined();
+  });
+
   it("runs a job claimed ahead of its due time only once its clock reaches it", async () => {
     const prefix = `s${++prefixes}:`;
     const start = Date.now();

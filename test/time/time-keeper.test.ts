@@ -274,6 +274,56 @@ describe("virtual time keeper", () => {
       { numRuns: 300 },
     );
   });
+
+  it("tells when the earliest job of a type is due, whatever the order jobs came in", async () => {
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("schedule" as const), type: fc.constantFrom("t", "u"), delay: fc.nat(300) }),
+      fc.record({ kind: fc.constant("cancel" as const), pick: fc.nat() }),
+      fc.record({
+        kind: fc.constant("again" as const),
+        pick: fc.nat(),
+        type: fc.constantFrom("t", "u"),
+        delay: fc.nat(300),
+      }),
+      fc.record({ kind: fc.constant("advance" as const), ms: fc.nat(120) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
+        const { time } = virtual();
+        time.scheduler.handle("u", async () => undefined);
+        /** The model: live jobs by id, with their type and due time. */
+        const live = new Map<string, { type: string; dueAt: number }>();
+        const earliest = (type?: string): number | undefined => {
+          const times = [...live.values()].filter((job) => type === undefined || job.type === type).map((j) => j.dueAt);
+          return times.length === 0 ? undefined : Math.min(...times);
+        };
+        for (const s of steps) {
+          const now = time.clock.now();
+          const ids = [...live.keys()];
+          const picked = "pick" in s ? ids[s.pick % Math.max(1, ids.length)] : undefined;
+          if (s.kind === "schedule" || (s.kind === "again" && picked !== undefined)) {
+            const id = await time.scheduler.schedule({
+              type: s.type,
+              dueAt: now + s.delay,
+              payload: null,
+              ...(picked === undefined ? {} : { id: picked }),
+            });
+            live.set(id, { type: s.type, dueAt: now + s.delay });
+          } else if (s.kind === "cancel" && picked !== undefined) {
+            await time.scheduler.cancel(picked);
+            live.delete(picked);
+          } else if (s.kind === "advance") {
+            await time.advance(s.ms);
+            for (const [id, job] of live) if (job.dueAt <= now + s.ms) live.delete(id);
+          }
+          expect(await time.scheduler.nextDueAt("t")).toBe(earliest("t"));
+          expect(await time.scheduler.nextDueAt("u")).toBe(earliest("u"));
+          expect(await time.scheduler.nextDueAt()).toBe(earliest());
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe("real time keeper", () => {
