@@ -2,7 +2,8 @@
  * The shape rule: each answer kind's JSON structure compared on both sides,
  * values ignored. A target whose balance holds an array where the
  * simulator writes an object diverges under it, though both read the same
- * amount through the profile's pointer.
+ * amount through the profile's pointer. The simulator compared with itself
+ * in that dialect shows no shape divergence over five seeds.
  */
 import { afterEach, describe, expect, test } from "vitest";
 import { compareShapes, shapeOf } from "../../src/compare/answer-shapes.ts";
@@ -88,5 +89,29 @@ describe("compare with a target whose balance is an array where the simulator wr
     expect(divergences[0]?.simulator).toMatchObject({
       answers: { "balance read /balances: object": expect.any(Number) },
     });
+  });
+});
+
+describe("compare with the simulator speaking the same dialect", () => {
+  test.each([1, 2, 3, 4, 5])("seed %i: every answer shape agrees, each judged on both sides", async (seed) => {
+    const target = await targets.simulator({ seed: seed + 2000, provider: LISTED });
+    const report = await runCompare({
+      target,
+      token: TARGET_TOKEN,
+      provider: LISTED,
+      seed,
+      runs: 8,
+      settleMs: 10_000,
+      reference: REFERENCE_SETTINGS,
+    });
+    const shapes = report.results.filter((result) => result.rule.startsWith("answer shape: "));
+    expect(
+      shapes.filter((result) => !result.agrees),
+      formatCompareReport(report),
+    ).toEqual([]);
+    // Judged, not vacuous: each kind's answers were compared, the balance's list among them.
+    for (const rule of ["answer shape: send", "answer shape: lookup", "answer shape: balance"]) {
+      expect(shapes.find((result) => result.rule === rule)?.observations, rule).toBeGreaterThan(0);
+    }
   });
 });

@@ -108,7 +108,7 @@ describe("a passthrough list keeps the members it names", () => {
       bodies: {
         ...bodiesOf,
         lookup: { ...bodiesOf.lookup, passthrough: { history: "/result/history", createdAt: "/meta/created" } },
-        balance: { ...bodiesOf.balance, passthrough: { currency: "/result/currency" } },
+        balance: { ...bodiesOf.balance, passthrough: { currency: "/result/currency", status: "/result/status" } },
       },
     };
     served = await serve(kept);
@@ -129,7 +129,9 @@ describe("a passthrough list keeps the members it names", () => {
     expect(Object.keys(lookup.result).sort()).toEqual(["amount", "history", "ref", "status", "transactionId"]);
   });
 
-  test("the balance keeps its currency and nothing else of ours", () => {
-    expect(bodies.balance?.body).toEqual({ result: { available: expect.any(Number), currency: "KES" } });
+  test("the balance keeps its currency and its status, in the dialect's words, and nothing else of ours", () => {
+    expect(bodies.balance?.body).toEqual({
+      result: { available: expect.any(Number), currency: "KES", status: "COMPLETED" },
+    });
   });
 });

@@ -2,16 +2,19 @@
  * JSON Schemas of a dialect's bodies, built from its profile the way the
  * renderer writes them: each field at its pointer (containers made on the
  * way and required: an array where the next segment is an index, unless the
- * profile states the kind), money as a number or a decimal string, statuses as the
- * table's codes or words, `extra` fields by their template, the members of
- * ours a `passthrough` keeps with our schemas' types (a kept history in the
- * profile's statuses). Every object is closed: a member the profile does not
- * state is not in the body, as the renderer leaves it out.
+ * profile states the kind), money as a number or a decimal string, statuses
+ * as the table's codes or words, `extra` fields by their template, the
+ * members of ours a `passthrough` keeps with our schemas' types (a kept
+ * history, and the balance's `status`, in the profile's statuses). Every
+ * object is closed: a member the profile does not state is not in the body,
+ * as the renderer leaves it out.
  */
 import { z } from "zod";
 import { ProblemSchema, BalanceResponseSchema, TransactionStatusResponseSchema } from "../public-schemas.ts";
 import { WebhookPayloadSchema } from "../webhook-schemas.ts";
+import { BALANCE_OK_STATUS } from "../status-codes.ts";
 import { compileProfile } from "./compile.ts";
+import { type DialectStatusEntry, mapStatuses } from "./dialect-statuses.ts";
 import type { ProviderProfile } from "./schema.ts";
 import { compileKindOf, type ContainerKind, type KindOf, pointerKeys } from "./body-layout.ts";
 
@@ -50,9 +53,21 @@ function ourMembers(kind: PassthroughKind): { properties: Record<string, JsonSch
   return { properties: schema.properties as Record<string, JsonSchema>, required: schema.required ?? [] };
 }
 
+/** How the dialect writes what a kept member holds: a record's status, money, and the balance's Success. */
+interface DialectValues {
+  readonly written: JsonSchema;
+  readonly amount: JsonSchema;
+  readonly balanceStatus: JsonSchema;
+}
+
 /** A kept member's schema: ours, with statuses and money written as the dialect writes them. */
-function keptSchema(kind: PassthroughKind, name: string, written: JsonSchema, amount: JsonSchema): JsonSchema {
+function keptSchema(
+  kind: PassthroughKind,
+  name: string,
+  { written, amount, balanceStatus }: DialectValues,
+): JsonSchema {
   const ours = ourMembers(kind).properties[name] ?? {};
+  if (kind === "balance" && name === "status") return balanceStatus;
   const items = ours.items as JsonSchema | undefined;
   const properties = items?.properties as Record<string, JsonSchema> | undefined;
   if (name === "history" && properties !== undefined) {
@@ -69,6 +84,15 @@ function keptSchema(kind: PassthroughKind, name: string, written: JsonSchema, am
     return { ...ours, items: { ...items, additionalProperties: false } };
   }
   return ours;
+}
+
+/** The balance's `status`, our Success (20), as the dialect's table writes it: its code, or its word. */
+function balanceStatusSchema(table: readonly DialectStatusEntry[] | undefined, values: "code" | "word"): JsonSchema {
+  const ok = table === undefined ? undefined : mapStatuses(table)(BALANCE_OK_STATUS);
+  if (ok === undefined) return { type: "integer", const: BALANCE_OK_STATUS };
+  return values === "word" && ok.word !== undefined
+    ? { type: "string", const: ok.word }
+    : { type: "integer", const: ok.code };
 }
 
 /** A container being built: an object's members or an array's items, by key. */
@@ -149,13 +173,14 @@ export function dialectSchemas(file: ProviderProfile | undefined): DialectSchema
       ? { type: "string", enum: table.flatMap((entry) => (entry.word === undefined ? [] : [entry.word])) }
       : codes;
   const amount = money === "string" ? { type: "string", pattern: "^-?\\d+\\.\\d{2}$" } : { type: "number" };
+  const values: DialectValues = { written, amount, balanceStatus: balanceStatusSchema(table, statusValues) };
   const text = { type: "string" };
   const kept = (kind: PassthroughKind): Placed[] => {
     const given = file?.bodies?.[kind] as { passthrough?: Record<string, string> } | undefined;
     const { required } = ourMembers(kind);
     return Object.entries(given?.passthrough ?? {}).map(([name, pointer]) => [
       pointer,
-      keptSchema(kind, name, written, amount),
+      keptSchema(kind, name, values),
       !required.includes(name),
     ]);
   };

@@ -201,12 +201,12 @@ function compileLayouts(file: ProviderProfile | undefined, profile: CompiledProf
       ...eventConvert,
       ...(money === "string" ? { balance: moneyString } : {}),
     }),
-    balance: layout(
-      "balance",
-      bodies.balance,
-      "amount",
-      money === "string" ? { ...moneyConvert, wallets: walletsMoneyString } : moneyConvert,
-    ),
+    balance: layout("balance", bodies.balance, "amount", {
+      ...moneyConvert,
+      ...(money === "string" ? { wallets: walletsMoneyString } : {}),
+      // A kept `status` is the answer's Success from the order statuses' table: the dialect's, as a record writes it.
+      ...(statuses.record.status === undefined ? {} : { status: statuses.record.status }),
+    }),
     errorLayout: layout("error", { code: bodies.error.code, detail: bodies.error.message }, "code", {}),
   };
 }

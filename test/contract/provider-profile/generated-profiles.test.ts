@@ -1,10 +1,12 @@
 /**
  * Profiles drawn from the profile schema's dimensions (pointers with index
- * segments, word and code statuses, string and number money, kept members,
+ * segments, read as lists or as stated objects, word and code statuses, string and number money, kept members,
  * every signing scheme): for each, every answer of a simulator serving it
  * validates (ajv, draft 2020-12) against the document `spec --provider`
- * writes for it, every pointer of the profile resolves in that document, and
- * no answer holds a member the profile does not state.
+ * writes for it, every pointer of the profile resolves in that document (the
+ * order's and the error's too), the webhook declares exactly the headers its
+ * signing scheme writes, and no answer holds a member the profile does not
+ * state.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -23,8 +25,13 @@ import { statedPointers, unstatedMembers } from "../../support/stated-pointers.t
 
 type Json = Record<string, unknown>;
 
-/** Where a body keeps its fields: at the top, in an envelope, or in the first item of a list. */
-const containerArb = fc.constantFrom("", "/data", "/result/0", "/payload/items/0/detail");
+/** Where a body keeps its fields: at the top, in an envelope, in the first item of a list, or under a key "0". */
+const containerArb = fc.constantFrom("", "/data", "/result/0", "/payload/items/0/detail", "/keyed/0");
+
+/** The kinds a body states: an object keyed by digits is said so (`containers`), as a provider writing one must. */
+function containersOf(prefix: string) {
+  return prefix.startsWith("/keyed/") ? { containers: { "/keyed": "object" } } : {};
+}
 
 const signingArb = fc.constantFrom<NonNullable<ProviderProfile["webhooks"]>["signing"]>(
   { scheme: "standard-webhooks" },
@@ -69,6 +76,7 @@ const profileArb = fc
   )
   .map(({ drawn, lookupKept, webhookKept, balanceKept, errorKept }): ProviderProfile => {
     const record = (prefix: string) => ({
+      ...containersOf(prefix),
       id: `${prefix}/txId`,
       reference: `${prefix}/ref`,
       status: `${prefix}/state`,
@@ -79,6 +87,7 @@ const profileArb = fc
       name: "generated",
       bodies: {
         order: {
+          ...containersOf(drawn.order),
           id: `${drawn.order}/txId`,
           reference: `${drawn.order}/ref`,
           status: `${drawn.order}/code`,
@@ -87,11 +96,17 @@ const profileArb = fc
         lookup: { ...record(drawn.lookup), passthrough: lookupKept },
         webhook: { ...record(drawn.webhook), passthrough: webhookKept },
         balance: {
+          ...containersOf(drawn.balance),
           amount: `${drawn.balance}/available`,
           passthrough: balanceKept,
           extra: { "/ok": { constant: true } },
         },
-        error: { code: `${drawn.error}/errorCode`, message: `${drawn.error}/errorText`, passthrough: errorKept },
+        error: {
+          ...containersOf(drawn.error),
+          code: `${drawn.error}/errorCode`,
+          message: `${drawn.error}/errorText`,
+          passthrough: errorKept,
+        },
       },
       money: drawn.money,
       statuses: {
@@ -135,6 +150,18 @@ function resolves(schema: Json | undefined, keys: readonly string[]): boolean {
     return resolves(prefix === undefined ? (schema.items as Json) : prefix[Number(key)], rest);
   }
   return resolves((schema.properties as Record<string, Json> | undefined)?.[key], rest);
+}
+
+/** A Standard Webhooks key, which the HMAC schemes take as text. */
+const SECRET = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
+
+interface WebhookOperation {
+  readonly requestBody: { readonly content: Record<string, { schema: Json }> };
+  readonly parameters: ReadonlyArray<{ readonly name: string; readonly in: string; readonly required: boolean }>;
+}
+
+function webhookOperation(document: Json): WebhookOperation {
+  return ((document.webhooks as Json).airtimeStatus as { post: WebhookOperation }).post;
 }
 
 async function answersOf(profile: ProviderProfile) {
@@ -188,27 +215,36 @@ test("every answer of a generated dialect validates against its document and sta
         const pointers = kind === undefined ? [...(stated.order ?? []), ...(stated.error ?? [])] : stated[kind];
         expect(unstatedMembers(reply.body, pointers)).toEqual([]);
       }
-      const webhookSchema = (
-        (document.webhooks as Json).airtimeStatus as {
-          post: { requestBody: { content: Record<string, { schema: Json }> } };
-        }
-      ).post.requestBody.content["application/json"]?.schema;
+      const webhookSchema = webhookOperation(document).requestBody.content["application/json"]?.schema;
       const renderer = compileRenderer(profile, { newUuid: () => "00000000-0000-4000-8000-000000000000" });
       const webhook = renderer.webhook(SUCCESS_WEBHOOK);
       expect(ajv.validate(webhookSchema as Json, webhook) ? null : ajv.errors).toBeNull();
       expect(unstatedMembers(webhook, stated.webhook)).toEqual([]);
-      for (const [kind, path] of [
-        ["lookup", "/v1/airtime/{reference}"],
-        ["balance", "/v1/balance"],
-      ] as const) {
+      const answerSchemas = {
+        order: responseSchema(document, "/v1/airtime", "post", 200),
+        lookup: responseSchema(document, "/v1/airtime/{reference}", "get", 200),
+        balance: responseSchema(document, "/v1/balance", "get", 200),
+        error: responseSchema(document, "/v1/airtime/{reference}", "get", 404),
+      };
+      for (const [kind, schema] of Object.entries(answerSchemas) as [keyof typeof answerSchemas, Json][]) {
         for (const pointer of stated[kind] ?? []) {
           const keys = pointer.slice(1).split("/");
-          expect({ pointer, resolves: resolves(responseSchema(document, path, "get", 200), keys) }).toEqual({
-            pointer,
-            resolves: true,
-          });
+          expect({ kind, pointer, resolves: resolves(schema, keys) }).toEqual({ kind, pointer, resolves: true });
         }
       }
+      // The headers the profile's scheme signs an attempt with are the ones the webhook declares, all required.
+      const signed = renderer.signWebhook({
+        id: "msg_1",
+        timestampSeconds: 1_700_000_000,
+        body: "{}",
+        secrets: [SECRET],
+      });
+      const declared = webhookOperation(document).parameters.map((parameter) => parameter.name.toLowerCase());
+      expect(
+        Object.keys(signed)
+          .map((name) => name.toLowerCase())
+          .sort(),
+      ).toEqual([...declared].sort());
       for (const pointer of stated.webhook ?? []) {
         expect({ pointer, resolves: resolves(webhookSchema, pointer.slice(1).split("/")) }).toEqual({
           pointer,
@@ -216,6 +252,6 @@ test("every answer of a generated dialect validates against its document and sta
         });
       }
     }),
-    { numRuns: 8, seed: 42 },
+    { numRuns: 10, seed: 42 },
   );
 });
