@@ -23,8 +23,8 @@ export interface StateReaderOptions {
   readonly statusPointer: string;
   readonly effectsPointer?: string | undefined;
   readonly timeoutMs: number;
-  /** The stored status as a code; default a number or numeric string (a dialect's words need its table). */
-  readonly readStatus?: ((stored: unknown) => number | undefined) | undefined;
+  /** The stored status as a code: the dialect's reading (its words need its table), or `readNumber`. */
+  readonly readStatus: (stored: unknown) => number | undefined;
 }
 
 export interface StateReader {
@@ -36,7 +36,8 @@ export class StateReadError extends Error {}
 
 const UNKNOWN: Believed = { status: null, effects: null };
 
-function asNumber(value: unknown): number | undefined {
+/** A number or a numeric string: a status an app keeps as a code, or a count of effects. */
+export function readNumber(value: unknown): number | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return value;
   if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
   return undefined;
@@ -45,15 +46,15 @@ function asNumber(value: unknown): number | undefined {
 function believedIn(document: unknown, options: StateReaderOptions, where: string): Believed {
   if (document === null) return UNKNOWN;
   const rawStatus = compilePointer(options.statusPointer)(document);
-  const status = rawStatus === undefined || rawStatus === null ? null : (options.readStatus ?? asNumber)(rawStatus);
+  const status = rawStatus === undefined || rawStatus === null ? null : options.readStatus(rawStatus);
   if (status === undefined) {
     throw new StateReadError(
-      `${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code${options.readStatus === undefined ? "" : " or word of the dialect"}`,
+      `${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code or word of the dialect`,
     );
   }
   if (options.effectsPointer === undefined) return { status, effects: null };
   const rawEffects = compilePointer(options.effectsPointer)(document);
-  const effects = rawEffects === undefined || rawEffects === null ? 0 : asNumber(rawEffects);
+  const effects = rawEffects === undefined || rawEffects === null ? 0 : readNumber(rawEffects);
   if (effects === undefined) {
     throw new StateReadError(`${where}: ${options.effectsPointer} is ${JSON.stringify(rawEffects)}, not a number`);
   }
@@ -105,7 +106,7 @@ function readCommand(command: string, reference: string, timeoutMs: number): Pro
  * @example
  * const state = createStateReader({
  *   source: { kind: "url", template: "http://localhost:3000/orders/{reference}" },
- *   statusPointer: "/status", effectsPointer: "/credits", timeoutMs: 10_000,
+ *   statusPointer: "/status", effectsPointer: "/credits", timeoutMs: 10_000, readStatus: readNumber,
  * });
  * await state.read("R-1"); // { status: 20, effects: 1 }
  */
