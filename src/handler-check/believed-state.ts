@@ -5,6 +5,7 @@
  * code and, optionally, a count of side effects applied. An order the app
  * does not know is a 404, an empty output or `null`.
  */
+import { sendToUrl } from "../harness/http-client.ts";
 import { execFile } from "node:child_process";
 import { compilePointer } from "../contract/provider-profile/pointer.ts";
 
@@ -62,15 +63,12 @@ function believedIn(document: unknown, options: StateReaderOptions, where: strin
 }
 
 async function readUrl(url: string, timeoutMs: number): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    throw new StateReadError(`cannot read ${url}: ${(error as Error).message}`);
-  }
-  const text = await response.text();
+  const response = await sendToUrl(url, { method: "GET", headers: { accept: "application/json" }, timeoutMs });
+  if (response.kind === "network_error") throw new StateReadError(`cannot read ${url}: ${response.message}`);
+  const { text } = response;
   if (response.status === 404) return null;
-  if (!response.ok) throw new StateReadError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+  if (response.status < 200 || response.status > 299)
+    throw new StateReadError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
