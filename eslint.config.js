@@ -83,11 +83,10 @@ const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "
  * the command's `*-settings.ts`. Anywhere else in a converted folder, a
  * fallback on an options field (`options.x ?? …`, `input.a?.b ?? …`) is an
  * error, so a default cannot be written twice with two values.
- * Converted: src/compare/. Next: src/harness/ (28 sites; its timing default
- * is 2000 ms in contract-plan.ts and 1000 ms in audit/run-audit.ts, which
- * its one table will settle), then handler-check/ and the CLI's commands.
+ * Converted: the comparison, the handler check and the CLI's commands (each
+ * command's flags are read in its `*-settings.ts`).
  */
-const NORMALISED_FOLDERS = ["src/compare/**"];
+const NORMALISED_FOLDERS = ["src/compare/**", "src/handler-check/**", "src/cli/**"];
 const NORMALISERS = ["src/**/*-settings.ts"];
 const OPTION_OBJECTS = "/^(options|opts|input|settings|config|values|flags|args)$/";
 const FALLBACK = 'LogicalExpression[operator="??"]';

@@ -9,7 +9,6 @@
 import { writeFile } from "node:fs/promises";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
-import { parseDuration } from "../contract/duration.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { formatCompareReport } from "../compare/console-report.ts";
 import { formatCompareHtml } from "../compare/html-report.ts";
@@ -20,6 +19,7 @@ import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { openTargetWebhooks, WEBHOOK_PARSE_OPTIONS, WEBHOOK_USAGE } from "./compare-webhooks.ts";
 import { readCompareFlags, safetyUsage } from "./compare-flags.ts";
+import { COMPARE_RUN_DEFAULTS, compareRunFlags } from "./compare-run-settings.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
 
@@ -31,8 +31,8 @@ options:
   --token TOKEN         its bearer token (or AIRTIME_TOKEN) (required)
   --provider FILE       the provider profile both sides are read with (default: our spec)
   --seed N              seed of the generated sequences (default: random, printed)
-  --runs N              sequences to send (default 20)
-  --settle DURATION     how long an order may stay pending, e.g. 30s (default 60s)
+  --runs N              sequences to send (default ${COMPARE_RUN_DEFAULTS.runs})
+  --settle DURATION     how long an order may stay pending, e.g. 30s (default ${COMPARE_RUN_DEFAULTS.settle})
   --sim-config FILE     settings of the simulator compared with (a serve --config file)
   --calibrate FILE      write a simulator config fitted to the target (serve --config FILE)
   --fail-under SCORE    exit 1 when the overall fidelity is below SCORE percent
@@ -46,23 +46,9 @@ ${safetyUsage()}
 
 exit status: 0 compared, 1 fidelity below --fail-under, 2 usage error or target unreachable.`;
 
-const DEFAULT_RUNS = 20;
-const DEFAULT_SETTLE = "60s";
-
 function usageError(message: string): number {
   console.error(`airtime-harness compare: ${message}\n\n${COMPARE_USAGE}`);
   return 2;
-}
-
-function parseCount(text: string | undefined, fallback: number): number | undefined {
-  if (text === undefined) return fallback;
-  return /^\d+$/.test(text) ? Number(text) : undefined;
-}
-
-function parseScore(text: string | undefined): number | undefined | "bad" {
-  if (text === undefined) return undefined;
-  const score = Number(text.replace(/%$/, ""));
-  return text.trim() !== "" && Number.isFinite(score) && score >= 0 && score <= 100 ? score / 100 : "bad";
 }
 
 async function loadProvider(file: string | undefined): Promise<ProviderProfile | undefined | "bad"> {
@@ -104,17 +90,9 @@ export async function compare(args: string[]): Promise<number> {
     console.log(COMPARE_USAGE);
     return 0;
   }
-  const token = values.token ?? process.env.AIRTIME_TOKEN;
-  if (values.target === undefined || token === undefined) return usageError("needs --target and --token");
-  if (!URL.canParse(values.target)) return usageError(`--target '${values.target}' is not a URL`);
-  const seed = parseCount(values.seed, Math.floor(Math.random() * 2 ** 31));
-  const runs = parseCount(values.runs, DEFAULT_RUNS);
-  const settle = parseDuration(values.settle ?? DEFAULT_SETTLE);
-  const failUnder = parseScore(values["fail-under"]);
-  if (seed === undefined) return usageError(`--seed '${values.seed}' is not a whole number`);
-  if (runs === undefined || runs < 1) return usageError(`--runs '${values.runs}' is not a whole number above 0`);
-  if (!settle.ok) return usageError(`--settle: ${settle.error}`);
-  if (failUnder === "bad") return usageError(`--fail-under '${values["fail-under"]}' is not a percentage 0–100`);
+  const run = compareRunFlags(values, process.env);
+  if (typeof run === "string") return usageError(run);
+  const { target, token, seed, runs, settleMs, failUnder } = run;
   const provider = await loadProvider(values.provider);
   if (provider === "bad") return 2;
   let reference: SimulatorOptions | undefined;
@@ -136,12 +114,12 @@ export async function compare(args: string[]): Promise<number> {
   const progress = createCompareProgress(process.stderr);
   try {
     report = await runCompare({
-      target: values.target,
+      target,
       token,
       provider,
       seed,
       runs,
-      settleMs: settle.ms,
+      settleMs,
       reference,
       safety,
       targetWebhooks: recorder,
@@ -149,7 +127,7 @@ export async function compare(args: string[]): Promise<number> {
     });
   } catch (error) {
     progress.done();
-    console.error(`airtime-harness compare: cannot compare with ${values.target}: ${(error as Error).message}`);
+    console.error(`airtime-harness compare: cannot compare with ${target}: ${(error as Error).message}`);
     return 2;
   } finally {
     await recorder?.close();

@@ -8,10 +8,14 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
-import { DEFAULT_HANDLER_CHECK_RUNS, DEFAULT_MAX_ORDERS } from "../handler-check/check-handler.ts";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { DeliveryDialect } from "../handler-check/delivery-dialect.ts";
-import { HandlerCheckOptionsSchema, type HandlerCheckSettings, WHSEC_RULE } from "../handler-check/options.ts";
+import {
+  HANDLER_CHECK_DEFAULTS,
+  HandlerCheckOptionsSchema,
+  type HandlerCheckSettings,
+  WHSEC_RULE,
+} from "../handler-check/handler-check-settings.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
 import { blameFlag, type Flag, readFlags } from "./flag-table.ts";
 
@@ -91,7 +95,7 @@ export const HANDLER_CHECK_FLAGS: readonly { readonly section: string; readonly 
         name: "runs",
         value: "N",
         path: ["runs"],
-        help: `generated delivery sequences (default ${DEFAULT_HANDLER_CHECK_RUNS})`,
+        help: `generated delivery sequences (default ${HANDLER_CHECK_DEFAULTS.runs})`,
       },
       { name: "seed", value: "S", path: ["seed"], help: "fast-check seed (default random; printed)" },
       { name: "path", value: "P", path: ["path"], help: "replay one failure (with --seed, as printed)" },
@@ -105,7 +109,7 @@ export const HANDLER_CHECK_FLAGS: readonly { readonly section: string; readonly 
         name: "max-orders",
         value: "N",
         path: ["maxOrders"],
-        help: `most orders in one sequence (default ${DEFAULT_MAX_ORDERS})`,
+        help: `most orders in one sequence (default ${HANDLER_CHECK_DEFAULTS.maxOrders})`,
       },
     ],
   },
@@ -239,7 +243,7 @@ export async function handlerCheck(args: string[]): Promise<number> {
   // The runner pulls in the simulator and fast-check: loaded only to run, so --help stays fast.
   const [{ runHandlerCheck }, { stateSourceOf }, reports, { formatHandlerCheckHtml }] = await Promise.all([
     import("../handler-check/check-handler.ts"),
-    import("../handler-check/options.ts"),
+    import("../handler-check/handler-check-settings.ts"),
     import("../handler-check/report-formats.ts"),
     import("../handler-check/report-html.ts"),
   ]);

@@ -6,15 +6,13 @@
  */
 import { access, readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parseDuration } from "../contract/duration.ts";
-import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
 import { parse as parseYaml } from "yaml";
 import { inferFromTarget } from "../learn/from-target.ts";
 import { combineInferences } from "../learn/combine-inferences.ts";
 import type { InferredProfile } from "../learn/infer-from-target.ts";
 import { inferFromOpenApi } from "../learn/infer-from-openapi.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
-import { parseListen, type ListenAddress } from "../harness/listen-address.ts";
+import { probeSettings } from "./profile-settings.ts";
 
 export const INFER_USAGE = `       airtime-harness profile init --from-target URL --token TOKEN [--other-token TOKEN]
                                    [--listen HOST:PORT --webhook-secret SECRET] [--budget KES]
@@ -52,15 +50,10 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
     if (values["from-target"] === undefined) return initFromOpenApi(document, file, fail);
   }
   if (values["from-target"] === undefined || values.token === undefined) return fail("needs --from-target and --token");
-  if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
-    return fail("--listen and --webhook-secret go together");
-  }
-  const listen = values.listen === undefined ? undefined : listenAddress(values.listen);
-  if (values.listen !== undefined && listen === undefined) return fail(`--listen '${values.listen}' is not HOST:PORT`);
+  const probe = probeSettings(values);
+  if (typeof probe === "string") return fail(probe);
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && !(budget > 0)) return fail(`--budget '${values.budget}' is not an amount of KES`);
-  const timeout = parseDuration(values.timeout ?? "10s");
-  if (!timeout.ok) return fail(`--timeout: ${timeout.error}`);
   if (await exists(file)) return fail(`${file} exists; not overwritten`);
   const fromDocument = document === undefined ? undefined : await documented(document);
   if (typeof fromDocument === "string") return fail(fromDocument);
@@ -69,11 +62,10 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
       target: values["from-target"],
       token: values.token,
       ...(values["other-token"] === undefined ? {} : { otherToken: values["other-token"] }),
-      account: values.account ?? (DEFAULT_ACCOUNTS[0] as string),
-      ...(listen === undefined ? {} : { listen }),
-      ...(values["webhook-secret"] === undefined ? {} : { webhookSecret: values["webhook-secret"] }),
+      account: probe.account,
+      ...probe.webhook,
       ...(budget === undefined ? {} : { budget }),
-      timeoutMs: timeout.ms,
+      timeoutMs: probe.timeoutMs,
     },
     (line) => console.log(line),
   );
@@ -110,14 +102,6 @@ async function initFromOpenApi(document: string, file: string, fail: (message: s
   for (const what of inferred.missing) console.log(`- not inferred: ${what}`);
   console.log(`wrote ${file}: check it with airtime-harness profile check ${file} --target URL --token TOKEN`);
   return 0;
-}
-
-function listenAddress(text: string): ListenAddress | undefined {
-  try {
-    return parseListen(text);
-  } catch {
-    return undefined;
-  }
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -8,11 +8,9 @@ import { access, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { compileProfile } from "../contract/provider-profile/compile.ts";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
-import { parseDuration } from "../contract/duration.ts";
-import { DEFAULT_ACCOUNTS } from "../harness/accounts.ts";
 import { checkProfile } from "../harness/profile-check.ts";
-import { runTokenCommand } from "../harness/token-source.ts";
 import { INFER_USAGE, initFromTarget } from "./profile-infer.ts";
+import { PROFILE_DEFAULTS, probeSettings, probeToken } from "./profile-settings.ts";
 import { PROFILE_STARTER } from "./profile-starter.ts";
 
 const USAGE = `usage: airtime-harness profile check FILE --target URL (--token TOKEN | --token-command CMD)
@@ -59,7 +57,7 @@ async function init(args: string[]): Promise<number> {
     console.error(`airtime-harness profile init: takes one FILE, not '${option ?? args.join(" ")}'\n\n${USAGE}`);
     return 2;
   }
-  const file = args[0] ?? "provider-profile.yaml";
+  const [file = PROFILE_DEFAULTS.file] = args;
   const exists = await access(file).then(
     () => true,
     () => false,
@@ -99,34 +97,25 @@ async function check(args: string[]): Promise<number> {
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (file === undefined || values.target === undefined) return usageError("needs FILE and --target");
-  if ((values.listen === undefined) !== (values["webhook-secret"] === undefined)) {
-    return usageError("--listen and --webhook-secret go together");
-  }
-  const timeout = parseDuration(values.timeout ?? "10s");
-  if (!timeout.ok) return usageError(`--timeout: ${timeout.error}`);
-  const listen = values.listen === undefined ? undefined : parseListen(values.listen);
-  if (values.listen !== undefined && listen === undefined)
-    return usageError(`--listen '${values.listen}' is not HOST:PORT`);
+  const probe = probeSettings(values);
+  if (typeof probe === "string") return usageError(probe);
   const loaded = await loadProviderProfile(file);
   if (!loaded.ok) {
     console.error(formatProfileIssues(file, loaded.issues));
     return 2;
   }
-  const token =
-    values.token ??
-    (values["token-command"] === undefined ? undefined : await runTokenCommand(values["token-command"]));
+  const token = await probeToken(values);
   if (token === undefined) return usageError("needs --token or --token-command");
   const lines = await checkProfile(compileProfile(loaded.profile), {
     target: values.target,
     token,
-    account: values.account ?? (DEFAULT_ACCOUNTS[0] as string),
-    timeoutMs: timeout.ms,
-    ...(listen === undefined ? {} : { listen }),
-    ...(values["webhook-secret"] === undefined ? {} : { webhookSecret: values["webhook-secret"] }),
+    account: probe.account,
+    timeoutMs: probe.timeoutMs,
+    ...probe.webhook,
   });
   for (const line of lines) console.log(`${line.ok ? " " : "!"} ${line.text}`);
   // A check that passes without ever looking at the webhook must say so, and how to look.
-  if (listen === undefined) console.log(WEBHOOK_NOT_CHECKED);
+  if (probe.webhook === undefined) console.log(WEBHOOK_NOT_CHECKED);
   const misses = lines.filter((line) => !line.ok);
   if (misses.length === 0) {
     console.log(`\n${file}: every pointer and rule found what it names`);
@@ -141,11 +130,4 @@ async function check(args: string[]): Promise<number> {
 function usageError(message: string): number {
   console.error(`airtime-harness profile check: ${message}\n\n${USAGE}`);
   return 2;
-}
-
-function parseListen(text: string): { host: string; port: number } | undefined {
-  const match = /^(.*):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[2]);
-  if (match?.[1] === undefined || !(port >= 0 && port < 65536)) return undefined;
-  return { host: match[1] === "" ? "127.0.0.1" : match[1], port };
 }

@@ -6,6 +6,7 @@
  * polled until it is final, which gives the finals reached and the
  * pending → final times.
  */
+import { createHttpClient } from "../harness/http-client.ts";
 import { randomUUID } from "node:crypto";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type AnswerShape, shapeOf } from "./answer-shapes.ts";
@@ -110,20 +111,19 @@ export async function call(
   if (request.token) headers.authorization = `Bearer ${options.token}`;
   if (request.key !== undefined) headers["idempotency-key"] = request.key;
   if (request.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${options.baseUrl}${request.path}`, {
+  const outcome = await createHttpClient(options.baseUrl, { timeoutMs: options.requestTimeoutMs }).send({
     method: request.method,
+    path: request.path,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    signal: AbortSignal.timeout(options.requestTimeoutMs),
   });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
+  // A target that does not answer ends the comparison (the command says so and exits 2).
+  if (outcome.kind === "network_error") {
+    throw new Error(
+      outcome.code === "ETIMEDOUT" ? `timeout: ${outcome.message}` : `${outcome.code}: ${outcome.message}`,
+    );
   }
-  return { status: response.status, body };
+  return { status: outcome.status, body: outcome.json };
 }
 
 /** The class of a refusal: its HTTP status and the error code the profile reads. */

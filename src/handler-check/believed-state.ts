@@ -5,6 +5,7 @@
  * code and, optionally, a count of side effects applied. An order the app
  * does not know is a 404, an empty output or `null`.
  */
+import { sendToUrl } from "../harness/http-client.ts";
 import { execFile } from "node:child_process";
 import { compilePointer } from "../contract/provider-profile/pointer.ts";
 
@@ -23,8 +24,8 @@ export interface StateReaderOptions {
   readonly statusPointer: string;
   readonly effectsPointer?: string | undefined;
   readonly timeoutMs: number;
-  /** The stored status as a code; default a number or numeric string (a dialect's words need its table). */
-  readonly readStatus?: ((stored: unknown) => number | undefined) | undefined;
+  /** The stored status as a code: the dialect's reading (its words need its table), or `readNumber`. */
+  readonly readStatus: (stored: unknown) => number | undefined;
 }
 
 export interface StateReader {
@@ -36,7 +37,8 @@ export class StateReadError extends Error {}
 
 const UNKNOWN: Believed = { status: null, effects: null };
 
-function asNumber(value: unknown): number | undefined {
+/** A number or a numeric string: a status an app keeps as a code, or a count of effects. */
+export function readNumber(value: unknown): number | undefined {
   if (typeof value === "number" && Number.isFinite(value)) return value;
   if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
   return undefined;
@@ -45,15 +47,15 @@ function asNumber(value: unknown): number | undefined {
 function believedIn(document: unknown, options: StateReaderOptions, where: string): Believed {
   if (document === null) return UNKNOWN;
   const rawStatus = compilePointer(options.statusPointer)(document);
-  const status = rawStatus === undefined || rawStatus === null ? null : (options.readStatus ?? asNumber)(rawStatus);
+  const status = rawStatus === undefined || rawStatus === null ? null : options.readStatus(rawStatus);
   if (status === undefined) {
     throw new StateReadError(
-      `${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code${options.readStatus === undefined ? "" : " or word of the dialect"}`,
+      `${where}: ${options.statusPointer} is ${JSON.stringify(rawStatus)}, not a status code or word of the dialect`,
     );
   }
   if (options.effectsPointer === undefined) return { status, effects: null };
   const rawEffects = compilePointer(options.effectsPointer)(document);
-  const effects = rawEffects === undefined || rawEffects === null ? 0 : asNumber(rawEffects);
+  const effects = rawEffects === undefined || rawEffects === null ? 0 : readNumber(rawEffects);
   if (effects === undefined) {
     throw new StateReadError(`${where}: ${options.effectsPointer} is ${JSON.stringify(rawEffects)}, not a number`);
   }
@@ -61,15 +63,12 @@ function believedIn(document: unknown, options: StateReaderOptions, where: strin
 }
 
 async function readUrl(url: string, timeoutMs: number): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    throw new StateReadError(`cannot read ${url}: ${(error as Error).message}`);
-  }
-  const text = await response.text();
+  const response = await sendToUrl(url, { method: "GET", headers: { accept: "application/json" }, timeoutMs });
+  if (response.kind === "network_error") throw new StateReadError(`cannot read ${url}: ${response.message}`);
+  const { text } = response;
   if (response.status === 404) return null;
-  if (!response.ok) throw new StateReadError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
+  if (response.status < 200 || response.status > 299)
+    throw new StateReadError(`${url} answered ${response.status}: ${text.slice(0, 200)}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -105,7 +104,7 @@ function readCommand(command: string, reference: string, timeoutMs: number): Pro
  * @example
  * const state = createStateReader({
  *   source: { kind: "url", template: "http://localhost:3000/orders/{reference}" },
- *   statusPointer: "/status", effectsPointer: "/credits", timeoutMs: 10_000,
+ *   statusPointer: "/status", effectsPointer: "/credits", timeoutMs: 10_000, readStatus: readNumber,
  * });
  * await state.read("R-1"); // { status: 20, effects: 1 }
  */

@@ -5,43 +5,21 @@
  * that still does. Replays from `{seed, path}`.
  */
 import fc from "fast-check";
-import { createStateReader, type StateSource, StateReadError } from "./believed-state.ts";
-import type { DeliveryDialect, Forgery } from "./delivery-dialect.ts";
+import { createStateReader, StateReadError } from "./believed-state.ts";
+import type { Forgery } from "./delivery-dialect.ts";
 import { createHandlerClient } from "./handler-client.ts";
 import type { RuleName } from "./judge.ts";
 import { type RunOutcome, runSequence, type SequenceContext, type TimelineEntry } from "./run-sequence.ts";
 import { type SequencePlan, sequencePlanArbitrary } from "./sequence-model.ts";
 import { startSimulatorTruth, type TrueOrder } from "./simulator-truth.ts";
-import { createStandardDialect } from "./standard-dialect.ts";
+import { type HandlerCheckOptions, handlerCheckRunSettings } from "./handler-check-settings.ts";
 
-export const DEFAULT_HANDLER_CHECK_RUNS = 50;
-export const DEFAULT_HANDLER_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_ORDERS = 3;
-
-export interface HandlerCheckOptions {
-  readonly handlerUrl: string;
-  readonly secret: string;
-  readonly state: StateSource;
-  /** Pointer to the status code in the state document. */
-  readonly statusPointer: string;
-  /** Pointer to a count of side effects applied for the order, when the app keeps one. */
-  readonly effectsPointer?: string | undefined;
-  /** The handler's reconcile endpoint; with it, some final messages are withheld. */
-  readonly reconcileUrl?: string | undefined;
-  readonly runs: number;
-  readonly seed?: number | undefined;
-  readonly path?: string | undefined;
-  readonly timeoutMs: number;
-  readonly maxOrders: number;
-  /** The simulator's port and demo token, for handlers that look orders up. */
-  readonly simulatorPort?: number | undefined;
-  readonly simulatorToken?: string | undefined;
-  /** Every reference starts with it; distinct per run so a long-lived app never mixes two runs. */
-  readonly referencePrefix: string;
-  readonly dialect?: DeliveryDialect | undefined;
-  /** Told where the simulator's lookup listens, once it does. */
-  readonly onStart?: ((simulator: { readonly url: string; readonly token: string }) => void) | undefined;
-}
+export {
+  DEFAULT_HANDLER_CHECK_RUNS,
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  DEFAULT_MAX_ORDERS,
+  type HandlerCheckOptions,
+} from "./handler-check-settings.ts";
 
 export interface HandlerCheckFailure {
   readonly rule: RuleName;
@@ -131,13 +109,14 @@ function verdictOf(
  * });
  * // report.failure?.rule === "idempotence", report.failure.timeline …
  */
-export async function runHandlerCheck(options: HandlerCheckOptions): Promise<HandlerCheckReport> {
+export async function runHandlerCheck(input: HandlerCheckOptions): Promise<HandlerCheckReport> {
   const started = performance.now();
-  const dialect = options.dialect ?? createStandardDialect();
+  const options = handlerCheckRunSettings(input);
+  const { dialect } = options;
   const truth = await startSimulatorTruth({
     dialect,
     referencePrefix: options.referencePrefix,
-    ...(options.simulatorPort === undefined ? {} : { port: options.simulatorPort }),
+    port: options.simulatorPort,
     ...(options.simulatorToken === undefined ? {} : { token: options.simulatorToken }),
   });
   options.onStart?.({ url: truth.url, token: truth.token });

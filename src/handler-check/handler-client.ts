@@ -3,6 +3,7 @@
  * would: a POST with the exact body bytes and headers, bounded by the
  * timeout. Every outcome is a value; a handler that is down is an answer too.
  */
+import { sendToUrl } from "../harness/http-client.ts";
 import type { SignedRequest } from "./delivery-dialect.ts";
 
 export type HandlerAnswer =
@@ -16,29 +17,13 @@ export interface HandlerClient {
   post(url: string, body: unknown): Promise<HandlerAnswer>;
 }
 
-function reasonOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return typeof cause?.message === "string" ? cause.message : (error as Error).message;
-}
-
 async function send(url: string, request: SignedRequest, timeoutMs: number): Promise<HandlerAnswer> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  try {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    // Read the body so the connection is free for the next delivery.
-    await response.arrayBuffer();
-    return { kind: "answered", status: response.status, ms: ms() };
-  } catch (error) {
-    if ((error as Error).name === "TimeoutError") return { kind: "timeout", ms: ms() };
-    return { kind: "unreachable", reason: reasonOf(error), ms: ms() };
-  }
+  const outcome = await sendToUrl(url, { method: "POST", headers: request.headers, body: request.body, timeoutMs });
+  if (outcome.kind === "response") return { kind: "answered", status: outcome.status, ms: ms() };
+  if (outcome.code === "ETIMEDOUT") return { kind: "timeout", ms: ms() };
+  return { kind: "unreachable", reason: outcome.code, ms: ms() };
 }
 
 /**

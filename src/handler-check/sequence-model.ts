@@ -6,7 +6,7 @@
  * one order, delivered once each in the order it happened.
  */
 import fc from "fast-check";
-import { FORGERIES, type Forgery, type WebhookMessage } from "./delivery-dialect.ts";
+import { type Forgery, type WebhookMessage } from "./delivery-dialect.ts";
 import type { OrderPlan, TrueOrder } from "./simulator-truth.ts";
 
 export type PlannedExtra =
@@ -52,8 +52,8 @@ export interface SequenceOptions {
   /** Withhold final messages (only for handlers that reconcile by looking orders up). */
   readonly withhold: boolean;
   readonly maxOrders: number;
-  /** The forgeries the dialect can make (default all); none for an unsigned dialect. */
-  readonly forgeries?: readonly Forgery[];
+  /** The forgeries the dialect can make (`FORGERIES` for a signed one); none for an unsigned dialect. */
+  readonly forgeries: readonly Forgery[];
 }
 
 /** The finals a handler most often gets wrong, Reversed (through Success) among them. */
@@ -90,7 +90,7 @@ function extraArbitrary(forgeries: readonly Forgery[]): fc.Arbitrary<PlannedExtr
 
 /**
  * @example
- * fc.assert(fc.asyncProperty(sequencePlanArbitrary({ withhold: false, maxOrders: 3 }), async (plan) => …));
+ * fc.assert(fc.asyncProperty(sequencePlanArbitrary({ withhold: false, maxOrders: 3, forgeries: FORGERIES }), async (plan) => …));
  */
 export function sequencePlanArbitrary(options: SequenceOptions): fc.Arbitrary<SequencePlan> {
   const orderPositions = Array.from({ length: options.maxOrders }, (_, index) => index);
@@ -99,7 +99,7 @@ export function sequencePlanArbitrary(options: SequenceOptions): fc.Arbitrary<Se
       minLength: 1,
       maxLength: options.maxOrders,
     }),
-    extras: fc.array(extraArbitrary(options.forgeries ?? FORGERIES), { maxLength: 4 }),
+    extras: fc.array(extraArbitrary(options.forgeries), { maxLength: 4 }),
     downtime: fc.option(fc.record({ from: fc.nat(), length: fc.integer({ min: 2, max: 6 }) }), { nil: null }),
     withheld: options.withhold ? fc.subarray(orderPositions) : fc.constant([]),
   });

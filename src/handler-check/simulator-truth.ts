@@ -39,8 +39,8 @@ export interface SimulatorTruth {
 
 export interface SimulatorTruthOptions {
   readonly dialect: DeliveryDialect;
-  /** Where the simulator listens for lookups; 0 (default) picks a free port. */
-  readonly port?: number;
+  /** Where the simulator listens for lookups; absent, `listen` picks a free port. */
+  readonly port?: number | undefined;
   /** The demo customer's token, for lookups; generated when omitted. */
   readonly token?: string;
   /** Prefix of every reference, so runs against one long-lived handler never collide. */
@@ -94,7 +94,7 @@ export async function startSimulatorTruth(options: SimulatorTruthOptions): Promi
   const demo = sim.demo;
   if (demo === undefined) throw new Error("the truth simulator has no demo customer");
   const { customerId } = demo;
-  const url = await sim.listen(options.port ?? 0);
+  const url = await sim.listen(options.port);
   let placed = 0;
 
   async function realiseOne(plan: OrderPlan): Promise<TrueOrder> {

@@ -86,6 +86,18 @@ export function createHttpClient(baseUrl: string, options: { readonly timeoutMs?
   };
 }
 
+/**
+ * One request to a whole URL (a webhook handler, an app's state endpoint),
+ * its query kept, through the same client.
+ *
+ * @example
+ * const outcome = await sendToUrl("http://localhost:3000/webhooks?v=2", { method: "POST", body: "{}" });
+ */
+export function sendToUrl(url: string, spec: Omit<HttpRequestSpec, "path">): Promise<HttpOutcome> {
+  const parsed = new URL(url);
+  return createHttpClient(parsed.origin).send({ ...spec, path: `${parsed.pathname}${parsed.search}` });
+}
+
 function joinUrl(base: URL, path: string): URL {
   const prefix = base.pathname.replace(/\/+$/, "");
   return new URL(`${base.protocol}//${base.host}${prefix}${path}`);

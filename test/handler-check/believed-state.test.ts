@@ -4,7 +4,7 @@
  * unreadable is a setup error naming where it came from.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createStateReader, StateReadError } from "../../src/handler-check/believed-state.ts";
+import { createStateReader, readNumber, StateReadError } from "../../src/handler-check/believed-state.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import { type ExampleHandler, startExampleHandler } from "./example-handlers.ts";
 
@@ -24,6 +24,7 @@ test("a state URL's 404 is an order the app does not know", async () => {
     statusPointer: "/status",
     effectsPointer: "/credits",
     timeoutMs: 5_000,
+    readStatus: readNumber,
   });
   expect(await state.read("never-seen")).toEqual({ status: null, effects: null });
 });
@@ -34,6 +35,7 @@ test("a command's JSON is read by the pointers; empty output is an unknown order
     statusPointer: "/order/code",
     effectsPointer: "/credits",
     timeoutMs: 10_000,
+    readStatus: readNumber,
   });
   expect(await state.read("known")).toEqual({ status: 8, effects: 2 });
   expect(await state.read("unknown")).toEqual({ status: null, effects: null });
@@ -45,12 +47,14 @@ test("a state endpoint that cannot be reached, or a command that fails, is a set
     source: { kind: "url", template: "http://127.0.0.1:9/orders/{reference}" },
     statusPointer: "/status",
     timeoutMs: 5_000,
+    readStatus: readNumber,
   });
   await expect(unreachable.read("R-1")).rejects.toBeInstanceOf(StateReadError);
   const failing = createStateReader({
     source: { kind: "command", command: "echo no such table >&2; exit 3" },
     statusPointer: "/status",
     timeoutMs: 5_000,
+    readStatus: readNumber,
   });
   await expect(failing.read("R-1")).rejects.toThrow(/failed: no such table/);
 });

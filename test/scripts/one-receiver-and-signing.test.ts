@@ -1,9 +1,10 @@
 /**
- * One signing module and one webhook receiver, read off the source: the
- * crypto that signs or compares secrets appears in one file, and only one
- * file both verifies webhook requests and dedupes them on their delivery
- * id. Each rule is also run over the source with a second copy planted, to
- * show it would catch one.
+ * One signing module, one webhook receiver and one HTTP client, read off
+ * the source: the crypto that signs or compares secrets appears in one
+ * file, only one file both verifies webhook requests and dedupes them on
+ * their delivery id, and the verification commands send requests to a
+ * target through one client. Each rule is also run over the source with a
+ * second copy planted, to show it would catch one.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,11 @@ const VERIFIES = /\b(?:verifyWebhook|verifyDialect|standardWebhookRejection)\(|\
 const DEDUPES_ON_ID = /\.has\((?:id|webhookId|deliveryId|messageId)\)/;
 const SERVES_HTTP = /\bcreateWebhookServer\(|\bcreateServer\(/;
 
+/** `fetch`, undici, or `request` from node:http/https: a file that sends HTTP requests itself. */
+const SENDS_HTTP = /\bfetch\(|from "undici"|import\s*\{[^}]*\brequest\b[^}]*\}\s*from "node:https?"/;
+/** The verification commands: contract, compare, handler-check, the learn probe and the CLI around them. */
+const VERIFICATION_FOLDERS = ["src/harness/", "src/compare/", "src/handler-check/", "src/learn/", "src/cli/"];
+
 const matching = (sources: Sources, ...patterns: RegExp[]) =>
   [...sources].filter(([, text]) => patterns.every((pattern) => pattern.test(text))).map(([file]) => file);
 
@@ -30,6 +36,13 @@ const signingModules = (sources: Sources) => matching(sources, SIGNING_PRIMITIVE
 const receivers = (sources: Sources) => matching(sources, VERIFIES, DEDUPES_ON_ID);
 /** Files that verify what their own HTTP server receives. */
 const verifyingServers = (sources: Sources) => matching(sources, VERIFIES, SERVES_HTTP);
+
+/** Files of the verification commands that send HTTP requests without the one client. */
+const httpClients = (sources: Sources) => {
+  // An @example that calls fetch sends nothing.
+  const code = new Map([...sources].map(([file, text]) => [file, text.replace(/\/\*[\s\S]*?\*\//g, "")]));
+  return matching(code, SENDS_HTTP).filter((file) => VERIFICATION_FOLDERS.some((folder) => file.startsWith(folder)));
+};
 
 const planted = (sources: Sources, file: string, text: string): Sources => new Map([...sources, [file, text]]);
 
@@ -69,5 +82,22 @@ describe("one webhook receiver", () => {
     const withCopy = planted(src, "src/harness/planted-receiver.ts", receiver);
     expect(receivers(withCopy)).toContain("src/harness/planted-receiver.ts");
     expect(verifyingServers(withCopy)).toContain("src/harness/planted-receiver.ts");
+  });
+});
+
+describe("one HTTP client", () => {
+  it("is the harness's client, with the fault proxy that relays to the target", () => {
+    expect(httpClients(src).sort()).toEqual(["src/harness/fault-proxy.ts", "src/harness/http-client.ts"]);
+  });
+
+  it("would name a second client in any verification command", () => {
+    const viaFetch = `export const get = (url: string) => fetch(url);\n`;
+    expect(httpClients(planted(src, "src/compare/planted.ts", viaFetch))).toContain("src/compare/planted.ts");
+    const viaNode = `import { request } from "node:https";\nexport const post = (url: string) => request(url);\n`;
+    expect(httpClients(planted(src, "src/handler-check/planted.ts", viaNode))).toContain(
+      "src/handler-check/planted.ts",
+    );
+    const viaUndici = `import { request } from "undici";\nexport const get = (url: string) => request(url);\n`;
+    expect(httpClients(planted(src, "src/learn/planted.ts", viaUndici))).toContain("src/learn/planted.ts");
   });
 });

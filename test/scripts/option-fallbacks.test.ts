@@ -16,14 +16,16 @@ async function ruleIdsFor(text: string, filePath: string): Promise<(string | nul
 const fallback = (expression: string) =>
   `export function planted(options: { a?: number; b?: { c?: number } }): number {\n  return ${expression};\n}\n`;
 
+/** The folders whose options are normalised once; the rule holds in each. */
+const CONVERTED = ["src/compare", "src/handler-check", "src/cli"];
+const FALLBACKS = ["options.a ?? 1", "options.b?.c ?? 2", "(options.b ?? {}).c ?? 3"];
+
 describe("no options.x ?? outside the normalisers", () => {
-  it.each([["options.a ?? 1"], ["options.b?.c ?? 2"], ["(options.b ?? {}).c ?? 3"]])(
-    "refuses %s in src/compare/",
-    async (expression) => {
-      const ids = await ruleIdsFor(fallback(expression), "src/compare/planted.ts");
-      expect(ids).toContain("no-restricted-syntax");
-    },
-  );
+  const planted = CONVERTED.flatMap((folder) => FALLBACKS.map((expression) => [expression, folder] as const));
+  it.each(planted)("refuses %s in %s/", async (expression, folder) => {
+    const ids = await ruleIdsFor(fallback(expression), `${folder}/planted.ts`);
+    expect(ids).toContain("no-restricted-syntax");
+  });
 
   it("allows it in a command's settings normaliser", async () => {
     expect(await ruleIdsFor(fallback("options.a ?? 1"), "src/compare/compare-settings.ts")).not.toContain(
