@@ -85,6 +85,8 @@ export interface EmbeddedDomain {
   readonly customers: CustomerDirectory;
   /** The order cap: its figures, and where plugins hold orders back from eviction. */
   readonly retention: OrderRetention;
+  /** The pending → final timing orders follow unless a scenario sets theirs. */
+  readonly timing: Timing;
 }
 
 /**
@@ -118,6 +120,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     keyLifetimeMs,
     onFirstEviction: options.onFirstEviction ?? ((message) => console.warn(`airtime simulator: ${message}`)),
   });
+  const timing = options.timing ?? DEFAULT_LIFECYCLE.timing;
   const service = createAirtimeService({
     store,
     clock: time.clock,
@@ -127,7 +130,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     events: events.events,
     statusTable,
     lifecycle: {
-      timing: options.timing ?? DEFAULT_LIFECYCLE.timing,
+      timing,
       failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
       failureStatus: options.failureStatus ?? FAILED_STATUS,
     },
@@ -153,5 +156,6 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     service,
     customers,
     retention,
+    timing,
   };
 }
