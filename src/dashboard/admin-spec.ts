@@ -24,6 +24,18 @@ export const ScheduleSummarySchema = z
       description:
         "When the earliest planned status change of an order is due (a final order's reversal included); null for none.",
     }),
+    configuredTiming: z
+      .object({
+        text: z.string().meta({ description: "The timing as `serve --timing` reads it." }),
+        lowMs: z.number().meta({
+          description:
+            "Where the band starts: a fixed or uniform timing's least, a lognormal's 5th percentile, a quantile timing's first point.",
+        }),
+        highMs: z.number().meta({
+          description: "Where it ends: the most, the 95th percentile or the last point; lowMs for a fixed timing.",
+        }),
+      })
+      .meta({ description: "The configured pending → final timing, which the dashboard's histogram draws as a band." }),
     nextWebhookAttemptAt: z
       .string()
       .nullable()

@@ -123,6 +123,7 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
                 store: context.store,
                 scheduler: context.scheduler,
                 statusTable: context.statusTable,
+                timing: context.timing,
                 webhookDueTimes: async () =>
                   deliveries === undefined
                     ? []

@@ -5,6 +5,7 @@
 import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import { ORDER_STEP_JOB } from "../domain/lifecycle.ts";
 import type { Clock, Scheduler, Store } from "../domain/ports.ts";
+import { formatTiming, type Timing } from "../domain/timing.ts";
 import type { ScheduleSummary } from "./admin-spec.ts";
 
 export interface ScheduleSources {
@@ -12,6 +13,7 @@ export interface ScheduleSources {
   readonly store: Store;
   readonly scheduler: Scheduler;
   readonly statusTable: StatusTable;
+  readonly timing: Timing;
   /** Due times (simulator ms) of scheduled webhook attempts. */
   readonly webhookDueTimes: () => Promise<number[]>;
 }
@@ -20,6 +22,26 @@ const earliest = (times: readonly (number | undefined)[]): string | null => {
   const known = times.filter((t): t is number => t !== undefined);
   return known.length === 0 ? null : new Date(Math.min(...known)).toISOString();
 };
+
+/** A standard normal's 95th percentile: a lognormal's 5 %–95 % band is its median times e^(∓1.645 σ). */
+const Z95 = 1.6449;
+
+/** Where most pending → final times fall under `timing`: its 5th to 95th percentile (all of a fixed or uniform one). */
+function timingBand(timing: Timing): { lowMs: number; highMs: number } {
+  switch (timing.kind) {
+    case "fixed":
+      return { lowMs: timing.ms, highMs: timing.ms };
+    case "uniform":
+      return { lowMs: timing.minMs, highMs: timing.maxMs };
+    case "lognormal":
+      return {
+        lowMs: Math.round(timing.medianMs * Math.exp(-Z95 * timing.sigma)),
+        highMs: Math.round(timing.medianMs * Math.exp(Z95 * timing.sigma)),
+      };
+    case "quantiles":
+      return { lowMs: timing.points[0]?.ms ?? 0, highMs: timing.points.at(-1)?.ms ?? 0 };
+  }
+}
 
 /** Orders in a pending-class status, counted by status without reading an order (the dashboard asks once a second). */
 async function countPending(store: Store, statusTable: StatusTable): Promise<number> {
@@ -42,6 +64,7 @@ export async function summariseSchedule(sources: ScheduleSources): Promise<Sched
     pendingEvents: await sources.scheduler.size(),
     pendingOrders: await countPending(sources.store, sources.statusTable),
     nextOrderStepAt: earliest([await sources.scheduler.nextDueAt(ORDER_STEP_JOB)]),
+    configuredTiming: { text: formatTiming(sources.timing), ...timingBand(sources.timing) },
     nextWebhookAttemptAt: earliest(await sources.webhookDueTimes()),
   };
 }

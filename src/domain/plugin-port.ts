@@ -20,6 +20,7 @@ import type { OrderRetention, RetentionGuard } from "./order-retention.ts";
 import type { Clock, Ids, JobPlacement, Random, Scheduler, Store } from "./ports.ts";
 import type { AirtimeService, OrderEvents } from "./service-types.ts";
 import type { ScenarioEngine } from "./scenario-engine.ts";
+import type { Timing } from "./timing.ts";
 import type { JournalEntry } from "../contract/admin-schemas.ts";
 
 /**
@@ -97,6 +98,8 @@ export interface SimulatorContext {
   readonly service: AirtimeService;
   /** The request journal (what `GET /_sim/journal` lists). */
   readonly journal: Journal;
+  /** The pending → final timing orders follow unless a scenario sets theirs (the dashboard draws it). */
+  readonly timing: Timing;
   /** What the order cap has evicted so far (`GET /_sim/stats`). */
   readonly retention: Pick<OrderRetention, "stats">;
   /** Where a plugin's jobs run: this process's scheduler, or one every process on a Redis store shares. */

@@ -32,6 +32,7 @@ export async function buildPlugins(
     service: domain.service,
     journal,
     retention: domain.retention,
+    timing: domain.timing,
     jobs: backend.jobs,
     plugins,
   };

@@ -87,6 +87,8 @@ export interface EmbeddedDomain {
   readonly customers: CustomerDirectory;
   /** The order cap: its figures, and where plugins hold orders back from eviction. */
   readonly retention: OrderRetention;
+  /** The pending → final timing orders follow unless a scenario sets theirs. */
+  readonly timing: Timing;
 }
 
 /**
@@ -120,6 +122,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     keyLifetimeMs,
     onFirstEviction: options.onFirstEviction ?? ((message) => console.warn(`airtime simulator: ${message}`)),
   });
+  const timing = options.timing ?? DEFAULT_LIFECYCLE.timing;
   const service = createAirtimeService({
     store,
     clock: time.clock,
@@ -129,7 +132,7 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     events: events.events,
     statusTable,
     lifecycle: {
-      timing: options.timing ?? DEFAULT_LIFECYCLE.timing,
+      timing,
       failureRate: options.failureRate ?? DEFAULT_LIFECYCLE.failureRate,
       failureStatus: options.failureStatus ?? FAILED_STATUS,
       outcomes: options.outcomes,
@@ -156,5 +159,6 @@ export function createEmbeddedDomain(options: EmbeddedDomainOptions = {}): Embed
     service,
     customers,
     retention,
+    timing,
   };
 }

@@ -9,7 +9,7 @@ import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
 import { buildUi, seriousViolations, startDashboardSimulator } from "../support/dashboard-page.ts";
-import { DEMO_TOKEN, orderBody, placeOrder } from "../support/http.ts";
+import { bearer, DEMO_TOKEN, orderBody, placeOrder, send } from "../support/http.ts";
 import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -119,6 +119,28 @@ describe.skipIf(skip !== undefined)(
       await screenshot(page, "dashboard-clock.png");
       await page.getByRole("button", { name: "Orders" }).click();
       await page.locator('tr[data-order="clock-1"] .status', { hasText: "20 Success" }).waitFor({ timeout: LIVE_MS });
+    });
+
+    it("names the time of a reversal still due on a final order", async () => {
+      // 0700000004 succeeds, then is reversed 10 s later (a magic test account).
+      await placeOrder(sim, orderBody({ reference: "reversed-later", account: "0700000004" }));
+      const lookup = () => send(sim, "/v1/airtime/reversed-later", { headers: bearer(DEMO_TOKEN) });
+      let succeeded = await lookup();
+      for (let second = 0; second < 10 && succeeded.body.status !== 20; second++) {
+        await sim.clock.advance(1_000);
+        succeeded = await lookup();
+      }
+      expect(succeeded.body.status).toBe(20);
+      const reversalAt = new Date(Date.parse(succeeded.body.updatedAt) + 10_000).toISOString();
+      await page.getByRole("button", { name: "Clock", exact: true }).click();
+      await page.getByRole("button", { name: "+1 s" }).click();
+      await page.getByRole("status").filter({ hasText: "Advance 1000 ms: done" }).waitFor({ timeout: LIVE_MS });
+      const nextStep = page.getByTestId("next-order-step").locator(`time[datetime="${reversalAt}"]`);
+      await nextStep.waitFor({ timeout: LIVE_MS });
+      expect(await nextStep.getAttribute("title")).toBe(`${reversalAt.replace("T", " ").slice(0, 23)} UTC`);
+      await sim.clock.advance(9_000);
+      await page.getByRole("button", { name: "+1 s" }).click();
+      await page.getByTestId("next-order-step").filter({ hasText: /^—$/ }).waitFor({ timeout: LIVE_MS });
     });
 
     it("activates a scenario and the next order shows its effect", async () => {

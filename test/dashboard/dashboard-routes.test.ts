@@ -107,6 +107,7 @@ describe("/_sim/schedule", () => {
       pendingEvents: expect.any(Number),
       pendingOrders: 1,
       nextOrderStepAt: "2026-01-01T00:00:02.000Z",
+      configuredTiming: { text: "2000ms", lowMs: 2000, highMs: 2000 },
       nextWebhookAttemptAt: null,
     });
     expect(reply.body.pendingEvents).toBeGreaterThanOrEqual(1);

@@ -11,7 +11,7 @@ import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
 import { buildUi, startDashboardSimulator } from "../support/dashboard-page.ts";
-import { orderBody, placeOrder } from "../support/http.ts";
+import { admin, orderBody, placeOrder } from "../support/http.ts";
 import { startWebhookHandler, type WebhookHandler } from "../support/webhook-handler.ts";
 
 const IMAGES = join(resolve(import.meta.dirname, "../.."), "docs/images");
@@ -82,6 +82,16 @@ describe.skipIf(skip !== undefined)(
       await expect.poll(() => page.getByTestId("plot-pending").textContent()).toContain("3 orders");
       await page.getByTestId("plots").screenshot({ path: join(IMAGES, "dashboard-plots.png"), animations: "disabled" });
       expect(pageErrors).toEqual([]);
+    });
+
+    it("shades the configured timing on the pending → final histogram, where the orders fell", async () => {
+      await page.getByRole("button", { name: "Plots", exact: true }).click();
+      const histogram = page.getByTestId("plot-pending");
+      // The simulator's timing is a fixed 1 s: a band from 1 s to 1 s, in the chart's data.
+      await expect.poll(() => histogram.getAttribute("data-band"), { timeout: LIVE_MS }).toBe("1,1");
+      expect(await histogram.textContent()).toContain("configured 1000ms, shaded");
+      const schedule = await admin(sim, "/schedule");
+      expect(schedule.body.configuredTiming).toEqual({ text: "1000ms", lowMs: 1000, highMs: 1000 });
     });
 
     it("keeps the tab and the open order across a reload", async () => {

@@ -14,6 +14,24 @@ export interface ChartProps {
   /** Everything but the size and title: the series and axes. */
   readonly options: Omit<uPlot.Options, "width" | "height" | "title">;
   readonly data: uPlot.AlignedData;
+  /**
+   * A band to shade across the x axis, [from, to] in x units (a single line
+   * when they are equal): the configured timing on the pending → final
+   * histogram. Kept in `data-band` too, so a test reads what is drawn.
+   */
+  readonly band?: readonly [number, number] | undefined;
+}
+
+/** Shades the band behind the series, at least 2 px wide so a fixed timing shows as a line. */
+function bandHook(band: readonly [number, number]): (u: uPlot) => void {
+  return (u) => {
+    const from = u.valToPos(band[0], "x", true);
+    const to = u.valToPos(band[1], "x", true);
+    u.ctx.save();
+    u.ctx.fillStyle = "#f59e0b55";
+    u.ctx.fillRect(from - 1, u.bbox.top, Math.max(2, to - from + 2), u.bbox.height);
+    u.ctx.restore();
+  };
 }
 
 const WIDTH = 560;
@@ -30,10 +48,12 @@ function pointsIn(data: uPlot.AlignedData): number {
 export function Chart(props: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<uPlot | undefined>(undefined);
-  const shape = props.options.series.map((s) => String(s.label)).join("|");
+  const band = props.band;
+  const shape = `${props.options.series.map((s) => String(s.label)).join("|")}|${band?.join(",") ?? ""}`;
   useEffect(() => {
     if (box.current === null) return;
-    const made = new uPlot({ ...props.options, width: WIDTH, height: HEIGHT }, props.data, box.current);
+    const options = band === undefined ? props.options : { ...props.options, hooks: { drawClear: [bandHook(band)] } };
+    const made = new uPlot({ ...options, width: WIDTH, height: HEIGHT }, props.data, box.current);
     chart.current = made;
     return () => {
       made.destroy();
@@ -43,7 +63,7 @@ export function Chart(props: ChartProps) {
   useEffect(() => chart.current?.setData(props.data), [props.data]);
   // The title is the page's, not uPlot's: uPlot sets its title once, and this one carries live counts.
   return (
-    <figure class="chart" data-testid={props.testId} data-points={pointsIn(props.data)}>
+    <figure class="chart" data-testid={props.testId} data-points={pointsIn(props.data)} data-band={band?.join(",")}>
       <figcaption>{props.title}</figcaption>
       <div ref={box} />
     </figure>

@@ -35,7 +35,7 @@ export function ClockView(props: { tick: number }) {
           <dt>Pending orders</dt>
           <dd data-testid="pending-orders">{data.pendingOrders}</dd>
           <dt>Next order step</dt>
-          <dd>
+          <dd data-testid="next-order-step">
             <LocalTime at={data.nextOrderStepAt} />
           </dd>
           <dt>Next webhook attempt</dt>

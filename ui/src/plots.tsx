@@ -10,7 +10,7 @@ import { call } from "./api.ts";
 import type { BalanceHistory } from "./balance-history.ts";
 import { Chart } from "./chart.tsx";
 import { RATE_WINDOW_S, type LiveSeries } from "./live-series.ts";
-import type { AdminCustomer, Delivery } from "./types.ts";
+import type { AdminCustomer, Delivery, Schedule } from "./types.ts";
 import { useData } from "./use-data.ts";
 
 const COLOURS = { placed: "#1d4ed8", success: "#15803d", failed: "#b91c1c", retry: "#d97706", other: "#6b7280" };
@@ -56,8 +56,9 @@ const RATES_OPTIONS: Omit<uPlot.Options, "width" | "height" | "title"> = {
   ],
 };
 
-const HISTOGRAM_OPTIONS: Omit<uPlot.Options, "width" | "height" | "title"> = {
-  scales: { x: { time: false, range: (_u, _min, max) => [0, Math.max(max * 1.15, 0.001)] } },
+/** The histogram's x axis reaches past the longest time seen and the configured band's end. */
+const histogramOptions = (bandEnd: number): Omit<uPlot.Options, "width" | "height" | "title"> => ({
+  scales: { x: { time: false, range: (_u, _min, max) => [0, Math.max(max, bandEnd) * 1.15 || 0.001] } },
   axes: [{ label: "seconds pending" }, { label: "orders" }],
   series: [
     { label: "seconds" },
@@ -68,7 +69,7 @@ const HISTOGRAM_OPTIONS: Omit<uPlot.Options, "width" | "height" | "title"> = {
       paths: uPlot.paths.bars!({ align: 1, size: [1, 40] }),
     },
   ],
-};
+});
 
 export function PlotsView(props: { tick: number; series: LiveSeries; balances: BalanceHistory }) {
   const now = Date.now();
@@ -77,6 +78,10 @@ export function PlotsView(props: { tick: number; series: LiveSeries; balances: B
   if (customers !== undefined) props.balances.record(customers.customers, now);
   const balances = props.balances.table();
   const timeline = useDeliveryTimeline(props.tick);
+  // The configured timing changes only with a restart: read once.
+  const [schedule] = useData<Schedule>("/_sim/schedule", []);
+  const configured = schedule?.configuredTiming;
+  const band = configured === undefined ? undefined : ([configured.lowMs / 1000, configured.highMs / 1000] as const);
   return (
     <section aria-labelledby="plots-title" data-testid="plots">
       <h2 id="plots-title">Plots</h2>
@@ -92,10 +97,11 @@ export function PlotsView(props: { tick: number; series: LiveSeries; balances: B
           data={ratesData(props.series, now)}
         />
         <Chart
-          title={`Pending → final time (${durations.length} orders${medianText(durations)})`}
+          title={`Pending → final time (${durations.length} orders${medianText(durations)}${configured === undefined ? "" : `; configured ${configured.text}, shaded`})`}
           testId="plot-pending"
-          options={HISTOGRAM_OPTIONS}
+          options={histogramOptions(band?.[1] ?? 0)}
           data={histogramData(durations)}
+          band={band}
         />
         <Chart
           title="Webhook attempts per delivery"

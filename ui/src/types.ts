@@ -85,4 +85,5 @@ export interface Schedule {
   pendingOrders: number;
   nextOrderStepAt: string | null;
   nextWebhookAttemptAt: string | null;
+  configuredTiming: { text: string; lowMs: number; highMs: number };
 }

@@ -7,6 +7,7 @@
  */
 import { CHECK_NAMES } from "../checks.ts";
 import { type ContractReport, countVerdicts, isNoted } from "../report.ts";
+import { foldSteps, otherRunsLine } from "./folded-steps.ts";
 
 const MARK = { passed: "✓", failed: "✗", skipped: "-", not_exercised: "?" } as const;
 
@@ -66,9 +67,13 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
         ? `  property: ${failure.property}; OBSERVED, NOT REPRODUCED: the replay passed (a random outcome?), so these are the ${failure.steps.length} steps as they happened, not shrunk`
         : `  property: ${failure.property}; shrunk to ${failure.steps.length} step${failure.steps.length === 1 ? "" : "s"} in ${(failure.shrinkMs / 1000).toFixed(1)} s${failure.reproduced ? "; replay confirmed" : "; the replay did NOT reproduce it (flaky target?)"}`,
     );
-    failure.steps.forEach((step, index) => {
+    foldSteps(failure.steps).forEach((step, index) => {
       lines.push(`  ${index + 1}. ${step.label}`);
-      for (const curl of step.curl) lines.push(`       ${curl}`);
+      for (const { curl, times } of step.requests) {
+        if (curl !== undefined) lines.push(`       ${curl}${times > 1 ? `   # sent ${times} times` : ""}`);
+      }
+      const left = otherRunsLine(step);
+      if (left !== undefined) lines.push(`       ${left}`);
     });
     lines.push(`  replay: ${failure.replay}`);
   }

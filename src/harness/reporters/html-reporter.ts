@@ -9,6 +9,7 @@ import type { ExchangeRecord } from "../failure-evidence.ts";
 import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
 import { renderJsonDiff } from "./html-diff.ts";
 import { failureTimeline } from "./failure-timeline.ts";
+import { type FoldedStep, foldSteps, otherRunsLine } from "./folded-steps.ts";
 import { renderPage } from "./html-page.ts";
 import { chartAssets } from "./report-charts.ts";
 import { type Html, inlineCode, markup } from "./html-template.ts";
@@ -137,7 +138,7 @@ ${renderJsonDiff(failure.diff)}`
 ${renderTimeline(id, failure.steps)}
 <h4 id="${id}-steps">Steps</h4>
 <div data-steps>
-${failure.steps.map(renderStep)}</div>
+${foldSteps(failure.steps).map(renderStep)}</div>
 <h4>Replay</h4>
 ${copyable(failure.replay, "the replay command")}
 </article>
@@ -152,24 +153,21 @@ function renderTimeline(id: string, steps: readonly FailureStep[]): Html | strin
 ${chart}`;
 }
 
-function renderStep(step: FailureStep, index: number): Html {
-  // A report assembled by hand may carry curl lines without their exchanges.
-  const requests =
-    step.exchanges.length === 0
-      ? step.curl.map((curl) => ({ curl, exchange: undefined }))
-      : step.exchanges.map((exchange, i) => ({ curl: step.curl[i], exchange }));
+function renderStep(step: FoldedStep, index: number): Html {
+  const left = otherRunsLine(step);
   const body =
-    requests.length === 0
+    step.requests.length === 0 && left === undefined
       ? markup`<p>No request.</p>`
-      : requests.map(
-          ({ curl, exchange }) => markup`<div class="exchange">
+      : step.requests.map(
+          ({ curl, exchange, times }) => markup`<div class="exchange">
 ${exchange === undefined ? "" : renderExchange(exchange)}
+${times > 1 ? markup`<p class="times">Sent ${times} times; the last answer is shown.</p>` : ""}
 ${curl === undefined ? "" : copyable(curl, "this curl command")}
 </div>`,
         );
   return markup`<details open>
 <summary>${index + 1}. ${step.label}</summary>
-<div class="body">${body}</div>
+<div class="body">${body}${left === undefined ? "" : markup`<p class="left-out">${left}</p>`}</div>
 </details>
 `;
 }
