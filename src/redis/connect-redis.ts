@@ -97,7 +97,13 @@ async function openClient(url: string): Promise<RedisClient> {
     retryDelayOnFailover: 0,
   };
   // Each command's slot is noted, so `replicated` waits only on the masters a write went to.
-  return new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
+  const cluster = new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
+  // A node whose connection closed leaves the pool, and a failed command no longer brings a refresh
+  // of the slot map (the resend did): ask for it at once, so the node is connected again.
+  cluster.on("-node", () => {
+    if (cluster.status === "ready") cluster.refreshSlotsCache();
+  });
+  return cluster;
 }
 
 export async function connectRedisStore(
