@@ -62,10 +62,19 @@ end
 return claimed
 `;
 
-/** KEYS: leased, data. ARGV: id, the JSON it was claimed with. Done: forgets it, unless scheduled again meanwhile. */
+/**
+ * KEYS: leased, data. ARGV: id, the JSON it was claimed with. Done: forgets
+ * it, unless scheduled again meanwhile. A job scheduled again left the
+ * leased set then, so a lease it has now is a later claim's (the job put
+ * itself off and another process took it up): that lease is kept, or a
+ * claimant killed before running it would leave the job neither due nor
+ * leased, never run again.
+ */
 const COMPLETE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+end
 return 1
 `;
 

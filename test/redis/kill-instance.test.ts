@@ -10,11 +10,15 @@
  * The webhook test is the one a loaded machine shook: `npm run
  * stress:kill-instance` runs it 50 times in a row (KILL_INSTANCE_REPEATS
  * more after the first), each on an emptied database; run it beside a busy
- * loop on each core.
+ * loop on each core. A run that fails prints what Redis holds of each
+ * message not yet as far as expected: its delivery, its slots' jobs (due,
+ * leased, or gone) and its attempts.
  */
 import { Redis } from "ioredis";
 import { expect, it } from "vitest";
+import type { Delivery } from "../../src/webhooks/ports.ts";
 import { startCountingReceiver } from "../support/counting-receiver.ts";
+import { traceDeliveries } from "../support/delivery-trace.ts";
 import { balanceOf, bearer, send } from "../support/http.ts";
 import { startServe } from "../support/processes.ts";
 import { describeOnEachRedis } from "../support/shared-redis.ts";
@@ -150,13 +154,16 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
       );
       expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
       // Every order is final and its webhook refused at least once: each now waits for a retry.
-      await expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
+      const allWaiting = expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
+      const logs = () => [doomed, survivor].map(({ server }) => server.output().slice(-2_000));
+      await traced(allWaiting, store, (delivery) => delivery.state !== "pending" || delivery.attemptCount === 0, logs);
       doomed.server.child.kill("SIGKILL");
       expect(await doomed.server.exited).toBeNull();
       receiver.down = false;
 
       const accepted = () => [...receiver.messages.values()].filter((message) => message.accepted > 0).length;
-      await expect.poll(accepted, { timeout: 60_000, interval: 500 }).toBe(200);
+      const unaccepted = (delivery: Delivery) => (receiver.messages.get(delivery.messageId)?.accepted ?? 0) === 0;
+      await traced(expect.poll(accepted, { timeout: 60_000, interval: 500 }).toBe(200), store, unaccepted, logs);
       expect(new Set([...receiver.messages.values()].map((message) => message.body.reference)).size).toBe(200);
       expect([...receiver.messages.values()].filter((message) => message.accepted !== 1)).toEqual([]);
       await expect.poll(() => listed("delivered"), { timeout: 10_000, interval: 250 }).toBe(200);
@@ -167,6 +174,24 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
     }
   });
 });
+
+/**
+ * Awaits `check`; if it fails, prints what Redis holds of the deliveries `unfinished` picks and the
+ * end of each instance's output (a job that threw is reported there), then fails.
+ */
+async function traced(
+  check: Promise<void>,
+  store: string,
+  unfinished: (delivery: Delivery) => boolean,
+  logs: () => string[],
+): Promise<void> {
+  try {
+    await check;
+  } catch (error) {
+    console.log([await traceDeliveries(store, "demo", unfinished), ...logs()].join("\n"));
+    throw error;
+  }
+}
 
 async function emptyDatabase(url: string): Promise<void> {
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
