@@ -9,7 +9,9 @@
  * score and every diverging rule are printed: the answer-shape rules still
  * see the provider's fields that the profile states no pointer for, which a
  * dialect does not render. Each comparison sends 40 runs (about 150
- * orders), the fewest that see a 4 % outcome reliably.
+ * orders), the fewest that see a 4 % outcome reliably. With --budget, the
+ * provider's own books show it spent no more, and nothing but the two
+ * files is written.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -93,3 +95,23 @@ test.each([21, 22, 23])(
   },
   180_000,
 );
+
+test("learn spends at most --budget, as the provider's books count it, and writes only its two files", async () => {
+  const kit = await startLearnKit(JAMBO, { ...TARGET, seed: 31 });
+  try {
+    const out = join(kit.dir, "twin");
+    const budget = 30_000;
+    const run = await runLearn([
+      ...["--target", kit.provider.url, "--token", kit.provider.tokens.primary],
+      ...["--from-openapi", JAMBO_OPENAPI, "--budget", String(budget)],
+      ...["--out", out, "--seed", "31", "--runs", "10", "--settle", "10s"],
+    ]);
+    expect(run.code, run.printed.join("\n")).toBe(0);
+    expect(kit.provider.spentKes()).toBeGreaterThan(0);
+    expect(kit.provider.spentKes()).toBeLessThanOrEqual(budget);
+    expect(await readdir(kit.dir)).toEqual(["twin"]);
+    expect((await readdir(out)).sort()).toEqual(["provider.yaml", "simulator.json"]);
+  } finally {
+    await kit.close();
+  }
+}, 120_000);
