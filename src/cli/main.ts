@@ -61,6 +61,10 @@ const SUBCOMMANDS: Record<string, { summary: string; load: () => Promise<Subcomm
     summary: "write a provider profile (init) and see what it finds on a live target (check)",
     load: async () => (await import("./profile.ts")).profile,
   },
+  learn: {
+    summary: "probe a target for its profile, calibrate, and write a twin's provider.yaml and simulator.json",
+    load: async () => (await import("./learn.ts")).learn,
+  },
 };
 
 export function usage(): string {

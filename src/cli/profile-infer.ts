@@ -55,7 +55,7 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && !(budget > 0)) return fail(`--budget '${values.budget}' is not an amount of KES`);
   if (await exists(file)) return fail(`${file} exists; not overwritten`);
-  const fromDocument = document === undefined ? undefined : await documented(document);
+  const fromDocument = document === undefined ? undefined : await inferenceFromDocument(document);
   if (typeof fromDocument === "string") return fail(fromDocument);
   const result = await inferFromTarget(
     {
@@ -83,7 +83,7 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
 }
 
 /** The profile the document gives, or why it cannot be read. */
-async function documented(document: string): Promise<InferredProfile | string> {
+export async function inferenceFromDocument(document: string): Promise<InferredProfile | string> {
   let raw: unknown;
   try {
     raw = parseYaml(await readFile(document, "utf8"));
@@ -96,7 +96,7 @@ async function documented(document: string): Promise<InferredProfile | string> {
 
 async function initFromOpenApi(document: string, file: string, fail: (message: string) => number): Promise<number> {
   if (await exists(file)) return fail(`${file} exists; not overwritten`);
-  const inferred = await documented(document);
+  const inferred = await inferenceFromDocument(document);
   if (typeof inferred === "string") return fail(inferred);
   await writeFile(file, profileYaml(inferred, `Inferred from ${document}; review each comment.`), "utf8");
   for (const what of inferred.missing) console.log(`- not inferred: ${what}`);

@@ -9,6 +9,7 @@
 import { createHttpClient } from "../harness/http-client.ts";
 import { randomUUID } from "node:crypto";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
+import { toRecipient } from "../harness/accounts.ts";
 import { type AnswerShape, shapeOf } from "./answer-shapes.ts";
 import { collectWebhooks, type WebhookObservations, type WebhookRecorder } from "./observe-webhooks.ts";
 import type { Step, StepKind } from "./plan.ts";
@@ -170,6 +171,13 @@ class RunState {
   }
 }
 
+/** An order's fields for step `index`: its recipient with the operator it belongs to (the interface requires `service`). */
+function orderFields(options: Pick<ObserveOptions, "accounts">, index: number, amount: number) {
+  const account = accountOf(options, index);
+  const service = toRecipient(account)?.service;
+  return { account, ...(service === undefined ? {} : { service }), amount, currency: "KES" };
+}
+
 function orderRequest(reference: string, key: string, body: Record<string, unknown>): Request {
   return { method: "POST", path: "/v1/airtime", token: true, key, body: { ...body, reference } };
 }
@@ -190,24 +198,21 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
   };
   switch (step.kind) {
     case "send":
-      return record(
-        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: step.amount, currency: "KES" }),
-        (answer) => {
-          const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
-          const body = { account: accountOf(options, index), amount: step.amount, currency: "KES", reference: fresh };
-          if (order?.id !== undefined) {
-            state.place({
-              reference: fresh,
-              key: `k-${fresh}`,
-              body,
-              id: order.id,
-              placedAt: Date.now(),
-              status: order.status,
-            });
-          }
-          return sendOutcome(profile, answer);
-        },
-      );
+      return record(orderRequest(fresh, `k-${fresh}`, orderFields(options, index, step.amount)), (answer) => {
+        const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
+        const body = { ...orderFields(options, index, step.amount), reference: fresh };
+        if (order?.id !== undefined) {
+          state.place({
+            reference: fresh,
+            key: `k-${fresh}`,
+            body,
+            id: order.id,
+            placedAt: Date.now(),
+            status: order.status,
+          });
+        }
+        return sendOutcome(profile, answer);
+      });
     case "replay":
     case "replay-changed": {
       const original = state.pick(step.order);
@@ -236,9 +241,8 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
           : refusal(profile, answer),
       );
     case "invalid-amount":
-      return record(
-        orderRequest(fresh, `k-${fresh}`, { account: accountOf(options, index), amount: -5, currency: "KES" }),
-        (answer) => sendOutcome(profile, answer),
+      return record(orderRequest(fresh, `k-${fresh}`, orderFields(options, index, -5)), (answer) =>
+        sendOutcome(profile, answer),
       );
     case "no-token":
       return record({ method: "GET", path: "/v1/balance", token: false }, (answer) => refusal(profile, answer));

@@ -46,6 +46,8 @@ export interface LedgerSettings {
   readonly finalDelayMs: Range;
   readonly reversalDelayMs: Range;
   readonly failureRate: number;
+  /** The share of the failures that end in TIMEOUT rather than FAILED (default a half). */
+  readonly timeoutShare?: number;
   readonly reversalRate: number;
   readonly balancesCents: ReadonlyMap<string, number>;
   /** Called on every final status (and again on a reversal), after the money moved. */
@@ -124,7 +126,7 @@ export function createLedger(settings: LedgerSettings): Ledger {
     const delay = within(settings.finalDelayMs);
     const draw = random();
     if (draw < settings.failureRate) {
-      const status = draw < settings.failureRate / 2 ? "FAILED" : "TIMEOUT";
+      const status = draw < settings.failureRate * (1 - (settings.timeoutShare ?? 0.5)) ? "FAILED" : "TIMEOUT";
       later(delay, () => settle(order, status, faults.failureRefunds));
       return;
     }

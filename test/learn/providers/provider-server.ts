@@ -28,6 +28,8 @@ export interface ProviderOptions {
   readonly defect?: ForeignDefect;
   readonly finalDelayMs?: Range;
   readonly failureRate?: number;
+  /** The share of the failures that end in TIMEOUT rather than FAILED (default a half). */
+  readonly timeoutShare?: number;
   readonly reversalRate?: number;
   readonly reversalDelayMs?: Range;
   readonly webhook?: { readonly url: string; readonly secret: string };
@@ -58,6 +60,7 @@ export async function startProvider(dialect: Dialect, options: ProviderOptions =
     finalDelayMs: options.finalDelayMs ?? { min: 100, max: 400 },
     reversalDelayMs: options.reversalDelayMs ?? { min: 200, max: 600 },
     failureRate: options.failureRate ?? 0.25,
+    ...(options.timeoutShare === undefined ? {} : { timeoutShare: options.timeoutShare }),
     reversalRate: options.reversalRate ?? 0.2,
     balancesCents: new Map([
       [PRIMARY, PRIMARY_CENTS],
