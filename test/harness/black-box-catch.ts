@@ -1,10 +1,12 @@
 /**
  * The shared shape of the black-box catch tests: for each defect, over five
- * seeds, the default run count catches it by the right check, by name, and
- * the report says whether its replay reproduced it. Split over several test
+ * seeds, under both profiles where the rule it breaks is the interface's,
+ * the default run count catches it by the right check, by name, and the
+ * report says whether its replay reproduced it. Split over several test
  * files so the real-clock runs proceed in parallel.
  */
 import { afterAll, describe, expect, test } from "vitest";
+import type { Profile } from "../../src/harness/profiles.ts";
 import type { CheckFailureReport, ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import {
@@ -35,28 +37,48 @@ export function blackBoxTargets(): (defect: BlackBoxDefect, seed: number) => Pro
   };
 }
 
+/**
+ * Each defect over five seeds, under `strict` — and, where the rule it
+ * breaks is the interface's, under `interface` too, the two runs of a seed
+ * side by side (their waits overlap).
+ */
 export function describeCaughtOverSeeds(defects: readonly (keyof typeof BLACK_BOX_DEFECTS)[]): void {
   const target = blackBoxTargets();
   describe.each(defects)("a black-box target with the defect %s", (defect) => {
     const expected = BLACK_BOX_DEFECTS[defect];
-    test(`fails ${expected.check} over five seeds, each report saying whether it reproduced`, async () => {
+    const profiles: readonly Profile[] = expected.profiles;
+    test(`fails ${expected.check} over five seeds under ${profiles.join(" and ")}, each report saying whether it reproduced`, async () => {
       for (const seed of SEEDS) {
-        const broken = await target(defect, seed);
-        const report = await runContract({
-          ...broken.options,
-          seed,
-          maxFailures: 1,
-          properties: [expected.property],
-          shrinkTimeMs: SHRINK_TIME_MS,
-        });
-        const failed = report.checks.filter((c) => c.status === "failed").map((c) => c.name);
-        expect(failed, `seed ${seed}`).toEqual([expected.check]);
-        const failure = failureOf(report, expected.check) as CheckFailureReport;
-        expect(failure.observed).toBe(!failure.reproduced);
-        expect(failure.steps.length).toBeGreaterThan(0);
-        expect(failure.steps.flatMap((step) => step.curl).length).toBeGreaterThan(0);
-        await broken.close();
+        const reports = await Promise.all(
+          profiles.map(async (profile) => {
+            const broken = await target(defect, seed);
+            const report = await runContract({
+              ...broken.options,
+              seed,
+              profile,
+              maxFailures: 1,
+              properties: [expected.property],
+              shrinkTimeMs: SHRINK_TIME_MS,
+            });
+            await broken.close();
+            return report;
+          }),
+        );
+        for (const [index, report] of reports.entries()) {
+          const context = `seed ${seed}, --profile ${profiles[index]}`;
+          const failed = report.checks.filter((c) => c.status === "failed").map((c) => c.name);
+          const also =
+            "underInterfaceAlso" in expected && profiles[index] === "interface"
+              ? expected.underInterfaceAlso
+              : undefined;
+          const caughtBy = also !== undefined && failed[0] === also ? also : expected.check;
+          expect(failed, context).toEqual([caughtBy]);
+          const failure = failureOf(report, caughtBy) as CheckFailureReport;
+          expect(failure.observed, context).toBe(!failure.reproduced);
+          expect(failure.steps.length, context).toBeGreaterThan(0);
+          expect(failure.steps.flatMap((step) => step.curl).length, context).toBeGreaterThan(0);
+        }
       }
-    }, 180_000);
+    }, 300_000);
   });
 }
