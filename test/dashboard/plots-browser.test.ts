@@ -80,6 +80,13 @@ describe.skipIf(skip !== undefined)(
       // Three debits since the first sample: more points on the balance line.
       expect(after["plot-balances"]).toBeGreaterThan(before["plot-balances"]!);
       await expect.poll(() => page.getByTestId("plot-pending").textContent()).toContain("3 orders");
+      // Orders within one second must not stretch the rates' time axis over years: it spans a minute or more, ending now.
+      const [xMin, xMax] = ((await page.getByTestId("plot-rates").getAttribute("data-x-range")) ?? "")
+        .split(",")
+        .map(Number);
+      expect(xMax! - xMin!).toBeGreaterThanOrEqual(60);
+      expect(xMax! - xMin!).toBeLessThanOrEqual(600);
+      expect(Math.abs(xMax! - Date.now() / 1000)).toBeLessThan(120);
       await page.getByTestId("plots").screenshot({ path: join(IMAGES, "dashboard-plots.png"), animations: "disabled" });
       expect(pageErrors).toEqual([]);
     });

@@ -2,7 +2,8 @@
  * One uPlot chart as a Preact component. The chart is made once per set of
  * series (a new customer adds a line, so the chart is made anew) and fed new
  * data in place otherwise. The number of points drawn is kept in
- * `data-points`, so a test (or a curious reader) can count what it shows.
+ * `data-points`, so a test (or a curious reader) can count what it shows,
+ * and the x axis's span as drawn in `data-x-range` ("min,max").
  */
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
@@ -45,14 +46,25 @@ function pointsIn(data: uPlot.AlignedData): number {
   return columns.reduce((sum, ys) => sum + ys.filter((y) => y != null && y !== 0).length, 0);
 }
 
+/** Keeps the x scale uPlot settled on in the figure's `data-x-range`. */
+function xRangeHook(figure: { current: HTMLElement | null }): (u: uPlot, key: string) => void {
+  return (u, key) => {
+    if (key !== "x" || figure.current === null) return;
+    figure.current.dataset.xRange = `${u.scales.x?.min ?? ""},${u.scales.x?.max ?? ""}`;
+  };
+}
+
 export function Chart(props: ChartProps) {
+  const figure = useRef<HTMLElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<uPlot | undefined>(undefined);
   const band = props.band;
   const shape = `${props.options.series.map((s) => String(s.label)).join("|")}|${band?.join(",") ?? ""}`;
   useEffect(() => {
     if (box.current === null) return;
-    const options = band === undefined ? props.options : { ...props.options, hooks: { drawClear: [bandHook(band)] } };
+    const hooks: uPlot.Hooks.Arrays = { setScale: [xRangeHook(figure)] };
+    if (band !== undefined) hooks.drawClear = [bandHook(band)];
+    const options = { ...props.options, hooks };
     const made = new uPlot({ ...options, width: WIDTH, height: HEIGHT }, props.data, box.current);
     chart.current = made;
     return () => {
@@ -63,7 +75,13 @@ export function Chart(props: ChartProps) {
   useEffect(() => chart.current?.setData(props.data), [props.data]);
   // The title is the page's, not uPlot's: uPlot sets its title once, and this one carries live counts.
   return (
-    <figure class="chart" data-testid={props.testId} data-points={pointsIn(props.data)} data-band={band?.join(",")}>
+    <figure
+      ref={figure}
+      class="chart"
+      data-testid={props.testId}
+      data-points={pointsIn(props.data)}
+      data-band={band?.join(",")}
+    >
       <figcaption>{props.title}</figcaption>
       <div ref={box} />
     </figure>

@@ -18,10 +18,17 @@ const PALETTE = ["#1d4ed8", "#15803d", "#b91c1c", "#7c3aed", "#d97706", "#0e7490
 /** Deliveries the timeline shows, the newest. */
 const TIMELINE_DELIVERIES = 12;
 
+/** Seconds the orders-per-second axis spans at least. */
+const RATES_MIN_SPAN_S = 60;
+
 function ratesData(series: LiveSeries, nowMs: number): uPlot.AlignedData {
   const rates = series.rates();
   const last = Math.floor(nowMs / 1000);
-  const first = Math.max(last - RATE_WINDOW_S + 1, rates.keys().next().value ?? last);
+  // At least a minute of seconds, zeros included: uPlot stretches a time axis of one point over 1000 days.
+  const first = Math.min(
+    Math.max(last - RATE_WINDOW_S + 1, rates.keys().next().value ?? last),
+    last - RATES_MIN_SPAN_S,
+  );
   const xs: number[] = [];
   const columns: [number[], number[], number[]] = [[], [], []];
   for (let s = first; s <= last; s++) {
