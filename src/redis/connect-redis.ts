@@ -87,23 +87,12 @@ async function openClient(url: string): Promise<RedisClient> {
   const options: ClusterOptions = {
     enableOfflineQueue: false,
     lazyConnect: true,
-    // The node connections take the command timeout and `maxRetriesPerRequest` from here, not the rest:
-    // the cluster runs them without reconnecting (it finds the nodes again from the slot map) and with
-    // an offline queue, whatever these say. Each opens at once rather than on its first command.
+    // Each node's connection opens at once: a lazy one would refuse its first command, with no offline queue.
     redisOptions: { ...CONNECTION, lazyConnect: false },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    // A command whose node connection closed is failed, not sent again 100 ms later (ioredis's default):
-    // as on one server, Redis may have run it, and only its answer was lost.
-    retryDelayOnFailover: 0,
   };
   // Each command's slot is noted, so `replicated` waits only on the masters a write went to.
-  const cluster = new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
-  // A node whose connection closed leaves the pool, and a failed command no longer brings a refresh
-  // of the slot map (the resend did): ask for it at once, so the node is connected again.
-  cluster.on("-node", () => {
-    if (cluster.status === "ready") cluster.refreshSlotsCache();
-  });
-  return cluster;
+  return new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
 }
 
 export async function connectRedisStore(
