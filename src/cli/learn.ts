@@ -8,7 +8,7 @@
  * probe sends; writes nothing but those two files; spends at most --budget,
  * probe and comparison together.
  */
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
@@ -17,7 +17,7 @@ import { combineInferences } from "../learn/combine-inferences.ts";
 import { inferFromTarget } from "../learn/from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { createCompareProgress } from "../compare/progress.ts";
-import { inferenceFromDocument } from "./profile-infer.ts";
+import { fileExists, inferenceFromDocument } from "./profile-infer.ts";
 import { LEARN_USAGE, learnSettings, type LearnSettings } from "./learn-settings.ts";
 
 export async function learn(args: string[]): Promise<number> {
@@ -33,7 +33,8 @@ export async function learn(args: string[]): Promise<number> {
   if (typeof settings === "string") return fail(settings);
   const profileFile = join(settings.out, "provider.yaml");
   const configFile = join(settings.out, "simulator.json");
-  for (const file of [profileFile, configFile]) if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  for (const file of [profileFile, configFile])
+    if (await fileExists(file)) return fail(`${file} exists; not overwritten`);
   const fromDocument = settings.document === undefined ? undefined : await inferenceFromDocument(settings.document);
   if (typeof fromDocument === "string") return fail(fromDocument);
 
@@ -111,11 +112,4 @@ async function calibrate(
   console.log(`wrote ${files.configFile}: ${JSON.stringify(config)}`);
   console.log(`run the twin: airtime-harness serve --config ${files.configFile}`);
   return 0;
-}
-
-async function exists(file: string): Promise<boolean> {
-  return access(file).then(
-    () => true,
-    () => false,
-  );
 }

@@ -54,7 +54,7 @@ export async function initFromTarget(args: string[], usage: string): Promise<num
   if (typeof probe === "string") return fail(probe);
   const budget = values.budget === undefined ? undefined : Number(values.budget);
   if (budget !== undefined && !(budget > 0)) return fail(`--budget '${values.budget}' is not an amount of KES`);
-  if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  if (await fileExists(file)) return fail(`${file} exists; not overwritten`);
   const fromDocument = document === undefined ? undefined : await inferenceFromDocument(document);
   if (typeof fromDocument === "string") return fail(fromDocument);
   const result = await inferFromTarget(
@@ -95,7 +95,7 @@ export async function inferenceFromDocument(document: string): Promise<InferredP
 }
 
 async function initFromOpenApi(document: string, file: string, fail: (message: string) => number): Promise<number> {
-  if (await exists(file)) return fail(`${file} exists; not overwritten`);
+  if (await fileExists(file)) return fail(`${file} exists; not overwritten`);
   const inferred = await inferenceFromDocument(document);
   if (typeof inferred === "string") return fail(inferred);
   await writeFile(file, profileYaml(inferred, `Inferred from ${document}; review each comment.`), "utf8");
@@ -104,7 +104,8 @@ async function initFromOpenApi(document: string, file: string, fail: (message: s
   return 0;
 }
 
-async function exists(file: string): Promise<boolean> {
+/** Whether a file is there already: neither command writes over one. */
+export async function fileExists(file: string): Promise<boolean> {
   return access(file).then(
     () => true,
     () => false,
