@@ -13,7 +13,7 @@ import type { AdminHome } from "../domain/plugin-port.ts";
 import { dialectOpenApiDocument } from "../contract/openapi/dialect-document.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PACKAGE_ROOT, packageVersion } from "../package-root.ts";
-import { sendJson, sendText } from "./json-response.ts";
+import { sendJson, sendText } from "./request-context.ts";
 
 const OPENAPI_PATH = "/openapi.json";
 

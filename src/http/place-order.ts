@@ -14,9 +14,8 @@ import { NO_EFFECTS, type RequestFacts, type ResolvedEffects, type ScenarioEngin
 import { HttpProblem } from "./http-problem.ts";
 import type { IdempotencyOutcome } from "./journal.ts";
 import { resolveIdempotencyKey } from "./idempotency-key.ts";
-import { sendJson } from "./json-response.ts";
 import { presentInsufficient, presentOrder } from "./presenters.ts";
-import type { RequestState } from "./request-context.ts";
+import { type RequestState, sendJson } from "./request-context.ts";
 import { evaluateAll, realDelay, writeFailure } from "./scenario-effects.ts";
 import { createSendAirtimeParser, type SendAirtimeInput } from "./send-airtime-request.ts";
 

@@ -12,10 +12,9 @@ import { ShortcodeSchema, type TokenResponse } from "../contract/public-schemas.
 import { REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
 import { authenticateRequest } from "./auth.ts";
 import { HttpProblem } from "./http-problem.ts";
-import { sendJson } from "./json-response.ts";
 import { createPlaceOrderHandler, type PlaceOrderDeps } from "./place-order.ts";
 import { presentBalance, presentTransaction } from "./presenters.ts";
-import type { RequestState } from "./request-context.ts";
+import { type RequestState, sendJson } from "./request-context.ts";
 
 export interface PublicApiDeps extends PlaceOrderDeps {
   /** Checks HTTP Basic credentials and issues an expiring token, or undefined when they are wrong. */
