@@ -19,8 +19,7 @@ import { createCors } from "./cors.ts";
 import { answerError } from "./error-handler.ts";
 import { createFrontDoor } from "./front-door.ts";
 import type { Journal } from "./journal.ts";
-import type { PublicApiDeps } from "./public-operations.ts";
-import { createPublicPipeline } from "./public-pipeline.ts";
+import { createPublicPipeline, type PublicApiDeps } from "./public-pipeline.ts";
 import {
   type RequestListener,
   type RequestRecorder,
