@@ -35,10 +35,16 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
     "log (journal, request line, metrics)",
     /(request-log|journal|metrics|route-label)\.ts$|prom-client|pino|sonic-boom/,
   ],
-  ["validation (zod)", /\/zod\/|send-airtime-request\.ts$|validation\.ts$|order-request\.ts$|operators\.ts$/],
+  [
+    "validation (zod)",
+    /\/zod\/|validation\.ts$|order-request\.ts$|operators\.ts$|^(createSendAirtimeParser|toProblem) /,
+  ],
   ["parse (body, `JSON.parse`)", /body\.ts$/],
-  ["scenario effects", /\/scenarios\/|scenario-effects\.ts$/],
-  ["response (present, render, `writeHead`)", /(json-response|presenters|render|body-layout)\.ts$|^(writeHead|end) /],
+  ["scenario effects", /\/scenarios\/|^(evaluateAll|mergeEffects|writeFailure|realDelay) /],
+  [
+    "response (present, render, `writeHead`)",
+    /(presenters|render|body-layout)\.ts$|^(sendText|sendJson|writeHead|end) /,
+  ],
   ["placement (domain, store, scheduling)", /\/src\/(domain|store|time)\//],
   ["routing, request state", /\/src\/(http|simulator)\//],
 ];

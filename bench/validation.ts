@@ -2,7 +2,7 @@
  * `tsx bench/validation.ts`: what validating a send-airtime body costs, zod
  * (the schema the route declares, `safeParse`) against ajv compiled from the
  * same schema's JSON Schema. The answer decides what the public pipeline
- * validates with (see `src/http/send-airtime-request.ts`).
+ * validates with (see `src/http/place-order.ts`).
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";

@@ -12,8 +12,7 @@ import type { ErrorRequestHandler } from "express";
 import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import { StoreNotReplicatedError, StoreUnavailableError } from "../domain/ports.ts";
 import { HttpProblem, isHttpProblem, toProblemBody } from "./http-problem.ts";
-import { sendText } from "./json-response.ts";
-import { problemInstance } from "./request-context.ts";
+import { problemInstance, sendText } from "./request-context.ts";
 
 interface ExpressError {
   readonly type?: unknown;

@@ -1,8 +1,8 @@
 /**
  * The public API on node:http's request and response, with no framework: the
  * interface's three endpoints and the provider-like token endpoint. After the
- * entry (request id, journal, CORS) and the body (`body.ts`), which every
- * request shares, one request reads top to bottom:
+ * entry (request id, journal, CORS) and the body, which every request shares
+ * (`create-listener.ts`), one request reads top to bottom:
  *
  *   route (404, 405 with `Allow`) → auth → validation → idempotency key →
  *   scenario effects → domain → response,
@@ -10,16 +10,146 @@
  * and every failure leaves through the one problem+json path
  * (`answerError`). The paths, methods and `Allow` lists are those declared
  * in `contract/routes/public-routes.ts` (`route-table.ts` matches them);
- * `public-operations.ts` holds one handler per declared `operationId`.
+ * this file holds one handler per declared `operationId`: the order
+ * (`place-order.ts`), its lookup, the balance and the provider-like token.
+ * A handler throws the problem of any step that refuses, and the pipeline
+ * answers it.
  */
 import type { ServerResponse } from "node:http";
-import { publicRoutes } from "../contract/routes/public-routes.ts";
+import { parse as parseQuery } from "node:querystring";
+import { ShortcodeSchema, type TokenResponse } from "../contract/public-schemas.ts";
+import { publicRoutes, REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
+import type { Customer } from "../domain/model.ts";
+import { authenticateRequest } from "./auth.ts";
 import { answerError } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { methodNotAllowedProblem } from "./method-not-allowed.ts";
-import { createPublicOperations, type PublicApiDeps } from "./public-operations.ts";
-import type { RequestState } from "./request-context.ts";
+import { createPlaceOrderHandler, type PlaceOrderDeps } from "./place-order.ts";
+import { presentBalance, presentTransaction } from "./presenters.ts";
+import { type RequestState, sendJson } from "./request-context.ts";
 import { createRouteTable, type MatchedPath, operationFor } from "./route-table.ts";
+
+export interface PublicApiDeps extends PlaceOrderDeps {
+  /** Checks HTTP Basic credentials and issues an expiring token, or undefined when they are wrong. */
+  readonly issueToken: (customerId: string, apiKey: string) => Promise<TokenResponse | undefined>;
+}
+
+/** Runs one declared operation; `params` are the decoded path parameters. */
+type OperationHandler = (
+  state: RequestState,
+  res: ServerResponse,
+  params: Readonly<Record<string, string>>,
+) => Promise<void>;
+
+type Authenticate = (token: string) => Promise<Customer | undefined>;
+
+function invalidClient(detail: string): HttpProblem {
+  return new HttpProblem("invalid_client", detail, { headers: { "WWW-Authenticate": 'Basic realm="airtime"' } });
+}
+
+function basicCredentials(header: string | undefined): { id: string; secret: string } {
+  const match = header === undefined ? null : /^Basic[ ]+([A-Za-z0-9+/=]+)[ ]*$/i.exec(header);
+  if (match?.[1] === undefined) throw invalidClient("Send Authorization: Basic base64(customerId:apiKey).");
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) throw invalidClient("The Basic credentials must be customerId:apiKey.");
+  return { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+async function lookUp(
+  deps: PublicApiDeps,
+  authenticate: Authenticate,
+  state: RequestState,
+  res: ServerResponse,
+  reference: string,
+): Promise<void> {
+  const customer = await authenticateRequest(state, authenticate);
+  const valid = REFERENCE_PARAMETER.safeParse(reference);
+  if (!valid.success) {
+    // No order can carry a reference that breaks the rules: say why rather than only "not found".
+    const errors = valid.error.issues.slice(0, 3).map((issue) => ({ pointer: "#/reference", detail: issue.message }));
+    throw new HttpProblem("validation_failed", `The reference is not valid: ${errors[0]?.detail ?? "invalid"}.`, {
+      errors,
+    });
+  }
+  const found = await deps.service.findOrder(customer.id, reference);
+  // Another customer's reference is indistinguishable from a missing one.
+  if (found.kind === "not_found") throw new HttpProblem("not_found", "No order of yours has this reference.");
+  if (found.kind === "evicted") {
+    throw new HttpProblem(
+      "order_evicted",
+      `The order with this reference was evicted under the order cap; it ended with status ${found.evicted.status}.`,
+    );
+  }
+  sendJson(res, 200, deps.dialect.lookup(presentTransaction(found.order)));
+}
+
+async function balance(
+  deps: PublicApiDeps,
+  authenticate: Authenticate,
+  state: RequestState,
+  res: ServerResponse,
+): Promise<void> {
+  const customer = await authenticateRequest(state, authenticate);
+  const url = state.req.url ?? "";
+  const query = url.indexOf("?");
+  // querystring, as express' "simple" query parser: a repeated name gives an array.
+  const shortcode = query < 0 ? undefined : parseQuery(url.slice(query + 1)).shortcode;
+  if (shortcode !== undefined && typeof shortcode !== "string") {
+    throw new HttpProblem("validation_failed", "Send one `shortcode` query parameter.", {
+      errors: [{ pointer: "#/shortcode", detail: "must be a single string" }],
+    });
+  }
+  // The same schema the document declares for the parameter: 1 to 32 well-formed characters.
+  if (shortcode !== undefined && !ShortcodeSchema.safeParse(shortcode).success) {
+    throw new HttpProblem(
+      "validation_failed",
+      "`shortcode` must be 1 to 32 characters; omit it for the default wallet.",
+      {
+        errors: [{ pointer: "#/shortcode", detail: "must be 1 to 32 well-formed characters" }],
+      },
+    );
+  }
+  const outcome = await deps.service.getBalance(customer.id, shortcode);
+  switch (outcome.kind) {
+    case "balance":
+      sendJson(res, 200, deps.dialect.balance(presentBalance(outcome.wallet, outcome.wallets)));
+      return;
+    case "unknown_shortcode":
+      throw new HttpProblem(
+        "unknown_shortcode",
+        `The shortcode ${JSON.stringify(outcome.shortcode)} is not one of your wallets.`,
+      );
+    default: {
+      const unreachable: never = outcome;
+      throw new Error(`unmapped balance outcome ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function token(deps: PublicApiDeps, state: RequestState, res: ServerResponse): Promise<void> {
+  const { id, secret } = basicCredentials(state.req.headers.authorization);
+  const issued = await deps.issueToken(id, secret);
+  if (issued === undefined) throw invalidClient("Unknown customer id or wrong API key.");
+  state.customerId = id;
+  res.setHeader("Cache-Control", "no-store");
+  sendJson(res, 200, issued);
+}
+
+/** The handler of each public `operationId`, built once at start-up. */
+function createPublicOperations(deps: PublicApiDeps): Readonly<Record<string, OperationHandler>> {
+  const authenticate: Authenticate = (bearer) => deps.service.authenticate(bearer);
+  const placeOrder = createPlaceOrderHandler(deps);
+  return {
+    sendAirtime: async (state, res) => {
+      await authenticateRequest(state, authenticate);
+      await placeOrder(state, res);
+    },
+    getTransactionStatus: (state, res, params) => lookUp(deps, authenticate, state, res, params.reference as string),
+    getBalance: (state, res) => balance(deps, authenticate, state, res),
+    createToken: (state, res) => token(deps, state, res),
+  };
+}
 
 function notFound(state: RequestState, path: string): HttpProblem {
   return new HttpProblem(

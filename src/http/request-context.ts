@@ -1,9 +1,11 @@
 /**
- * Per-request state shared along the pipeline (request id, authenticated
- * customer, parsed body, idempotency outcome, scenario rules that fired) and
- * the first pipeline step: assign a request id, and journal the request when
- * its response ends. The journal entry is also what the request log prints:
- * its facts are gathered once, at the end, whoever reads them.
+ * A request's life, from its first step to its journal entry: the state
+ * shared along the pipeline (request id, authenticated customer, parsed
+ * body, idempotency outcome, scenario rules that fired); the first step,
+ * which assigns a request id and journals the request when its response
+ * ends; and the JSON answer that ends it. The journal entry is also what the
+ * request log prints: its facts are gathered once, at the end, whoever reads
+ * them, with any credential in the URL's query redacted.
  *
  * The state lives on the response under a symbol rather than in a closure:
  * the close listener is one module-level function for every request, and
@@ -15,7 +17,6 @@ import { type IncomingMessage, ServerResponse } from "node:http";
 import type { Customer } from "../domain/model.ts";
 import type { Clock } from "../domain/ports.ts";
 import type { IdempotencyOutcome, Journal, JournalRecord } from "./journal.ts";
-import { redactUrl } from "./redact-url.ts";
 
 /** Told of every request once its response has ended (or its connection dropped). */
 export type RequestListener = (request: JournalRecord) => void;
@@ -71,6 +72,40 @@ export function problemInstance(res: ServerResponse): string {
   return `urn:uuid:${(res as StatefulResponse)[STATE]?.requestId ?? randomUUID()}`;
 }
 
+const SECRET_NAME = /token|secret|password|passwd|api[-_]?key|apikey|auth|signature|credential/i;
+const REDACTED = "REDACTED";
+
+/**
+ * A request URL as the journal and the request log keep it: the value of
+ * any query parameter that looks like a credential (`?access_token=…`,
+ * `api_key`, `secret`…) is replaced, so a client that puts its token in the
+ * URL does not leave it in a log.
+ */
+export function redactUrl(url: string): string {
+  const query = url.indexOf("?");
+  // The common case, a URL without a query, costs one scan.
+  if (query < 0) return url;
+  const params = url.slice(query + 1).split("&");
+  let changed = false;
+  for (let i = 0; i < params.length; i++) {
+    const param = params[i] as string;
+    const equals = param.indexOf("=");
+    const name = equals < 0 ? param : param.slice(0, equals);
+    if (!SECRET_NAME.test(safeDecode(name))) continue;
+    params[i] = `${name}=${REDACTED}`;
+    changed = true;
+  }
+  return changed ? `${url.slice(0, query)}?${params.join("&")}` : url;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
+}
+
 /**
  * One listener for every request: "close" follows "finish" for an answered
  * request, and comes alone for a dropped one. `on` rather than `once`:
@@ -114,7 +149,7 @@ function isPlainResponse(res: ServerResponse): boolean {
  * The request id, once, when its `X-Request-Id` header has not been set yet:
  * the answer then writes it in the same `writeHead` as its other headers.
  */
-export function takePendingRequestId(res: ServerResponse): string | undefined {
+function takePendingRequestId(res: ServerResponse): string | undefined {
   const state = (res as StatefulResponse)[STATE];
   if (state?.requestIdPending !== true) return undefined;
   state.requestIdPending = false;
@@ -145,4 +180,34 @@ export function startRequest(
   else res.setHeader("X-Request-Id", state.requestId);
   res.on("close", recordRequest);
   return state;
+}
+
+/*
+ * JSON answers written straight to the node:http response: the same status,
+ * headers (`Content-Type: …; charset=utf-8`, `Content-Length`) and bytes as
+ * express' `res.json(body)` / `res.type(t).send(text)` with this app's
+ * settings (no ETag, no JSON replacer, spaces or escaping), without express'
+ * generic send path. The body is serialised once, here.
+ */
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
+  const length = Buffer.byteLength(text, "utf8");
+  const requestId = takePendingRequestId(res);
+  if (requestId === undefined) {
+    res.statusCode = status;
+    res.setHeader("Content-Type", contentType);
+    res.setHeader("Content-Length", length);
+  } else {
+    // Status and headers in one step, as a flat list (headers set before, if any, are kept).
+    res.writeHead(status, ["X-Request-Id", requestId, "Content-Type", contentType, "Content-Length", String(length)]);
+  }
+  // A HEAD request gets the headers only, as express does.
+  if (res.req.method === "HEAD") res.end();
+  else res.end(text, "utf8");
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON_TYPE, JSON.stringify(body));
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { redactUrl } from "../../src/http/redact-url.ts";
+import { redactUrl } from "../../src/http/request-context.ts";
 
 test.each([
   ["/v1/balance?access_token=abc123", "/v1/balance?access_token=REDACTED"],

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { createFairLimiter, type FairLimiter } from "../../src/webhooks/fair-limiter.ts";
+import { createFairLimiter, type FairLimiter } from "../../src/webhooks/dispatcher.ts";
 
 /** Tasks that stay running until released, recording the order they started in. */
 function gated(limiter: FairLimiter) {
