@@ -47,7 +47,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: ["test/package/**", "test/container/**"],
+          // test/mutation: the harness's mutation run's test (npm run mutation:harness), a whole contract run.
+          exclude: ["test/package/**", "test/container/**", "test/mutation/**"],
         },
       },
       ...(onRedis

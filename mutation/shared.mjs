@@ -24,7 +24,9 @@ export function baseConfig(name) {
   return {
     mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : MUTATE,
     mutator: { excludedMutations: EXCLUDED_MUTATIONS },
-    reporters: ["clear-text", "progress", "html", "json"],
+    // event-recorder writes each mutant's result as it is tested, so a run stopped early still shows its survivors.
+    reporters: ["clear-text", "progress", "html", "json", "event-recorder"],
+    eventReporter: { baseDir: `reports/mutation/events/${name}` },
     htmlReporter: { fileName: `reports/mutation/${name}.html` },
     jsonReporter: { fileName: `reports/mutation/${name}.json` },
     tempDirName: ".tmp/stryker",

@@ -6,6 +6,7 @@
  * simulator's property tests and the contract harness.
  */
 import fc from "fast-check";
+import { lazyArbitrary } from "./lazy-arbitrary.ts";
 import { blocksOf } from "./operator-prefixes.ts";
 import { ACCOUNT_PATTERN, detectService, parseKenyanMobile, SERVICES, type Service } from "./operators.ts";
 import {
@@ -109,7 +110,11 @@ export const referenceArbitrary: fc.Arbitrary<string> = fc
   .oneof(
     { weight: 3, arbitrary: fc.stringMatching(/^[A-Z]{2,6}-\d{1,12}$/) },
     { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...URL_HOSTILE), minLength: 1, maxLength: 20 }) },
-    { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: REFERENCE_MAX_LENGTH }) },
+    // Built on first draw: "binary" costs about a second of CPU to build, paid otherwise by every import.
+    {
+      weight: 1,
+      arbitrary: lazyArbitrary(() => fc.string({ unit: "binary", minLength: 1, maxLength: REFERENCE_MAX_LENGTH })),
+    },
   )
   .filter((reference) => ReferenceSchema.safeParse(reference).success);
 

@@ -1,0 +1,19 @@
+/**
+ * The test of the harness's mutation run (`npm run mutation:harness`): the
+ * contract run on the in-process simulator, exactly as
+ * `airtime-harness contract --runs 25 --seed S --max-failures 1 --quiet` runs
+ * it, but inside a test runner kept alive between mutants: Stryker switches
+ * the active mutant in the loaded code rather than starting a process (node,
+ * the TypeScript loader, the module graph) per mutant. Not part of
+ * `npm test`: a mutant the run passes has survived the harness.
+ */
+import { expect, test } from "vitest";
+import { contract } from "../../src/cli/contract.ts";
+
+/** `MUTATION_SEED` picks the run's seed, as the command line's `--seed` would. */
+const seed = process.env.MUTATION_SEED ?? "7";
+
+test(`the contract run at seed ${seed} passes`, async () => {
+  const exitCode = await contract(["--runs", "25", "--seed", seed, "--max-failures", "1", "--quiet"]);
+  expect(exitCode).toBe(0);
+});
