@@ -135,9 +135,8 @@ function believedStatus(model: HarnessModel, order: ModelOrder): number | undefi
   return expectedStatus(model, order) ?? order.forcedStatus ?? order.lastStatus;
 }
 
-/** True when `next` may follow the last observed status (same, or an allowed transition). */
-export function isMonotonic(model: HarnessModel, order: ModelOrder, next: number): boolean {
-  const last = order.lastStatus;
+/** True when `next` may follow the status `last` observed before it (same, or an allowed transition). */
+export function isMonotonic(model: HarnessModel, last: number | undefined, next: number): boolean {
   if (last === undefined || last === next) return true;
   const { statuses, moves } = model.config;
   if (moves === "final_to_pending") return !(statuses.isFinal(last) && next === PENDING_STATUS);

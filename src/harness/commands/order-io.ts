@@ -124,6 +124,20 @@ function markUnknown(real: RunContext, order: ModelOrder, reason: string): void 
   );
 }
 
+/** How a request carrying the order's key and payload was sent, as its answer is judged. */
+export interface SentAs {
+  /** One of several identical requests in flight at once (see retry-concurrent.ts). */
+  readonly concurrent?: boolean;
+  /**
+   * The latest status observed when the request was sent. An answer is
+   * judged only against what was seen before its request left: a request
+   * sent before a later status was observed may have been served before it,
+   * and carry the earlier status. Absent: the request followed every
+   * observation so far.
+   */
+  readonly whenSent?: { readonly lastStatus: number | undefined };
+}
+
 /**
  * Judges the answer to a request carrying the order's own key and payload
  * (a first attempt or a retry) and updates the model.
@@ -133,7 +147,7 @@ export function absorbOrderResult(
   real: RunContext,
   order: ModelOrder,
   result: CallResult,
-  options: { readonly concurrent?: boolean } = {},
+  options: SentAs = {},
 ): void {
   const wasCommitted = order.committed;
   // An answer after an unanswered attempt may be the first or a replay: Idempotent-Replayed is free then.
@@ -153,7 +167,14 @@ export function absorbOrderResult(
     const lost = real.provider.readOrder("order", parseJson(upstream.text));
     // A 200 without an id is a failed order (§7): nothing was placed.
     if (upstream.status === 200 && lost.id !== undefined) {
-      acceptOrderAnswer(model, real, order, lost.id, lost.status, "the response the client lost");
+      acceptOrderAnswer(
+        model,
+        real,
+        order,
+        { id: lost.id, status: lost.status },
+        "the response the client lost",
+        options,
+      );
       // The proxy kept the lost answer's headers too.
       if (!firstUnknown) judgeReplayedHeader(real, order, upstream.headers, wasCommitted, options);
     }
@@ -163,7 +184,7 @@ export function absorbOrderResult(
   const answer = real.provider.readOrder("order", response.json);
   if (!wasCommitted && !options.concurrent) tallyFirstAnswer(real, response, answer.id !== undefined);
   if (response.status === 200 && answer.id !== undefined) {
-    acceptOrderAnswer(model, real, order, answer.id, answer.status, "the response");
+    acceptOrderAnswer(model, real, order, answer, "the response", options);
     if (!firstUnknown) judgeReplayedHeader(real, order, response.headers, wasCommitted, options);
     return;
   }
@@ -215,7 +236,7 @@ function judgeReplayedHeader(
   order: ModelOrder,
   headers: Readonly<Record<string, string>>,
   wasCommitted: boolean,
-  options: { readonly concurrent?: boolean },
+  options: SentAs,
 ): void {
   const replayed = (headers["idempotent-replayed"] ?? "").trim().toLowerCase() === "true";
   // The header is our spec's, not the interface's.
@@ -240,9 +261,9 @@ function acceptOrderAnswer(
   model: HarnessModel,
   real: RunContext,
   order: ModelOrder,
-  id: string | undefined,
-  status: number | undefined,
+  { id, status }: { readonly id: string | undefined; readonly status: number | undefined },
   what: string,
+  sent: SentAs,
 ): void {
   if (id === undefined || status === undefined) {
     throw new HarnessError(`${order.reference}: ${what} has no id/status although it passed the schema`);
@@ -279,9 +300,10 @@ function acceptOrderAnswer(
     () =>
       `${order.reference}: a retry with the same key and payload answered id ${id}, the first answer was ${order.id}`,
   );
+  // Judged against what was observed before the request left, not what other answers showed since.
+  const last = sent.whenSent === undefined ? order.lastStatus : sent.whenSent.lastStatus;
   if (real.profile !== "strict") {
     // §3 rule 2: a replay carries the latest status; a final status seen already cannot be "not yet".
-    const last = order.lastStatus;
     real.checker.that(
       "idempotent_replay",
       last === undefined || !isFinal(model, last) || isFinal(model, status),
@@ -289,7 +311,7 @@ function acceptOrderAnswer(
         `${order.reference}: a replay answered status ${status} after the final status ${last} was observed; it must carry the latest status (§3 rule 2)`,
     );
   }
-  assertObservedStatus(model, real, order, status, "replay");
+  assertObservedStatus(model, real, order, status, "replay", last);
   const expected = expectedStatus(model, order);
   real.checker.that(
     "idempotent_replay",
@@ -298,20 +320,25 @@ function acceptOrderAnswer(
   );
 }
 
-/** Status monotonicity for any observation, then remembers the status. */
+/**
+ * Status monotonicity for any observation, against the status observed
+ * when its request was sent; then remembers the status, unless a later one
+ * was observed meanwhile that this one cannot follow (the answer is older).
+ */
 function assertObservedStatus(
   model: HarnessModel,
   real: RunContext,
   order: ModelOrder,
   status: number,
   where: string,
+  seenWhenSent: number | undefined,
 ): void {
   real.checker.that(
     "status_monotonic",
-    isMonotonic(model, order, status),
-    () => `${order.reference}: the ${where} reports status ${status} after status ${order.lastStatus} was observed`,
+    isMonotonic(model, seenWhenSent, status),
+    () => `${order.reference}: the ${where} reports status ${status} after status ${seenWhenSent} was observed`,
   );
-  order.lastStatus = status;
+  if (seenWhenSent === order.lastStatus || isMonotonic(model, order.lastStatus, status)) order.lastStatus = status;
 }
 
 /** A lookup that found the order: its body (our spec's shape under strict) and its status, read through the mapping. */
@@ -380,7 +407,7 @@ export async function lookupOrder(
     );
     return { kind: "lost" };
   }
-  assertObservedStatus(model, real, order, found.status, "lookup");
+  assertObservedStatus(model, real, order, found.status, "lookup", order.lastStatus);
   if (strict) judgeStatusMessages(model, real, order, body);
   const mismatches = strict ? strictLookupMismatches(order, body) : mappedLookupMismatches(order, found);
   real.checker.that(

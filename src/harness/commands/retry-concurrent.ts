@@ -26,6 +26,9 @@ export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, R
     const order = newOrder(model, real, this.spec);
     this.label = `place order #${order.slot} (${order.reference}) with ${this.copies} identical requests in parallel: ${describeNewOrder(this.spec, model)}`;
     real.transcript.step(this.label);
+    // All leave before any answer is seen: the target may serve them in any order, a later answer
+    // carrying an earlier status than one judged before it, so each is judged against this alone.
+    const whenSent = { lastStatus: order.lastStatus };
     const requests: ReturnType<typeof sendOrder>[] = [];
     for (let i = 0; i < this.copies; i++) requests.push(sendOrder(real, model, order));
     // Every request finishes before any is judged, so none outlives this step.
@@ -33,7 +36,7 @@ export class ConcurrentRetriesCommand implements fc.AsyncCommand<HarnessModel, R
     // Judged in request order: the first 200 commits the order, every other must repeat its id.
     for (const result of settled) {
       if (result.status === "rejected") throw result.reason;
-      absorbOrderResult(model, real, order, result.value, { concurrent: true });
+      absorbOrderResult(model, real, order, result.value, { concurrent: true, whenSent });
     }
     // Idempotent-Replayed is our spec's header, not the interface's (§4.4 shows none): judged only under strict.
     if (real.profile !== "strict") return;
