@@ -12,6 +12,7 @@ import type { RawDelivery } from "./infer-signing.ts";
 import { inferStatuses } from "./infer-statuses.ts";
 import { inferWebhooks } from "./infer-webhooks.ts";
 import type { FieldNote } from "./inference.ts";
+import { type OrderEvent, withExtraFields } from "./extra-field-samples.ts";
 import { valueAt } from "./json-leaves.ts";
 import type { Observations } from "./probe-target.ts";
 
@@ -43,6 +44,7 @@ export function inferFromObservations(
   const notes = [...bodies.notes, ...statuses.notes, ...errors.notes];
   const missing = [...bodies.missing, ...statuses.missing, ...errors.missing];
   let setAside: readonly string[] = [];
+  let events: readonly OrderEvent[] = [];
   if (webhookSecret === undefined) {
     missing.push("webhooks: not probed (give --listen HOST:PORT --webhook-secret SECRET)");
   } else {
@@ -63,8 +65,13 @@ export function inferFromObservations(
       profile.bodies = { ...profile.bodies, webhook: found.value.body };
       profile.webhooks = found.value.webhooks;
       setAside = found.value.setAside;
+      events = found.value.events;
     }
   }
+  const extra = withExtraFields(profile, observations, events);
+  profile.bodies = extra.bodies;
+  notes.push(...extra.notes);
+  missing.push(...extra.missing);
   const smallest = observations.orders[0]?.amount;
   if (smallest !== undefined && observations.refusedAmounts.length > 0) {
     // Not the exact minimum (that would take more orders): a floor the target is known to take, so orders stay inside.

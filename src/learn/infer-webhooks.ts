@@ -8,6 +8,7 @@
  * like the lookup's; the signing scheme is the one that verifies.
  */
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
+import type { OrderEvent } from "./extra-field-samples.ts";
 import { byName, createFindingLog, type Finding } from "./inference.ts";
 import { displayHeader, inferSigning, type RawDelivery } from "./infer-signing.ts";
 import { leavesOf, pointersOfAmount, pointersOfText, valueAt } from "./json-leaves.ts";
@@ -108,6 +109,8 @@ export interface WebhookFinding {
   readonly body: WebhookBody;
   /** The deliveries that were not order events, named by their event value or their fields. */
   readonly setAside: readonly string[];
+  /** The order events, each with the probe order it names. */
+  readonly events: readonly OrderEvent[];
 }
 
 export function inferWebhooks(
@@ -168,5 +171,6 @@ export function inferWebhooks(
     return typeof named === "string" ? named : other.raw.body.slice(0, 60);
   };
   const setAside = others.map(nameOf);
-  return log.finding({ webhooks, body, setAside });
+  const orderEvents = events.map((event) => ({ json: event.json, order: event.order as ProbedOrder }));
+  return log.finding({ webhooks, body, setAside, events: orderEvents });
 }

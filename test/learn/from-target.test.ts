@@ -40,11 +40,26 @@ const EXPECTED = [
     dialect: JAMBO,
     bodies: {
       order: { id: "/result/txn/id", reference: "/result/txn/clientRef", status: "/result/txn/stateCode" },
-      lookup: { status: "/result/txn/state/name", amount: "/result/txn/value" },
+      lookup: {
+        status: "/result/txn/state/name",
+        amount: "/result/txn/value",
+        passthrough: {
+          account: "/result/txn/msisdn",
+          service: "/result/txn/network",
+          createdAt: "/result/txn/createdAt",
+          updatedAt: "/result/txn/state/since",
+        },
+      },
       error: { code: "/errors/0/code" },
-      webhook: { status: "/txn/state/name", reference: "/txn/clientRef" },
-      balance: { amount: "/result/wallet/funds" },
+      webhook: {
+        status: "/txn/state/name",
+        reference: "/txn/clientRef",
+        passthrough: { account: "/txn/msisdn", service: "/txn/network", timestamp: "/txn/state/since" },
+        extra: { "/txn/createdAt": { orderCreatedAt: true } },
+      },
+      balance: { amount: "/result/wallet/funds", passthrough: { currency: "/result/wallet/currency" } },
     },
+    notWritten: [],
     money: "number",
     words: { 0: "QUEUED", 1: "DELIVERED" },
     http: { invalidInput: 422, unauthorized: 401, insufficientBalance: 402, notFound: 404, wrongMethod: 405 },
@@ -71,12 +86,31 @@ const EXPECTED = [
   {
     dialect: SIMU,
     bodies: {
-      order: { id: "/payload/orderNo", reference: "/payload/merchantReference", status: "/payload/code" },
-      lookup: { status: "/payload/progress/phase", amount: "/payload/amount" },
-      error: { code: "/problems/0/reason" },
-      webhook: { status: "/payload/progress/phase", reference: "/payload/merchantReference" },
-      balance: { amount: "/payload/float" },
+      order: {
+        id: "/payload/orderNo",
+        reference: "/payload/merchantReference",
+        status: "/payload/code",
+        extra: { "/ok": { constant: true } },
+      },
+      lookup: {
+        status: "/payload/progress/phase",
+        amount: "/payload/amount",
+        passthrough: { account: "/payload/recipient", updatedAt: "/payload/updatedAt" },
+        extra: { "/ok": { constant: true } },
+      },
+      error: { code: "/problems/0/reason", extra: { "/ok": { constant: false } } },
+      webhook: {
+        status: "/payload/progress/phase",
+        reference: "/payload/merchantReference",
+        passthrough: { account: "/payload/recipient", timestamp: "/occurredAt" },
+      },
+      balance: {
+        amount: "/payload/float",
+        extra: { "/ok": { constant: true }, "/payload/held": { constant: "0.00" } },
+      },
     },
+    // A step counter that moves with the status: no member of ours or template writes it.
+    notWritten: ["/payload/progress/step"],
     money: "string",
     words: { 0: "processing", 10: "done" },
     http: { invalidInput: 400, unauthorized: 403, insufficientBalance: 200, notFound: 404, wrongMethod: 404 },
@@ -123,6 +157,8 @@ describe.each(EXPECTED)("$dialect.name", (expected) => {
     const text = await readFile(file, "utf8");
     expect(text).toContain(`set aside, not order events: ${expected.setAside}`);
     expect(text).toMatch(/status: \S+ # the field that changed between the first lookup and the final one/);
+    for (const pointer of expected.notWritten)
+      expect(text).toMatch(new RegExp(`not inferred: bodies\\.lookup: ${pointer} .*not written`));
     expect(await readdir(kit.dir)).toEqual(["provider.yaml"]);
     const check = await kit.cli([
       "check",
