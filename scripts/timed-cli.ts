@@ -14,10 +14,11 @@ export interface TimedCli {
   readonly output: string;
 }
 
-/** Runs `airtime-harness ARGS` from the source tree. */
-export async function timeCli(args: readonly string[]): Promise<TimedCli> {
+/** Runs `airtime-harness ARGS` from the source tree; with `script`, ARGS start with a script of its own to run instead. */
+export async function timeCli(args: readonly string[], options: { script?: boolean } = {}): Promise<TimedCli> {
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), ...args], {
+  const entry = options.script === true ? [] : [join(ROOT, "src/cli/main.ts")];
+  const child = spawn(process.execPath, ["--import", "tsx", ...entry, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

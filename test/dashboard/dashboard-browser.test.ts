@@ -172,6 +172,11 @@ describe.skipIf(skip !== undefined)(
       await form.getByRole("option").first().waitFor({ state: "attached", timeout: LIVE_MS });
       // The token is offered masked, never in full.
       expect(await form.getByLabel("Customer token").textContent()).not.toContain(DEMO_TOKEN);
+      // The Idempotency-Key box shows its whole UUID: nothing of the value is scrolled out of sight.
+      const key = form.getByLabel("Idempotency-Key");
+      expect(await key.inputValue()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      const fits = await key.evaluate((input) => ({ scroll: input.scrollWidth, client: input.clientWidth }));
+      expect(fits.scroll, "the key is cut off").toBeLessThanOrEqual(fits.client);
       await form.getByRole("button", { name: "Send" }).click();
       await form.getByTestId("try-it-status").filter({ hasText: "200" }).waitFor({ timeout: LIVE_MS });
       expect(JSON.parse((await form.getByTestId("try-it-body").textContent()) ?? "")).toMatchObject({

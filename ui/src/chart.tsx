@@ -35,6 +35,24 @@ function bandHook(band: readonly [number, number]): (u: uPlot) => void {
   };
 }
 
+/**
+ * The y axis's width from its widest tick label (uPlot's autosize recipe), so
+ * a long value such as 100,000 never runs under the axis's title.
+ */
+function fitTickLabels(u: uPlot, values: string[] | null, axisIndex: number, cycle: number): number {
+  const axis = u.axes[axisIndex] as uPlot.Axis & { _size: number; font: [string, number]; gap: number };
+  // uPlot sizes the axes again until they settle; a third pass keeps the last size.
+  if (cycle > 1) return axis._size;
+  u.ctx.font = axis.font[0];
+  const widest = Math.max(0, ...(values ?? []).map((value) => u.ctx.measureText(String(value)).width));
+  return Math.ceil((axis.ticks?.size ?? 0) + axis.gap + widest / devicePixelRatio);
+}
+
+/** Every y axis sized to its labels, unless its options size it already. */
+function withFittedYAxes(axes: uPlot.Axis[] = [{}, {}]): uPlot.Axis[] {
+  return axes.map((axis, i) => (i === 0 || axis.size !== undefined ? axis : { ...axis, size: fitTickLabels }));
+}
+
 const WIDTH = 560;
 const HEIGHT = 220;
 
@@ -64,7 +82,7 @@ export function Chart(props: ChartProps) {
     if (box.current === null) return;
     const hooks: uPlot.Hooks.Arrays = { setScale: [xRangeHook(figure)] };
     if (band !== undefined) hooks.drawClear = [bandHook(band)];
-    const options = { ...props.options, hooks };
+    const options = { ...props.options, axes: withFittedYAxes(props.options.axes), hooks };
     const made = new uPlot({ ...options, width: WIDTH, height: HEIGHT }, props.data, box.current);
     chart.current = made;
     return () => {

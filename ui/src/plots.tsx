@@ -160,12 +160,13 @@ const point = (colour: string) => ({
 /** Attempts on one axis (seconds after the delivery was made), one row per delivery: a scatter (uPlot's mode 2). */
 const TIMELINE_OPTIONS: Omit<uPlot.Options, "width" | "height" | "title"> = {
   mode: 2,
-  // Fixed to start at 0 with room on the right: every first attempt is at 0, which alone gives uPlot no range.
+  // From just before 0 with room on the right: every first attempt is at 0, which alone gives uPlot no range,
+  // and a dot drawn on the axis line itself would be half hidden.
   scales: {
-    x: { time: false, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
+    x: { time: false, range: (_u, _min, max) => [-0.03 * Math.max(1, max * 1.1), Math.max(1, max * 1.1)] },
     y: { range: (_u, min, max) => [Math.min(0, min) - 0.5, max + 0.5] },
   },
-  axes: [{ label: "seconds after the delivery was made" }, { label: "delivery (newest on top)" }],
+  axes: [{ label: "seconds after the delivery was made" }, { label: "newest on top" }],
   series: [
     {},
     { label: "delivered", ...point(COLOURS.success) },

@@ -41,6 +41,14 @@ export interface ChartAssets {
 const DRAW_SCRIPT = `
 (() => {
   const stepped = uPlot.paths.stepped({ align: 1 });
+  // A y axis as wide as its widest tick label (uPlot's autosize recipe), so no label runs under the axis title.
+  const fitTickLabels = (u, values, axisIndex, cycle) => {
+    const axis = u.axes[axisIndex];
+    if (cycle > 1) return axis._size;
+    u.ctx.font = axis.font[0];
+    const widest = Math.max(0, ...(values || []).map((value) => u.ctx.measureText(String(value)).width));
+    return Math.ceil(axis.ticks.size + axis.gap + widest / devicePixelRatio);
+  };
   for (const figure of document.querySelectorAll("figure[data-chart]")) {
     const spec = JSON.parse(figure.querySelector("script[type='application/json']").textContent);
     const box = figure.querySelector(".chart-box");
@@ -57,8 +65,13 @@ const DRAW_SCRIPT = `
       axes: [
         { label: spec.xLabel },
         gantt
-          ? { size: 270, splits: () => rows.map((_, i) => i), values: (u, splits) => splits.map((v) => rows[v] || "") }
-          : { label: spec.yLabel },
+          ? {
+              label: spec.yLabel,
+              size: fitTickLabels,
+              splits: () => rows.map((_, i) => i),
+              values: (u, splits) => splits.map((v) => rows[v] || ""),
+            }
+          : { label: spec.yLabel, size: fitTickLabels },
       ],
       series: [{ label: spec.xLabel }].concat(spec.series.map((s) => ({
         label: s.label,
