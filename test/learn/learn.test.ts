@@ -4,14 +4,20 @@
  * 200–800 ms, 12 % of them REJECTED and 4 % EXPIRED, `learn` writes
  * `provider.yaml` and `simulator.json`; a simulator started from that config
  * (what `serve --config DIR/simulator.json` runs) is then compared with the
- * same provider again, over three seeds: it reaches the same finals
- * (EXPIRED included) with the same pending → final timing. The overall
- * score and every diverging rule are printed: the answer-shape rules still
- * see the provider's fields that the profile states no pointer for, which a
- * dialect does not render. Each comparison sends 40 runs (about 150
- * orders), the fewest that see a 4 % outcome reliably. With --budget, the
- * provider's own books show it spent no more, and nothing but the two
- * files is written.
+ * same provider again, over three seeds: the twin scores at least 95 % with
+ * no rule diverging, answer shapes included (the probe records the fields
+ * the provider writes beyond the profile's pointers). Each comparison sends
+ * 40 runs (about 150 orders), the fewest that see a 4 % outcome reliably
+ * (0.96^150 ≈ 0.2 % chance of missing it).
+ *
+ * The provider deals its outcomes in blocks of 25 orders (3 REJECTED,
+ * 1 EXPIRED, 21 delivered, in seeded order), so each comparison's window of
+ * its orders shows the rates it is set to. Drawn one order at a time, seed
+ * 22's orders 171–330 (the second comparison's) failed 39 of 160: a 3-σ
+ * window of the provider's own, which no twin calibrated on the orders
+ * before it can follow. The twin's own outcomes stay drawn one by one.
+ * With --budget, the provider's own books show it spent no more, and
+ * nothing but the two files is written.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -26,7 +32,13 @@ import { JAMBO } from "./providers/jambo-dialect.ts";
 
 const JAMBO_OPENAPI = fileURLToPath(new URL("./providers/jambo.openapi.yaml", import.meta.url));
 /** 16 % of orders fail, a quarter of them by timing out: 12 % REJECTED, 4 % EXPIRED. */
-const TARGET = { finalDelayMs: { min: 200, max: 800 }, failureRate: 0.16, timeoutShare: 0.25, reversalRate: 0 };
+const TARGET = {
+  finalDelayMs: { min: 200, max: 800 },
+  failureRate: 0.16,
+  timeoutShare: 0.25,
+  reversalRate: 0,
+  outcomeBlock: 25,
+};
 const RUNS = 40;
 
 /** Runs `airtime-harness learn ARGS`; the lines it printed come back. */
@@ -45,7 +57,7 @@ async function runLearn(args: readonly string[]): Promise<{ code: number; printe
 }
 
 test.each([21, 22, 23])(
-  "seed %i: learn writes only its two files, and its twin reaches the provider's finals on its timing",
+  "seed %i: learn writes only its two files, and its twin scores at least 95 % with no divergence",
   async (seed) => {
     const kit = await startLearnKit(JAMBO, { ...TARGET, seed });
     try {
@@ -82,18 +94,21 @@ test.each([21, 22, 23])(
         settleMs: 10_000,
         reference: twin,
       });
+      const learnt = (line: string) => line.startsWith("target finals") || line.startsWith("wrote ");
+      console.log(run.printed.filter(learnt).join("\n"));
       const diverging = second.results.filter((result) => !result.agrees).map((result) => result.rule);
       console.log(
         `seed ${seed}: overall ${((second.scores.overall ?? 0) * 100).toFixed(1)} %; diverging: ${diverging.join("; ") || "none"}`,
       );
-      // The twin reaches the provider's finals (REJECTED and EXPIRED too) on its timing.
-      expect(diverging).not.toContain("final statuses reached");
-      expect(diverging).not.toContain("pending → final time");
+      // The twin reaches the provider's finals (REJECTED and EXPIRED too) on its timing, in its shapes.
+      expect(diverging).toEqual([]);
+      expect(second.scores.overall).toBeGreaterThanOrEqual(0.95);
     } finally {
       await kit.close();
     }
   },
-  180_000,
+  // About a minute alone; two busy loops beside it on a loaded 2-core machine took over three.
+  420_000,
 );
 
 test("learn spends at most --budget, as the provider's books count it, and writes only its two files", async () => {

@@ -49,6 +49,12 @@ export interface LedgerSettings {
   /** The share of the failures that end in TIMEOUT rather than FAILED (default a half). */
   readonly timeoutShare?: number;
   readonly reversalRate: number;
+  /**
+   * Deal the outcomes in blocks of this many orders, each block holding
+   * every share exactly (in seeded order), rather than draw each order's
+   * alone: then every window of orders shows the rates the ledger is set to.
+   */
+  readonly outcomeBlock?: number;
   readonly balancesCents: ReadonlyMap<string, number>;
   /** Called on every final status (and again on a reversal), after the money moved. */
   readonly onFinal: (order: ForeignOrder) => void;
@@ -92,8 +98,24 @@ function seededRandom(seed: number): () => number {
   };
 }
 
+/** Uniform draws dealt n at a time, one in each n-th of [0, 1) per block, shuffled: a share of k/n holds per block. */
+function stratified(random: () => number, n: number): () => number {
+  const block: number[] = [];
+  return () => {
+    if (block.length === 0) {
+      block.push(...Array.from({ length: n }, (_, k) => (k + random()) / n));
+      for (let i = n - 1; i > 0; i -= 1) {
+        const j = Math.floor(random() * (i + 1));
+        [block[i], block[j]] = [block[j] as number, block[i] as number];
+      }
+    }
+    return block.pop() as number;
+  };
+}
+
 export function createLedger(settings: LedgerSettings): Ledger {
   const random = seededRandom(settings.seed);
+  const outcomeDraw = settings.outcomeBlock === undefined ? random : stratified(random, settings.outcomeBlock);
   const balances = new Map(settings.balancesCents);
   const byKey = new Map<string, ForeignOrder>();
   const byReference = new Map<string, ForeignOrder>();
@@ -124,7 +146,7 @@ export function createLedger(settings: LedgerSettings): Ledger {
   /** Draws the order's whole future at placement, so the seed alone decides it. */
   function scheduleLifecycle(order: ForeignOrder): void {
     const delay = within(settings.finalDelayMs);
-    const draw = random();
+    const draw = outcomeDraw();
     if (draw < settings.failureRate) {
       const status = draw < settings.failureRate * (1 - (settings.timeoutShare ?? 0.5)) ? "FAILED" : "TIMEOUT";
       later(delay, () => settle(order, status, faults.failureRefunds));

@@ -31,6 +31,8 @@ export interface ProviderOptions {
   /** The share of the failures that end in TIMEOUT rather than FAILED (default a half). */
   readonly timeoutShare?: number;
   readonly reversalRate?: number;
+  /** Deal the outcomes in blocks of this many orders, each holding the rates exactly (see the ledger). */
+  readonly outcomeBlock?: number;
   readonly reversalDelayMs?: Range;
   readonly webhook?: { readonly url: string; readonly secret: string };
   readonly otherBalanceKes?: number;
@@ -62,6 +64,7 @@ export async function startProvider(dialect: Dialect, options: ProviderOptions =
     failureRate: options.failureRate ?? 0.25,
     ...(options.timeoutShare === undefined ? {} : { timeoutShare: options.timeoutShare }),
     reversalRate: options.reversalRate ?? 0.2,
+    ...(options.outcomeBlock === undefined ? {} : { outcomeBlock: options.outcomeBlock }),
     balancesCents: new Map([
       [PRIMARY, PRIMARY_CENTS],
       [OTHER, (options.otherBalanceKes ?? 300) * 100],
