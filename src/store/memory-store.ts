@@ -10,12 +10,13 @@
  * the way down is kept as it is, and a record written as a change of the
  * stored one shares every part it did not change with the stored version.
  *
- * Two components keep the state: the {@link CustomerBook} (customers,
- * wallets, tokens; `memory-customers.ts`) and the {@link OrderBook} here —
- * orders, their references, the records evicted orders leave, and
- * idempotency keys, whose maps change together: a reference points at an
- * order or at an evicted order's record, a key at an order, and the
- * creation index's slots at the orders.
+ * Two books keep the state, both in this file: the {@link CustomerBook}
+ * (customers, wallets, tokens) and the {@link OrderBook} — orders, their
+ * references, the records evicted orders leave, and idempotency keys, whose
+ * maps change together: a reference points at an order or at an evicted
+ * order's record, a key at an order, and the creation index's slots at the
+ * orders. The order book debits and refunds through the customer book, and
+ * both sweep what expired by one rule.
  *
  * What is kept for a key lifetime (a day by default, so millions of entries
  * under load) — keys, references, evicted orders' records — lives in
@@ -23,10 +24,15 @@
  * so a sweep reads it without parsing the rest; the record a reader gets is
  * made when read.
  */
+import * as nodeCrypto from "node:crypto";
+import { constantTimeEqual } from "../contract/signing.ts";
+import type * as Model from "../domain/model.ts";
 import type { Customer, EvictedOrder, EvictionCandidate, IdempotencyRecord, Order } from "../domain/model.ts";
 import type {
   CandidatePage,
   CandidatePageQuery,
+  CustomerPatch,
+  DebitResult,
   OrderPage,
   OrderPageQuery,
   PlaceResult,
@@ -38,9 +44,284 @@ import { ByteMap } from "./byte-map.ts";
 import { type ColdQueue, createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
-import { CustomerBook, type SavedIssuedToken } from "./memory-customers.ts";
 import { candidateOfStored, orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
-import { dropExpiredFront, type Swept, sweepDue } from "./sweep-due.ts";
+
+/*
+ * When the memory store sweeps what expired (idempotency keys, issued
+ * tokens, evicted-order records): each table keeps its own mark, and one
+ * rule decides for all three, so they are swept alike.
+ *
+ * A sweep walks its map from the front, and a Map keeps the slots of
+ * deleted entries until it rehashes: swept on every call, each sweep would
+ * step over tens of thousands of dead slots (about 40 µs per order at 600
+ * orders/s). So sweeps run at most once per {@link SWEEP_EVERY_MS} of
+ * simulator time; every read checks expiry itself, so a record not yet
+ * swept is never answered.
+ */
+
+/** How often, in simulator time, expired keys, tokens and evicted-order records are swept. */
+const SWEEP_EVERY_MS = 1_000;
+
+/** A table swept from the front: when it was last swept, in simulator time. */
+interface Swept {
+  sweptAt: number;
+}
+
+/** What a sweep needs of its table: a `Map`, or a `ByteMap`. */
+interface FrontSweepable<K, V> {
+  entries(): Iterable<[K, V]>;
+  delete(key: K): boolean;
+}
+
+/**
+ * Deletes `map`'s entries from the front while they have expired at `now`,
+ * stopping at the first live one: each table inserts in expiry order.
+ * `dropped` hears of each entry deleted.
+ */
+function dropExpiredFront<K, V>(
+  map: FrontSweepable<K, V>,
+  now: number,
+  expiresAt: (value: V) => number,
+  dropped?: (key: K, value: V) => void,
+): void {
+  for (const [key, value] of map.entries()) {
+    if (expiresAt(value) > now) return;
+    map.delete(key);
+    dropped?.(key, value);
+  }
+}
+
+/** Whether `table` is due a sweep at `now`; when it is, marks it swept. */
+function sweepDue(table: Swept, now: number): boolean {
+  if (now - table.sweptAt < SWEEP_EVERY_MS) return false;
+  table.sweptAt = now;
+  return true;
+}
+
+/*
+ * The memory store's customers and wallets, with the two token indexes that
+ * lead to them (static tokens and issued ones): one component, the
+ * {@link CustomerBook}, whose maps change together (a customer's tokens are
+ * indexed when it is put, and re-indexed when it is patched). The order
+ * book in `memory-store.ts` debits and refunds through it.
+ */
+
+interface TokenEntry {
+  readonly digest: Buffer;
+  readonly customerId: string;
+}
+
+interface IssuedEntry extends TokenEntry {
+  readonly expiresAt: number;
+}
+
+/** An issued token as `--state-file` saves it: the digest the store holds, never the token itself. */
+export interface SavedIssuedToken {
+  readonly digest: string;
+  readonly customerId: string;
+  readonly expiresAt: number;
+}
+
+const { createHash } = nodeCrypto;
+
+/** SHA-256 in one call where Node has `crypto.hash` (20.12+): half the cost of a Hash object per request. */
+const digestOf: (token: string) => Buffer =
+  typeof nodeCrypto.hash === "function"
+    ? (token) => nodeCrypto.hash("sha256", token, "buffer")
+    : (token) => createHash("sha256").update(token, "utf8").digest();
+
+/**
+ * Tokens are found by the SHA-256 digest of what the caller sent: the map
+ * lookup then depends only on a digest an attacker cannot steer byte by
+ * byte, and the final check compares digests in constant time.
+ */
+function matchToken<E extends TokenEntry>(index: ReadonlyMap<string, E>, token: string): E | undefined {
+  const digest = digestOf(token);
+  const entry = index.get(digest.toString("hex"));
+  if (entry === undefined || !constantTimeEqual(entry.digest, digest)) return undefined;
+  return entry;
+}
+
+/** The customer with other wallets, frozen; built field by field, as a spread of a frozen record is slow. */
+function withWallets(customer: Customer, wallets: readonly Model.Wallet[]): Customer {
+  const updated: { -readonly [K in keyof Customer]: Customer[K] } = {
+    id: customer.id,
+    name: customer.name,
+    tokens: customer.tokens,
+    apiKey: customer.apiKey,
+    wallets,
+  };
+  if (customer.webhook !== undefined) updated.webhook = customer.webhook;
+  return Object.freeze(updated);
+}
+
+function assertCents(cents: number): void {
+  if (!Number.isSafeInteger(cents) || cents < 0)
+    throw new RangeError(`cents must be a safe integer >= 0, got ${cents}`);
+}
+
+const expiresAtOf = (entry: IssuedEntry): number => entry.expiresAt;
+
+/**
+ * The customers a memory store holds, their wallets and the token indexes.
+ * Every method runs in one synchronous stretch, which is what makes the
+ * store's operations atomic.
+ */
+class CustomerBook implements Swept {
+  readonly customers = new Map<string, Customer>();
+  /** Static tokens: digest (hex) → customer. */
+  private readonly tokens = new Map<string, TokenEntry>();
+  /** Issued tokens: digest (hex) → customer and expiry; insertion order is expiry order. */
+  private readonly issued = new Map<string, IssuedEntry>();
+  /** When the issued tokens were last swept. */
+  sweptAt = -Infinity;
+
+  get issuedCount(): number {
+    return this.issued.size;
+  }
+
+  private indexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const digest = digestOf(token);
+      this.tokens.set(digest.toString("hex"), { digest, customerId: customer.id });
+    }
+  }
+
+  private unindexTokens(customer: Customer): void {
+    for (const token of customer.tokens) {
+      const hex = digestOf(token).toString("hex");
+      if (this.tokens.get(hex)?.customerId === customer.id) this.tokens.delete(hex);
+    }
+  }
+
+  /** Keeps a frozen copy of `customer` (replacing the one with its id) and indexes its tokens. */
+  put(customer: Customer): void {
+    const previous = this.customers.get(customer.id);
+    if (previous !== undefined) this.unindexTokens(previous);
+    const stored = freezeCopy(customer);
+    this.customers.set(stored.id, stored);
+    this.indexTokens(stored);
+  }
+
+  findByToken(token: string): Customer | undefined {
+    const entry = matchToken(this.tokens, token);
+    return entry === undefined ? undefined : this.customers.get(entry.customerId);
+  }
+
+  /** Changes a customer's own fields, never its wallets; undefined for an unknown customer. */
+  patch(id: string, patch: CustomerPatch): Customer | undefined {
+    const customer = this.customers.get(id);
+    if (customer === undefined) return undefined;
+    const copy = freezeCopy(patch);
+    const { webhook: previousWebhook, ...rest } = customer;
+    const webhook = copy.webhook === undefined ? previousWebhook : (copy.webhook ?? undefined);
+    const updated: Customer = {
+      ...rest,
+      name: copy.name ?? customer.name,
+      tokens: copy.tokens ?? customer.tokens,
+      apiKey: copy.apiKey ?? customer.apiKey,
+      ...(webhook === undefined ? {} : { webhook }),
+    };
+    this.unindexTokens(customer);
+    const stored = Object.freeze(updated);
+    this.customers.set(id, stored);
+    this.indexTokens(stored);
+    return stored;
+  }
+
+  /**
+   * Replaces one wallet of a stored customer with a new balance (and
+   * currency); the caller has checked it exists. Built field by field: this
+   * runs for every order, and a spread of a frozen record takes V8's slow
+   * cloning path.
+   */
+  private replaceWallet(customer: Customer, index: number, balanceCents: number, currency: string): Model.Wallet {
+    const wallet = customer.wallets[index] as Model.Wallet;
+    const frozenWallet: Model.Wallet = Object.freeze({ shortcode: wallet.shortcode, balanceCents, currency });
+    const wallets = customer.wallets.slice();
+    wallets[index] = frozenWallet;
+    this.customers.set(customer.id, withWallets(customer, Object.freeze(wallets)));
+    return frozenWallet;
+  }
+
+  /** Sets a wallet's balance, adding the wallet when absent; undefined for an unknown customer. */
+  setWalletBalance(
+    customerId: string,
+    shortcode: string | null,
+    cents: number,
+    currency: string | undefined,
+  ): Model.Wallet | undefined {
+    assertCents(cents);
+    const customer = this.customers.get(customerId);
+    if (customer === undefined) return undefined;
+    const index = customer.wallets.findIndex((wallet) => wallet.shortcode === shortcode);
+    const existing = customer.wallets[index];
+    if (existing !== undefined) return this.replaceWallet(customer, index, cents, currency ?? existing.currency);
+    const wallet = Object.freeze({ shortcode, balanceCents: cents, currency: currency ?? "KES" });
+    this.customers.set(customer.id, withWallets(customer, Object.freeze([...customer.wallets, wallet])));
+    return wallet;
+  }
+
+  /** Subtracts (`sign` -1, refusing an overdraft) or adds (`sign` 1) `cents`. */
+  changeBalance(customerId: string, shortcode: string | null, cents: number, sign: 1 | -1): DebitResult {
+    assertCents(cents);
+    const customer = this.customers.get(customerId);
+    const index = customer?.wallets.findIndex((wallet) => wallet.shortcode === shortcode) ?? -1;
+    const wallet = customer?.wallets[index];
+    if (customer === undefined || wallet === undefined) return { kind: "unknown_wallet" };
+    if (sign < 0 && wallet.balanceCents < cents) return { kind: "insufficient", wallet };
+    const balance = wallet.balanceCents + sign * cents;
+    return { kind: "debited", wallet: this.replaceWallet(customer, index, balance, wallet.currency) };
+  }
+
+  putIssuedToken(token: Model.IssuedToken): void {
+    // With one token lifetime, insertion order is expiry order: expired tokens are dropped from the front.
+    if (sweepDue(this, token.issuedAt)) dropExpiredFront(this.issued, token.issuedAt, expiresAtOf);
+    const digest = digestOf(token.token);
+    this.issued.set(digest.toString("hex"), { digest, customerId: token.customerId, expiresAt: token.expiresAt });
+  }
+
+  findByIssuedToken(token: string, now: number): Customer | undefined {
+    const entry = matchToken(this.issued, token);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= now) {
+      this.issued.delete(entry.digest.toString("hex"));
+      return undefined;
+    }
+    return this.customers.get(entry.customerId);
+  }
+
+  /** Forgets the tokens issued to one customer; the customer and its static tokens stay. */
+  forgetIssuedTokens(customerId: string): void {
+    for (const [hex, entry] of this.issued) if (entry.customerId === customerId) this.issued.delete(hex);
+  }
+
+  clear(): void {
+    this.customers.clear();
+    this.tokens.clear();
+    this.issued.clear();
+  }
+
+  savedIssuedTokens(): SavedIssuedToken[] {
+    return [...this.issued.values()].map((entry) => ({
+      digest: entry.digest.toString("hex"),
+      customerId: entry.customerId,
+      expiresAt: entry.expiresAt,
+    }));
+  }
+
+  /** Loads saved customers and issued tokens into the emptied book. */
+  load(customers: readonly Customer[], issuedTokens: readonly SavedIssuedToken[]): void {
+    for (const customer of customers) {
+      const stored = freezeCopy(customer);
+      this.customers.set(stored.id, stored);
+      this.indexTokens(stored);
+    }
+    for (const entry of issuedTokens) {
+      this.issued.set(entry.digest, { ...entry, digest: Buffer.from(entry.digest, "hex") });
+    }
+  }
+}
 
 /**
  * Everything a memory store holds, as plain data: what `--state-file` saves
