@@ -82,7 +82,9 @@ function outcomeMix(input: CalibrationInput) {
     }
     const times = target.finalTimesByStatus[name] ?? [];
     const rest = Object.entries(target.finalTimesByStatus).flatMap(([other, ms]) => (other === name ? [] : ms));
-    const differs = times.length >= MIN_OWN_TIMING && !compareTimings(name, "send", times, rest).agrees;
+    // Both samples were seen by the same poller: its observation error applies to either.
+    const errors = { simulator: target.finalTimeErrorsMs, target: target.finalTimeErrorsMs };
+    const differs = times.length >= MIN_OWN_TIMING && !compareTimings(name, "send", times, rest, errors).agrees;
     const share = Math.round(((target.finals[name] ?? 0) / finals) * SHARE_DECIMALS) / SHARE_DECIMALS;
     const ownTiming = differs ? fitTiming(times) : undefined;
     outcomes.push({ status, share, name, ...(ownTiming === undefined ? {} : { ownTiming }) });

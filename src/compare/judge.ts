@@ -92,7 +92,10 @@ function orderLifeRules(simulator: SideObservations, target: SideObservations): 
     compareSeen("final statuses reached", "send", { answers: simulator.finals }, { answers: target.finals }),
     compareRates("failed share of finals", "send", failed(simulator), failed(target)),
     compareRates("orders still pending at the deadline", "send", unsettled(simulator), unsettled(target)),
-    compareTimings("pending → final time", "send", simulator.finalTimesMs, target.finalTimesMs),
+    compareTimings("pending → final time", "send", simulator.finalTimesMs, target.finalTimesMs, {
+      simulator: simulator.finalTimeErrorsMs,
+      target: target.finalTimeErrorsMs,
+    }),
   ];
 }
 

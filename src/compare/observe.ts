@@ -32,8 +32,17 @@ export interface SideObservations {
   readonly finals: Readonly<Record<string, number>>;
   /** Status class (success, failed, reversed) → orders that reached a final of it. */
   readonly finalClasses: Readonly<Record<string, number>>;
-  /** Pending → final, ms, measured from the send answer to the first lookup that shows the final. */
+  /** Pending → final, ms, measured from the send to the first lookup that shows the final (each exchange by its middle). */
   readonly finalTimesMs: readonly number[];
+  /**
+   * Each of those times' observation error, ms: half the span between the
+   * last lookup that showed the order pending and the first that showed it
+   * final. It grows
+   * with the lookup interval and with how late this process's event loop ran
+   * the polls, so it tells how precisely the poller saw the target, not what
+   * the target did.
+   */
+  readonly finalTimeErrorsMs: readonly number[];
   /** The same times by the final status name they ended in, so a calibration can give an outcome its own timing. */
   readonly finalTimesByStatus: Readonly<Record<string, readonly number[]>>;
   /** Orders still pending when the settle time ran out. */
@@ -70,6 +79,7 @@ interface Placed {
   readonly key: string;
   readonly body: Readonly<Record<string, unknown>>;
   readonly id: string | undefined;
+  /** The middle of the send exchange: the target placed the order at some moment between its request and its answer. */
   readonly placedAt: number;
   readonly status: number | undefined;
 }
@@ -186,9 +196,13 @@ function orderRequest(reference: string, key: string, body: Record<string, unkno
 async function runStep(options: ObserveOptions, state: RunState, step: Step, index: number): Promise<StepRecord> {
   const { profile } = options;
   const fresh = `${state.tag}-${index}`;
-  const record = async (request: Request, classify: (answer: Answer) => string): Promise<StepRecord> => {
+  const record = async (
+    request: Request,
+    classify: (answer: Answer, sentAt: number) => string,
+  ): Promise<StepRecord> => {
+    const sentAt = Date.now();
     const answer = await call(options, request);
-    const outcome = classify(answer);
+    const outcome = classify(answer, sentAt);
     return {
       kind: step.kind,
       outcome,
@@ -198,7 +212,7 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
   };
   switch (step.kind) {
     case "send":
-      return record(orderRequest(fresh, `k-${fresh}`, orderFields(options, index, step.amount)), (answer) => {
+      return record(orderRequest(fresh, `k-${fresh}`, orderFields(options, index, step.amount)), (answer, sentAt) => {
         const order = answer.status === 200 ? profile.readOrder("order", answer.body) : undefined;
         const body = { ...orderFields(options, index, step.amount), reference: fresh };
         if (order?.id !== undefined) {
@@ -207,7 +221,7 @@ async function runStep(options: ObserveOptions, state: RunState, step: Step, ind
             key: `k-${fresh}`,
             body,
             id: order.id,
-            placedAt: Date.now(),
+            placedAt: (sentAt + Date.now()) / 2,
             status: order.status,
           });
         }
@@ -254,17 +268,23 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** A final seen by polling, or undefined when the order was still pending at the deadline. */
-type FinalSeen = { readonly reference: string; readonly status: number; readonly ms: number } | undefined;
+type FinalSeen =
+  { readonly reference: string; readonly status: number; readonly ms: number; readonly errorMs: number } | undefined;
 
 /**
  * Polls one order from the moment it is placed until it is final, so the
- * measured time never includes the steps that came after it.
+ * measured time never includes the steps that came after it. The target
+ * read the order about half way through each exchange, however slow the
+ * exchange was; the final came between the last read that showed it pending
+ * and the first that showed it final. The time is the middle of those two
+ * reads, its error half the span between them: under load the polls run
+ * late, and the span says by how much.
  */
 async function watchOrder(options: ObserveOptions, order: Placed): Promise<FinalSeen> {
   const { profile } = options;
   const { reference } = order;
   if (order.status !== undefined && profile.statuses.isFinal(order.status))
-    return { reference, status: order.status, ms: 0 };
+    return { reference, status: order.status, ms: 0, errorMs: 0 };
   const deadline = order.placedAt + options.settleMs;
   const { pollMs } = options;
   let previousReadAt = order.placedAt;
@@ -272,12 +292,11 @@ async function watchOrder(options: ObserveOptions, order: Placed): Promise<Final
     await sleep(pollMs);
     const sentAt = Date.now();
     const answer = await call(options, { method: "GET", path: `/v1/airtime/${order.reference}`, token: true });
-    // The target read the order about half way through the exchange, however slow the exchange was.
     const readAt = (sentAt + Date.now()) / 2;
     const status = answer.status === 200 ? profile.readOrder("lookup", answer.body).status : undefined;
-    // The final came between the last two reads: their middle is the unbiased estimate, on a slow link too.
     if (status !== undefined && profile.statuses.isFinal(status)) {
-      return { reference, status, ms: Math.max(0, (previousReadAt + readAt) / 2 - order.placedAt) };
+      const ms = Math.max(0, (previousReadAt + readAt) / 2 - order.placedAt);
+      return { reference, status, ms, errorMs: (readAt - previousReadAt) / 2 };
     }
     previousReadAt = readAt;
   }
@@ -303,6 +322,7 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
   const finals: Record<string, number> = {};
   const finalClasses: Record<string, number> = {};
   const finalTimesMs: number[] = [];
+  const finalTimeErrorsMs: number[] = [];
   const finalTimesByStatus: Record<string, number[]> = {};
   for (const final of seen) {
     if (final === undefined) continue;
@@ -312,10 +332,11 @@ export async function observeSide(options: ObserveOptions): Promise<SideObservat
     const statusClass = options.profile.statuses.classOf(final.status) ?? "unknown";
     finalClasses[statusClass] = (finalClasses[statusClass] ?? 0) + 1;
     finalTimesMs.push(final.ms);
+    finalTimeErrorsMs.push(final.errorMs);
   }
   const unsettled = seen.filter((final) => final === undefined).length;
   const { webhooks } = options;
-  const lives = { finals, finalClasses, finalTimesMs, finalTimesByStatus, unsettled };
+  const lives = { finals, finalClasses, finalTimesMs, finalTimeErrorsMs, finalTimesByStatus, unsettled };
   if (webhooks === undefined) return { steps, ...lives };
   const orders = seen.filter((final) => final !== undefined);
   const observed = await collectWebhooks(webhooks.recorder, { ...webhooks, profile: options.profile, orders });

@@ -112,7 +112,8 @@ export const ContractOptionsSchema = z.object({
     description: 'Longest single wait of an "advance time" step against a real clock, ms. Default 500.',
   }),
   validateWithPrism: z.boolean().optional().meta({
-    description: "Route model traffic through `prism proxy spec/openapi.yaml <target> --errors`.",
+    description:
+      "Route model traffic through `prism proxy <document> <target> --errors`: spec/openapi.yaml, or with a provider profile the dialect's document (`spec --provider`).",
   }),
   prismCwd: z.string().optional().meta({
     description: "The project directory holding `node_modules/.bin/prism` and `spec/openapi.yaml`. Default: cwd.",

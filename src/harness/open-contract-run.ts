@@ -69,6 +69,7 @@ async function openParts(
   if (options.validateWithPrism === true) {
     prism = await startPrism({
       upstream: target.url,
+      provider: options.provider,
       ...(options.prismCwd === undefined ? {} : { cwd: options.prismCwd }),
     });
     closers.push(prism.close);

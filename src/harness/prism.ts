@@ -6,8 +6,12 @@
  * harness reports as `response_schema_conformance` failures.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { dialectOpenApiDocument } from "../contract/openapi/dialect-document.ts";
+import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { PACKAGE_ROOT } from "../package-root.ts";
 import { HarnessError } from "./checker.ts";
 import { freePort, startProcess } from "./child-process.ts";
@@ -20,8 +24,10 @@ export interface PrismProxy {
 export interface PrismOptions {
   /** The upstream (the target's base URL). */
   readonly upstream: string;
-  /** Default: this package's `spec/openapi.yaml`. */
+  /** Default: the provider's document when a provider is given, else this package's `spec/openapi.yaml`. */
   readonly specFile?: string;
+  /** The dialect the target speaks: Prism validates against its document, the one `spec --provider` writes. */
+  readonly provider?: ProviderProfile | undefined;
   /** Default: the `@stoplight/prism-cli` this package resolves, else `node_modules/.bin/prism` under `cwd`. */
   readonly command?: string;
   /** Where to look for Prism when the package's own copy is not there. Default: the working directory. */
@@ -47,6 +53,19 @@ function resolvePrism(): string | undefined {
   }
 }
 
+/**
+ * The document Prism validates against: the one given, a dialect's (written
+ * to a folder of its own, removed on close), or our spec's.
+ */
+async function documentFor(options: PrismOptions): Promise<{ file: string; remove(): Promise<void> }> {
+  if (options.specFile !== undefined || options.provider === undefined)
+    return { file: options.specFile ?? resolve(PACKAGE_ROOT, "spec/openapi.yaml"), remove: async () => {} };
+  const folder = await mkdtemp(join(tmpdir(), "airtime-harness-prism-"));
+  const file = join(folder, "openapi.json");
+  await writeFile(file, JSON.stringify(dialectOpenApiDocument(options.provider)), "utf8");
+  return { file, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
 export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
   const cwd = options.cwd ?? process.cwd();
   const command =
@@ -54,13 +73,22 @@ export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
     [resolvePrism(), resolve(cwd, "node_modules/.bin/prism")].find(
       (candidate) => candidate !== undefined && existsSync(candidate),
     );
-  const specFile = options.specFile ?? resolve(PACKAGE_ROOT, "spec/openapi.yaml");
   if (command === undefined || !existsSync(command)) throw new HarnessError(PRISM_MISSING);
-  if (!existsSync(specFile)) throw new HarnessError(`--validate-with-prism: ${specFile} not found`);
-  const prism = await startPrismProcess(command, ["proxy", specFile, options.upstream, "--errors"], {
+  const document = await documentFor(options);
+  if (!existsSync(document.file)) throw new HarnessError(`--validate-with-prism: ${document.file} not found`);
+  const prism = await startPrismProcess(command, ["proxy", document.file, options.upstream, "--errors"], {
     ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
+  }).catch(async (error: unknown) => {
+    await document.remove();
+    throw error;
   });
-  return { url: prism.url, close: prism.close };
+  return {
+    url: prism.url,
+    close: async () => {
+      await prism.close();
+      await document.remove();
+    },
+  };
 }
 
 export interface PrismProcess extends PrismProxy {

@@ -4,7 +4,10 @@
  * finals the target reached (not one failure rate), `serve --config`'s
  * loader accepts it, and a simulator started from it compares with the
  * same target without a divergence, over three seeds. Each comparison sends
- * 40 runs (about 150 orders): fewer would often see no Timeout at all.
+ * 40 runs (about 150 orders): fewer would often see no Timeout at all. The
+ * same calibrated simulator against a target four times as slow still
+ * diverges on timing: the tolerance for how late the poller looked hides
+ * no real difference.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -63,5 +66,27 @@ test.each([11, 12, 13])(
     expect(second.simulator.finals).toHaveProperty("Timeout");
     expect(second.results.filter((result) => !result.agrees).map((result) => result.rule)).toEqual([]);
   },
-  120_000,
+  // Seconds on an idle machine; the headroom is for a loaded one.
+  240_000,
 );
+
+test("a target four times as slow as the calibrated simulator still diverges on timing", async () => {
+  const seed = 11;
+  const calibratedOn = await targets.simulator({ seed, timing: "lognormal:150ms,0.3" });
+  const first = await runCompare({ target: calibratedOn, token: TARGET_TOKEN, seed, runs: 8, settleMs: 10_000 });
+  const file = join(folder, "four-times-slower.json");
+  await writeCalibration(file, { target: first.targetSide });
+
+  const slower = await targets.simulator({ seed, timing: "lognormal:600ms,0.3" });
+  const second = await runCompare({
+    target: slower,
+    token: TARGET_TOKEN,
+    seed: seed + 100,
+    runs: 8,
+    settleMs: 10_000,
+    reference: await loadSimulatorConfig(file),
+  });
+  const timing = second.results.find((result) => result.rule === "pending → final time");
+  expect(timing?.agrees, JSON.stringify(timing)).toBe(false);
+  expect(timing?.test).toMatch(/observation error \(p50 \d+ ms, p95 \d+ ms\)/);
+}, 60_000);

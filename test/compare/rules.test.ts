@@ -37,6 +37,19 @@ describe("compareTimings", () => {
     expect(result.agrees).toBe(true);
   });
 
+  it("lets a gap within the poller's observation error agree, and not one beyond it", () => {
+    const simulator = spread(150, 350, 200);
+    const target = spread(190, 390, 200); // 40 ms later throughout: significant, and over 10 % at p50
+    expect(compareTimings("t", "send", simulator, target).agrees).toBe(false);
+    const errors = (ms: number) => ({ simulator: spread(0, 2 * ms, 50), target: spread(0, 2 * ms, 50) });
+    const loaded = compareTimings("t", "send", simulator, target, errors(25));
+    expect(loaded.agrees).toBe(true);
+    expect(loaded.test).toContain("observation error (p50 50 ms, p95 95 ms)");
+    expect(compareTimings("t", "send", simulator, target, errors(10)).agrees).toBe(false);
+    // Four times as slow stands out of any plausible lateness.
+    expect(compareTimings("t", "send", simulator, spread(600, 1400, 200), errors(100)).agrees).toBe(false);
+  });
+
   it("does not judge too few timings", () => {
     const result = compareTimings("pending to final", "send", [1, 2, 3], [100, 200, 300]);
     expect(result.agrees).toBe(true);
