@@ -46,6 +46,8 @@ export interface OrderStepPayload {
   readonly stepIndex: number;
   /** The order's customer, so a shared store finds the order without its index (absent in older jobs). */
   readonly customerId?: string;
+  /** When the step first found no order stored, while it looks again for a placement that lands late. */
+  readonly awaitedSince?: number;
 }
 
 export function isOrderStepPayload(value: unknown): value is OrderStepPayload {
@@ -56,7 +58,8 @@ export function isOrderStepPayload(value: unknown): value is OrderStepPayload {
     typeof candidate.stepIndex === "number" &&
     Number.isSafeInteger(candidate.stepIndex) &&
     candidate.stepIndex >= 0 &&
-    (candidate.customerId === undefined || typeof candidate.customerId === "string")
+    (candidate.customerId === undefined || typeof candidate.customerId === "string") &&
+    (candidate.awaitedSince === undefined || typeof candidate.awaitedSince === "number")
   );
 }
 

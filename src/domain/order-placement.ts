@@ -129,8 +129,9 @@ export async function placeAtomically(
  * a shared store. On Redis Cluster they go to two masters, and a fault can
  * part them: the job's write fails while the order's is applied, or the
  * order's answer is lost and its write lands after the step fell due (a
- * step finding no order ends). The request then answers 503, and the order
- * may hold its debit with no step to come; so once the placement's outcome
+ * step finding no order looks again for 10 s, then ends). The request then
+ * answers 503, and the order may hold its debit with no step to come; so
+ * once the placement's outcome
  * is known the job is scheduled again, if absent, before the error goes on.
  * When the order was placed and only the job failed, the second try that
  * succeeds makes the placement whole.

@@ -38,7 +38,7 @@ export interface StatusChanges {
   /**
    * Schedules a new order's first step that is not due at once, before or
    * alongside its placement: no instant then leaves a stored order with no
-   * step to come (a step finding no order does nothing). Returns its job id,
+   * step to come (a step finding no order looks again for a while). Returns its job id,
    * for the caller to cancel when the store refuses the order. `ifAbsent`
    * leaves a waiting or running job of that step as it is.
    */
@@ -58,6 +58,16 @@ export interface StatusChanges {
 
 /** A step's job id, one per order and step: scheduling it again leaves one job, never two. */
 const stepJobId = (orderId: string, stepIndex: number): string => `step_${orderId}_${stepIndex}`;
+
+/**
+ * How long a step that finds no order keeps looking for it, and how often. The first step's job is
+ * sent alongside its placement, not after it: on a shared store another process can run the job before
+ * the order is stored (the placing process stalled between its two writes, or they went to two cluster
+ * masters). A placement that was answered has landed well within this; one that never lands (refused,
+ * or its process killed between the writes) lets the step end once it is up.
+ */
+const AWAIT_ORDER_MS = 10_000;
+const LOOK_AGAIN_MS = 250;
 
 /**
  * The order at its next status. Built field by field, not by spreading the
@@ -150,18 +160,17 @@ export function createStatusChanges(deps: StatusChangesDeps): StatusChanges {
 
   async function runStepJob(job: Job): Promise<void> {
     if (!isOrderStepPayload(job.payload)) throw new Error(`malformed ${ORDER_STEP_JOB} payload`);
-    const { orderId, stepIndex, customerId } = job.payload;
-    const order = await store.getOrder(orderId, customerId);
-    const step = order?.plan?.steps[stepIndex];
-    // The order was reset away, or the plan is done.
-    if (order === undefined || step === undefined) return;
+    const { orderId, stepIndex } = job.payload;
+    const order = await store.getOrder(orderId, job.payload.customerId);
+    if (order === undefined) return lookAgainForOrder(scheduler, clock.now(), job.payload);
+    const step = order.plan?.steps[stepIndex];
+    if (step === undefined) return; // the plan is done
     const outcome = await applyStep(orderId, step, order);
     if (outcome.kind === "invalid_transition") await announceAgainIfTaken(listeners, order, step);
-    const following = order?.plan?.steps[stepIndex + 1];
+    const following = order.plan?.steps[stepIndex + 1];
     // Counted from this step's due time, not from when it ran, so timing stays exact.
-    if (following !== undefined) {
+    if (following !== undefined)
       await scheduleStep(scheduler, orderId, order.customerId, stepIndex + 1, job.dueAt + following.afterMs);
-    }
   }
 
   scheduler.handle(ORDER_STEP_JOB, runStepJob);
@@ -251,6 +260,20 @@ async function announceAgainIfTaken(listeners: Listeners, order: Order, step: Pl
   const previous = history[history.length - 2];
   if (latest?.status !== step.status || previous === undefined) return;
   await announce(listeners, order, previous.status, true);
+}
+
+/** The step again a little later, with the time it first found no order, until `AWAIT_ORDER_MS` is up. */
+async function lookAgainForOrder(scheduler: Scheduler, now: number, payload: OrderStepPayload): Promise<void> {
+  const since = payload.awaitedSince ?? now;
+  // Still nothing: the placement was refused or never landed, or the order was reset away.
+  if (now - since >= AWAIT_ORDER_MS) return;
+  const id = stepJobId(payload.orderId, payload.stepIndex);
+  await scheduler.schedule({
+    type: ORDER_STEP_JOB,
+    dueAt: now + LOOK_AGAIN_MS,
+    payload: { ...payload, awaitedSince: since },
+    id,
+  });
 }
 
 /** One planned step as a scheduler job; the customer id lets a shared store find the order without its index. */

@@ -15,7 +15,6 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { StoreNotReplicatedError, StoreUnavailableError, type Store } from "../domain/ports.ts";
 import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { failCutOffCommands } from "./cut-off-commands.ts";
 import { createRedisStore, type RedisStoreOptions } from "./redis-store.ts";
 import { noteWriteSlots } from "./replica-ack.ts";
 
@@ -92,9 +91,8 @@ async function openClient(url: string): Promise<RedisClient> {
     redisOptions: { ...CONNECTION, lazyConnect: false },
     clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
   };
-  // Each command's slot is noted, so `replicated` waits only on the masters a write went to; a command
-  // whose connection closed is sent again only if it was never written (ioredis resends both kinds).
-  return new (noteWriteSlots(failCutOffCommands(ioredis.Cluster)))(clusterSeeds(url), options);
+  // Each command's slot is noted, so `replicated` waits only on the masters a write went to.
+  return new (noteWriteSlots(ioredis.Cluster))(clusterSeeds(url), options);
 }
 
 export async function connectRedisStore(

@@ -14,6 +14,7 @@
  * message not yet as far as expected: its delivery, its slots' jobs (due,
  * leased, or gone) and its attempts.
  */
+import { appendFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { expect, it } from "vitest";
 import type { Delivery } from "../../src/webhooks/ports.ts";
@@ -28,6 +29,8 @@ const ADMIN = "kill-instance-admin-0001";
 const BALANCE = 100_000;
 /** Extra runs of the webhook test, for the stress script; none in the default suite. */
 const REPEATS = Number(process.env.KILL_INSTANCE_REPEATS ?? "0");
+/** A file each run appends its figures to, for the stress script (the reporter does not print every run's). */
+const FIGURES = process.env.KILL_INSTANCE_FIGURES;
 
 const order = (url: string, i: number) =>
   send(url, "/v1/airtime", {
@@ -123,7 +126,7 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
   });
 
   let webhookRuns = 0;
-  const webhookTest = { timeout: 150_000, repeats: REPEATS };
+  const webhookTest = { timeout: 240_000, repeats: REPEATS };
   it("lets the survivor make the webhook attempts the killed instance held", webhookTest, async () => {
     // Down (and slow to say so) until after the kill: every message waits for a retry, many in flight.
     const receiver = await startCountingReceiver({ down: true, downLatencyMs: 300 });
@@ -135,8 +138,11 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
       ...["--store", store, "--demo-token", TOKEN, "--admin-token", ADMIN],
       ...["--timing", "100ms", "--webhook-url", receiver.url, "--webhook-schedule", schedule, "--quiet"],
     ];
-    const doomed = await startServe(args);
-    const survivor = await startServe(args);
+    // A stress beside a busy loop on each core starts a process slowly; what is measured is what follows.
+    const doomed = await startServe(args, 60_000);
+    const survivor = await startServe(args, 60_000);
+    const run = webhookRuns;
+    let acknowledged = 0;
     const listed = async (state?: string) => {
       let count = 0;
       let cursor: string | null = "";
@@ -152,6 +158,7 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
       const replies = await Promise.all(
         Array.from({ length: 200 }, (_, i) => order(i % 2 === 0 ? doomed.url : survivor.url, 10_000 + i)),
       );
+      acknowledged = replies.filter((reply) => reply.status === 200).length;
       expect(replies.filter((reply) => reply.status !== 200)).toEqual([]);
       // Every order is final and its webhook refused at least once: each now waits for a retry.
       const allWaiting = expect.poll(() => listed("pending"), { timeout: 30_000, interval: 250 }).toBe(200);
@@ -168,6 +175,15 @@ describeOnEachRedis("kill -9 of an instance", (redis) => {
       expect([...receiver.messages.values()].filter((message) => message.accepted !== 1)).toEqual([]);
       await expect.poll(() => listed("delivered"), { timeout: 10_000, interval: 250 }).toBe(200);
     } finally {
+      // One line a run, passed or not, so the stress prints its figures.
+      const messages = [...receiver.messages.values()];
+      const accepted = messages.filter((message) => message.accepted > 0).length;
+      const twice = messages.filter((message) => message.accepted > 1).length;
+      const figures =
+        `kill-instance webhook run ${run} on ${store.split(":")[0]}: ${acknowledged} orders acknowledged, ` +
+        `${messages.length} messages sent, ${accepted} accepted, ${twice} accepted more than once`;
+      console.log(figures);
+      if (FIGURES !== undefined) appendFileSync(FIGURES, `${new Date().toISOString()} ${figures}\n`);
       await doomed.server.stop(1_000);
       await survivor.server.stop(5_000);
       await receiver.close();

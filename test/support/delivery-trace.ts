@@ -2,7 +2,8 @@
  * What Redis holds of a customer's webhook deliveries that have not got as
  * far as a test expects, read straight from the keys: each delivery's state,
  * the slot and job it waits for, and for each of its slots' jobs whether it
- * is due (and when), leased (and until when) or only has its JSON. Printed
+ * is due (and when), leased (and until when) or only has its JSON, and of
+ * an order with no delivery yet its lifecycle step jobs alike. Printed
  * when a multi-instance webhook test fails, it tells a message never
  * scheduled from one claimed by a dead instance or delivered and not
  * counted.
@@ -45,17 +46,8 @@ export async function traceDeliveries(
 async function traceOne(client: Redis | Cluster, delivery: Delivery): Promise<string[]> {
   const { id, state, attemptCount, scheduleIndex, nextJobId, nextAttemptAt } = delivery;
   const lines = [`${id} ${state}, ${attemptCount} attempts, waits for ${nextJobId} at ${nextAttemptAt}`];
-  const shards = jobShards(PREFIX, SHARDS);
   for (let slot = Math.max(0, scheduleIndex - 1); slot <= scheduleIndex + 1; slot++) {
-    const job = `${id}/${slot}`;
-    const keys = shards[shardOf(job, SHARDS)];
-    if (keys === undefined) continue;
-    const [due, leased, data] = await Promise.all([
-      client.zscore(keys.due, job),
-      client.zscore(keys.leased, job),
-      client.hget(keys.data, job),
-    ]);
-    lines.push(`  job ${job}: due ${due}, leased until ${leased}, JSON ${data}`);
+    lines.push(await traceJob(client, `${id}/${slot}`));
   }
   const attempts = (await client.lrange(`${PREFIX}{${delivery.customerId}}:dlv:attempts:${id}`, 0, -1)).map(
     (json) => JSON.parse(json) as DeliveryAttempt,
@@ -72,8 +64,25 @@ async function ordersWithout(client: Redis | Cluster, customerId: string, delive
     .filter(([field]) => field.startsWith("o:"))
     .map(([, json]) => JSON.parse(json) as { id: string; status: number; history: unknown[] })
     .filter((order) => !announced.has(order.id));
-  return [
-    `${silent.length} orders with no delivery`,
-    ...silent.map((order) => `  ${order.id} status ${order.status}, ${order.history.length} steps`),
-  ];
+  const lines = [`${silent.length} orders with no delivery`];
+  for (const order of silent) {
+    lines.push(`  ${order.id} status ${order.status}, ${order.history.length} steps`);
+    // The lifecycle's step jobs (as the domain names them) around the step the order is at.
+    for (let step = 0; step <= order.history.length + 1; step++) {
+      lines.push(`  ${await traceJob(client, `step_${order.id}_${step}`)}`);
+    }
+  }
+  return lines;
+}
+
+/** Where a job is: due (and when), leased (and until when), and its JSON. */
+async function traceJob(client: Redis | Cluster, job: string): Promise<string> {
+  const keys = jobShards(PREFIX, SHARDS)[shardOf(job, SHARDS)];
+  if (keys === undefined) return `  job ${job}: no shard`;
+  const [due, leased, data] = await Promise.all([
+    client.zscore(keys.due, job),
+    client.zscore(keys.leased, job),
+    client.hget(keys.data, job),
+  ]);
+  return `  job ${job}: due ${due}, leased until ${leased}, JSON ${data}`;
 }

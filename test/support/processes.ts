@@ -28,11 +28,17 @@ export function runCli(args: readonly string[]): RunningProcess {
   return startProcess(process.execPath, [BIN, ...args]);
 }
 
-/** `airtime-harness serve --port 0 --clock real <args>` as a child process, once it listens; the caller stops it. */
-export async function startServe(args: readonly string[]): Promise<{ server: RunningProcess; url: string }> {
+/**
+ * `airtime-harness serve --port 0 --clock real <args>` as a child process, once it listens (within
+ * `startTimeoutMs`: a stress beside a busy loop on each core gives it longer); the caller stops it.
+ */
+export async function startServe(
+  args: readonly string[],
+  startTimeoutMs?: number,
+): Promise<{ server: RunningProcess; url: string }> {
   const server = runCli(["serve", "--port", "0", "--clock", "real", ...args]);
   try {
-    return { server, url: await listeningUrl(server) };
+    return { server, url: await listeningUrl(server, startTimeoutMs) };
   } catch (error) {
     await server.stop();
     throw error;
