@@ -132,8 +132,8 @@ const TIMEOUT_ACCOUNT = "0700000002";
 const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19, 24, 120]);
 /** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
 const FLIP_AFTER_MS = 30;
-/** How long after it went Failed a late-flipping order turns Success (with a second webhook), ms. */
-const LATE_FLIP_AFTER_MS = 1000;
+/** How long the API must hear nothing before late-flipping orders turn Success (with a second webhook), ms. */
+const LATE_FLIP_QUIET_MS = 3000;
 
 export async function startBlackBoxTarget(
   defect: BlackBoxDefect,
@@ -145,30 +145,27 @@ export async function startBlackBoxTarget(
   const receiverPort = await freePort();
   const signer = new Webhook(secret);
   const lateFlip = createLateFlip();
+  /** The flipped order's second webhook, signed like the first, straight to the receiver. */
+  const sendFlipped = async (path: string, failed: Record<string, unknown>) => {
+    const webhookId = `msg_late_${randomBytes(6).toString("hex")}`;
+    const now = new Date();
+    const payload = JSON.stringify({ ...failed, ...FLIPPED });
+    await fetch(`http://127.0.0.1:${receiverPort}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": webhookId,
+        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+        "webhook-signature": signer.sign(webhookId, now, payload),
+      },
+      body: payload,
+    }).catch(() => undefined);
+  };
   const webhookProxy = await startRewritingProxy(`http://127.0.0.1:${receiverPort}`, async (req, forward) => {
     const body = jsonOf(req.body);
     const status = typeof body?.status === "number" ? body.status : undefined;
-    if (
-      defect === "late_flip" &&
-      status === 2 &&
-      typeof body?.reference === "string" &&
-      lateFlip.flips(body.reference)
-    ) {
-      const flipped = JSON.stringify({ ...body, status: 20, message: "Success" });
-      lateFlip.afterFlip(body.reference, () => {
-        const webhookId = `msg_late_${randomBytes(6).toString("hex")}`;
-        const now = new Date();
-        void fetch(`http://127.0.0.1:${receiverPort}${req.path}`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "webhook-id": webhookId,
-            "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-            "webhook-signature": signer.sign(webhookId, now, flipped),
-          },
-          body: flipped,
-        }).catch(() => undefined);
-      });
+    if (defect === "late_flip" && status === 2 && typeof body?.reference === "string") {
+      lateFlip.wentFailed(body.reference, () => sendFlipped(req.path, body));
     }
     if (defect === "reversal_without_webhook" && status === REVERSED_STATUS) {
       return { status: 200, headers: {}, body: "" };
@@ -239,6 +236,7 @@ export async function startBlackBoxTarget(
   const keyFirstSeen = new Map<string, number>();
   const accountAsWritten = new Map<string, string>();
   const api = await startRewritingProxy(simUrl, async (req, forward) => {
+    if (defect === "late_flip") await lateFlip.heard();
     if (defect === "account_fingerprinted_as_written" && req.method === "POST") {
       const mismatch = fingerprintAsWritten(req, accountAsWritten);
       if (mismatch !== undefined) return forward(mismatch);
@@ -296,8 +294,7 @@ export async function startBlackBoxTarget(
     const body = jsonOf(res.body);
     if (defect === "late_flip" && res.status === 200 && body?.status === 2 && typeof body.reference === "string") {
       // Lookups and replays alike: once flipped, the order reads as a Success everywhere.
-      if (lateFlip.flips(body.reference) && lateFlip.flipped(body.reference))
-        return rewrite(res, { ...body, status: 20, message: "Success" });
+      if (lateFlip.flipped(body.reference)) return rewrite(res, { ...body, ...FLIPPED });
     }
     if (lookup !== undefined && res.status === 200 && typeof body?.status === "number") {
       if (FAILED_CLASS.has(body.status)) failedAmounts.set(lookup, Number(body.amount));
@@ -394,24 +391,38 @@ function forgetOldKey(
   return { headers: req.headers, body: JSON.stringify({ ...body, idempotencyKey: fresh }) };
 }
 
+/** What a late-flipping order reads as once flipped. */
+const FLIPPED = { status: 20, message: "Success" } as const;
+
 /**
  * `late_flip`: every other reference (by a hash of it) that goes Failed turns
- * Success about a second after the target was first seen reporting it Failed
- * — long after a model run's own audit re-read it.
+ * Success, with a second webhook, once the API has heard nothing for
+ * LATE_FLIP_QUIET_MS. A run never falls that quiet (its longest wait, for a
+ * webhook, is a second); the late audit waits until the newest order is 5 s
+ * past final. So the run itself never sees a flip, and the late audit always
+ * does: the first request after the silence finds every such order flipped,
+ * and is answered only once their webhooks were delivered.
  */
 function createLateFlip() {
-  const failedAt = new Map<string, number>();
-  const seen = (reference: string) => {
-    const first = failedAt.get(reference) ?? Date.now();
-    failedAt.set(reference, first);
-    return first;
-  };
+  /** Flippable orders whose Failed webhook went out, with how to send each one's second webhook. */
+  const failed = new Map<string, () => Promise<void>>();
+  const flipped = new Set<string>();
+  let lastHeard = Date.now();
   return {
-    flips: (reference: string) => (createHash("sha256").update(reference).digest()[0] ?? 0) % 2 === 0,
-    flipped: (reference: string) => Date.now() - seen(reference) >= LATE_FLIP_AFTER_MS,
-    afterFlip(reference: string, send: () => void) {
-      const wait = seen(reference) + LATE_FLIP_AFTER_MS - Date.now();
-      setTimeout(send, Math.max(0, wait)).unref();
+    wentFailed(reference: string, sendWebhook: () => Promise<void>) {
+      const flips = (createHash("sha256").update(reference).digest()[0] ?? 0) % 2 === 0;
+      if (flips && !flipped.has(reference) && !failed.has(reference)) failed.set(reference, sendWebhook);
+    },
+    flipped: (reference: string) => flipped.has(reference),
+    /** Called as each API request arrives: after a silence, every order seen Failed flips first. */
+    async heard() {
+      const quiet = Date.now() - lastHeard >= LATE_FLIP_QUIET_MS;
+      lastHeard = Date.now();
+      if (!quiet) return;
+      const due = [...failed];
+      failed.clear();
+      for (const [reference] of due) flipped.add(reference);
+      await Promise.all(due.map(([, sendWebhook]) => sendWebhook()));
     },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Promises judged over time: a black-box target that turns some Failed
- * orders into Success about a second after they went final (with a second
- * webhook) passes every model run's own audit, and is caught by the late
- * audit at the end of the run — `status_monotonic`, at the default run
+ * orders into Success (with a second webhook) once its API has heard
+ * nothing for a few seconds — after the run's last request, by
+ * construction, however many lanes the run has and however loaded the
+ * machine — passes every model run's own audit, and is caught by the late
+ * audit at the end of the run: `status_monotonic`, at the default run
  * count, over five seeds, under both judging rules. With the late audit
- * off (`--late-audit 0`) some seeds miss it: the model runs' own audits
- * see a flip only when a later step happens to look in time. The correct
- * target passes the late audit over the same seeds.
+ * off (`--late-audit 0`) every seed misses it. The correct target passes
+ * the late audit over the same seeds.
  */
 import { describe, expect, test } from "vitest";
 import type { Profile } from "../../src/harness/profiles.ts";
@@ -44,16 +45,13 @@ const failedChecks = (report: ContractReport) => [
 ];
 
 describe.each<Profile>(["strict", "interface"])("under --profile %s", (profile) => {
-  test("a final status that flips a second later fails status_monotonic at the late audit, over five seeds", async () => {
+  test("a final status that flips once the run has gone quiet fails status_monotonic at the late audit, over five seeds", async () => {
     const reports = await Promise.all(SEEDS.map((seed) => runModel("late_flip", seed, profile)));
     for (const [index, report] of reports.entries()) {
-      const failed = failedChecks(report);
-      expect(failed, `seed ${SEEDS[index]}`).toHaveLength(1);
-      // Under interface a run that re-reads the flipped order in time may see its consequence first: a
-      // Success whose money came back (the flip leaves the refund behind).
-      expect(failed[0], `seed ${SEEDS[index]}`).toMatch(
-        profile === "strict" ? /^status_monotonic: / : /^(status_monotonic|no_double_charge): /,
-      );
+      expect(failedChecks(report), `seed ${SEEDS[index]}`).toEqual([expect.stringMatching(/^status_monotonic: /)]);
+      // Caught by the late audit, not by a model run's own steps.
+      const caught = report.checks.find((check) => check.name === "status_monotonic");
+      expect(caught?.status === "failed" && caught.failure.replay, `seed ${SEEDS[index]}`).toMatch(/late audit/);
     }
   }, 240_000);
 
@@ -66,9 +64,7 @@ describe.each<Profile>(["strict", "interface"])("under --profile %s", (profile) 
   }, 240_000);
 });
 
-test("with the late audit off (--late-audit 0), the five-seed catch of the late flip fails: some seeds miss it", async () => {
+test("with the late audit off (--late-audit 0), every seed misses the late flip", async () => {
   const reports = await Promise.all(SEEDS.map((seed) => runModel("late_flip", seed, "strict", 0)));
-  // A run may still look the flipped order up after it flipped; without the late audit, that is luck.
-  const missed = reports.filter((report) => failedChecks(report).length === 0);
-  expect(missed.length, reports.map((report) => failedChecks(report).join("; ")).join(" | ")).toBeGreaterThan(0);
+  for (const [index, report] of reports.entries()) expect(failedChecks(report), `seed ${SEEDS[index]}`).toEqual([]);
 }, 240_000);
