@@ -63,6 +63,15 @@ function rangesOf(file, names) {
 export const MUTATE = Object.entries(RULES).flatMap(([file, names]) => rangesOf(file, names));
 
 /**
+ * A narrower scope from `MUTATE` (comma-separated): a file of RULES stands
+ * for its named functions (`MUTATE=src/domain/order-placement.ts` runs that
+ * file's rules only); anything else is passed to Stryker as it is.
+ */
+function scopeOf(list) {
+  return list.split(",").flatMap((entry) => (entry in RULES ? rangesOf(entry, RULES[entry]) : [entry]));
+}
+
+/**
  * Texts, object and array literals and regular expressions are off: mutating
  * messages and literals says nothing about the rules.
  */
@@ -71,7 +80,7 @@ const EXCLUDED_MUTATIONS = ["StringLiteral", "ObjectLiteral", "ArrayDeclaration"
 /** The Stryker options of one run, its reports named `name`. */
 export function baseConfig(name) {
   return {
-    mutate: process.env.MUTATE ? process.env.MUTATE.split(",") : MUTATE,
+    mutate: process.env.MUTATE ? scopeOf(process.env.MUTATE) : MUTATE,
     mutator: { excludedMutations: EXCLUDED_MUTATIONS },
     // event-recorder writes each mutant's result as it is tested, so a run stopped early still shows its survivors.
     reporters: ["clear-text", "progress", "html", "json", "event-recorder"],

@@ -90,13 +90,15 @@ async function startTarget(defect: RequestDefect | undefined) {
   return { target: proxy.url, token: DEMO_TOKEN, adminUrl: url, adminToken: sim.adminToken, timingMs: TIMING_MS };
 }
 
-/** The model property's failed checks against a target (a few short runs: each input is drawn often). */
-async function failedChecks(defect: RequestDefect | undefined): Promise<CheckName[]> {
+/** The model property's failed checks against a target (by default a few short runs: each input is drawn often). */
+async function failedChecks(
+  defect: RequestDefect | undefined,
+  run: { readonly runs: number; readonly seed: number } = { runs: 30, seed: 5 },
+): Promise<CheckName[]> {
   const report = await runContract({
     ...(await startTarget(defect)),
     properties: ["model"],
-    runs: 30,
-    seed: 5,
+    ...run,
     maxFailures: 1,
     maxCommands: 20,
   });
@@ -117,6 +119,11 @@ async function failedChecksPatched(patch: keyof typeof patched): Promise<CheckNa
 describe("each drawn input catches its planted defect", () => {
   test("keyless orders: a keyless order that binds a key fails the next keyless one", async () => {
     expect(await failedChecks(keylessBindsAKey)).toContain("status_code_conformance");
+  });
+
+  // The mutation run's seeds and run count: a keyless pair is drawn on its own, so every seed places one.
+  test.each([1, 2, 3, 7])("keyless orders: the next keyless order refused is caught at seed %i", async (seed) => {
+    expect(await failedChecks(keylessBindsAKey, { runs: 25, seed })).toContain("status_code_conformance");
   });
 
   test("the key in the body: a body key ignored places a retry again", async () => {

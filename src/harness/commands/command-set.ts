@@ -15,6 +15,7 @@ import type { RunContext } from "../run-context.ts";
 import { AdvanceTimeCommand } from "./advance-time.ts";
 import { AwaitWebhookCommand } from "./await-webhook.ts";
 import { FORCED_ACTIONS, ForceOutcomeCommand } from "./force-outcome.ts";
+import { KeylessPairCommand } from "./keyless-pair.ts";
 import { LookupCommand } from "./lookup.ts";
 import { orderShapeArbitrary } from "./order-inputs.ts";
 import type { NewOrderSpec } from "./order-io.ts";
@@ -120,6 +121,8 @@ export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iter
         .tuple(indexArb, optionalFaultArbitrary, fc.option(fc.constantFrom(...RETRY_ACCOUNT_FORMS), { nil: undefined }))
         .map(([i, fault, form]) => new RetrySameCommand(i, fault, form)),
     },
+    // A keyless order right after another: a keyless order must bind no key the next one would collide with.
+    { weight: 1, arbitrary: fc.tuple(spec, spec).map(([first, second]) => new KeylessPairCommand(first, second)) },
     { weight: 1, arbitrary: spec.map((s) => new RetryAfterLostResponseCommand(s)) },
     {
       weight: 1,
