@@ -31,10 +31,7 @@ const BACKGROUND: readonly (readonly [string, RegExp])[] = [
 const STAGES: readonly (readonly [string, RegExp])[] = [
   ["garbage collector", /^\(garbage collector\) /],
   ["socket writes (`writev`)", /^(writev|writevGeneric|writeGeneric|createWriteWrap|writeUtf8String) /],
-  [
-    "log (journal, request line, metrics)",
-    /(request-log|journal|metrics|route-label)\.ts$|prom-client|pino|sonic-boom/,
-  ],
+  ["log (journal, request line, metrics)", /(request-log|journal|metrics)\.ts$|prom-client|pino|sonic-boom/],
   [
     "validation (zod)",
     /\/zod\/|validation\.ts$|order-request\.ts$|operators\.ts$|^(createSendAirtimeParser|toProblem) /,

@@ -11,8 +11,12 @@ import {
   parseSimulatorConfig,
   readConfigFile,
 } from "../simulator/config.ts";
-import { createSimulator, type Simulator } from "../simulator/create-simulator.ts";
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ShutdownReport } from "../simulator/shutdown.ts";
+import {
+  createSimulator,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  type ShutdownReport,
+  type Simulator,
+} from "../simulator/create-simulator.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import cluster from "node:cluster";
 import { existsSync } from "node:fs";

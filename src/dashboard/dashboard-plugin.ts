@@ -13,11 +13,57 @@ import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
 import { DASHBOARD_PATH, DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
-import { createEventStream } from "./event-stream.ts";
-import { createSimulatorMetrics, type SimulatorMetrics } from "./metrics.ts";
-import { routeLabeller } from "./route-label.ts";
+import { createSimulatorMetrics, routeLabeller, type SimulatorMetrics } from "./metrics.ts";
 import { summariseSchedule } from "./schedule-summary.ts";
 import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
+import type { ServerResponse } from "node:http";
+
+// The live event stream behind `GET /_sim/events`: each open response gets
+// every event as a Server-Sent Event. Browsers read it with `fetch`
+// streaming, which can send the admin token in a header (EventSource
+// cannot, and a token in the URL would reach logs).
+
+const KEEP_ALIVE_MS = 15_000;
+
+export interface EventStream {
+  /** Holds the response open and sends it every event until it closes. */
+  attach(res: ServerResponse): void;
+  /** Sends `data()` to every open stream; with none open, `data` is not even called (it runs for every order). */
+  send(event: string, data: () => unknown): void;
+  /** Ends every open stream (the simulator is closing; clients reconnect elsewhere or give up). */
+  endAll(): void;
+}
+
+function createEventStream(): EventStream {
+  const open = new Set<ServerResponse>();
+  return {
+    attach(res) {
+      res.writeHead(200, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        // Reverse proxies that buffer would hold events back.
+        "x-accel-buffering": "no",
+      });
+      res.write(": connected\n\n");
+      open.add(res);
+      const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+      keepAlive.unref();
+      res.on("close", () => {
+        clearInterval(keepAlive);
+        open.delete(res);
+      });
+    },
+    send(event, data) {
+      if (open.size === 0) return;
+      const frame = `event: ${event}\ndata: ${JSON.stringify(data())}\n\n`;
+      for (const res of open) res.write(frame);
+    },
+    endAll() {
+      for (const res of open) res.end();
+      open.clear();
+    },
+  };
+}
 
 export interface DashboardPluginOptions {
   /** Where the built page lives; default the package's `dist/ui`. */

@@ -8,16 +8,89 @@
  * the same key and reference.
  */
 import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
-import { createCustomerAuthenticator } from "./customer-auth.ts";
 import { createKeyedQueue, DEFAULT_KEY_LIFETIME_MS } from "./idempotency.ts";
 import { assertLifecycleOptions, type LifecycleOptions } from "./lifecycle.ts";
-import type { Order } from "./model.ts";
-import { createPlanPool, type Placement, placeAtomically } from "./order-placement.ts";
-import { normaliseOrderRequest } from "./order-request.ts";
+import type { Customer, Order, OrderFingerprint } from "./model.ts";
+import { createPlanPool, placeAtomically, type Placement } from "./order-placement.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
-import type { AirtimeService, OrderEvents } from "./service-types.ts";
+import type { AirtimeService, OrderEvents, PlaceOrderCommand } from "./service-types.ts";
 import { createStatusChanges } from "./status-changes.ts";
+import { ACCOUNT_PATTERN, detectService, parseKenyanMobile } from "../contract/operators.ts";
+
+// Normalising a send-airtime request: the recipient to E.164, the service
+// (explicit, else detected from the prefix), the funding wallet. The result
+// is the payload an idempotency key is bound to.
+
+export type NormalisedRequest =
+  | { readonly kind: "normalised"; readonly fingerprint: OrderFingerprint }
+  | { readonly kind: "service_undetectable"; readonly account: string }
+  | { readonly kind: "unknown_shortcode"; readonly shortcode: string };
+
+/**
+ * The E.164 form of an account in any of the four written forms
+ * (`+2547…`, `2547…`, `07…`, `7…`); undefined when it is not one.
+ * Accounts outside the mobile ranges still normalise (an explicit service
+ * may name them); only service detection needs a known prefix.
+ */
+function normaliseParsedAccount(account: string, parsed: ReturnType<typeof parseKenyanMobile>): string | undefined {
+  if (parsed !== undefined) return parsed.e164;
+  return ACCOUNT_PATTERN.test(account) ? `+254${account.slice(-9)}` : undefined;
+}
+
+/**
+ * Resolves account, service and wallet for one customer. An explicit service
+ * always wins (number portability); without one the prefix decides.
+ *
+ * @example
+ * normaliseOrderRequest(customer, { account: "0712345678", amountCents: 1000, currency: "KES", reference: "r1" });
+ * // { kind: "normalised", fingerprint: { account: "+254712345678", service: "safaricom", shortcode: null, … } }
+ */
+export function normaliseOrderRequest(customer: Customer, request: PlaceOrderCommand["request"]): NormalisedRequest {
+  const parsed = parseKenyanMobile(request.account);
+  const account = normaliseParsedAccount(request.account, parsed);
+  const service = request.service ?? (parsed === undefined ? undefined : detectService(parsed.nsn));
+  if (account === undefined || service === undefined) return { kind: "service_undetectable", account: request.account };
+
+  const shortcode = request.shortcode ?? null;
+  if (!customer.wallets.some((wallet) => wallet.shortcode === shortcode)) {
+    return { kind: "unknown_shortcode", shortcode: request.shortcode ?? "" };
+  }
+  return {
+    kind: "normalised",
+    fingerprint: {
+      account,
+      service,
+      amountCents: request.amountCents,
+      currency: request.currency,
+      reference: request.reference,
+      shortcode,
+    },
+  };
+}
+
+// Bearer authentication: a customer's static token, or a token issued by
+// `POST /v1/auth/token` that has not expired on the simulator clock.
+
+export interface CustomerAuthenticator {
+  /** The customer the token belongs to, or undefined (unknown or expired token). */
+  authenticate(token: string): Promise<Customer | undefined>;
+}
+
+function createCustomerAuthenticator(deps: {
+  readonly store: Store;
+  readonly clock: Clock;
+}): CustomerAuthenticator {
+  return {
+    async authenticate(token) {
+      if (token.length === 0) return undefined;
+      return (
+        (await deps.store.findCustomerByToken(token)) ??
+        (await deps.store.findCustomerByIssuedToken(token, deps.clock.now()))
+      );
+    },
+  };
+}
 
 export interface AirtimeServiceDeps {
   readonly store: Store;

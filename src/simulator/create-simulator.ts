@@ -2,14 +2,16 @@
  * `createSimulator()`: wires the domain, the embedded store and clock, the
  * plugins (webhooks, scenarios, test extensions) and the HTTP layer into one
  * simulator that a test runs in-process and `airtime-harness serve` runs as
- * a server.
+ * a server, and closes it again. Its whole life in one file, read bottom
+ * up: the wiring (`createSimulator`) last, above it the node:http server it
+ * listens on, and first the shutdown that undoes both.
  */
 import { randomInt, randomUUID } from "node:crypto";
-import type { RequestListener } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { compileRenderer, type DialectRenderer } from "../contract/provider-profile/render.ts";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
-import { createStatusTable, DEFAULT_STATUS_TABLE, type StatusTable } from "../contract/status-codes.ts";
+import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
@@ -23,9 +25,7 @@ import { buildPlugins } from "./build-plugins.ts";
 import { type SimulatorSettings, SimulatorSettingsSchema } from "./config-schema.ts";
 import { generateToken } from "./credentials.ts";
 import { createEmbeddedDomain, type EmbeddedDomain, type EmbeddedDomainOptions } from "./embedded-domain.ts";
-import { createHttpServer } from "./http-server.ts";
-import type { AdminExtension, SimulatorPlugin } from "../domain/plugin-port.ts";
-import { type CloseOptions, type ShutdownReport, shutdownOnce } from "./shutdown.ts";
+import type { AdminExtension, LeftPending, SimulatorPlugin } from "../domain/plugin-port.ts";
 import {
   DEFAULT_DEMO_BALANCE,
   DEFAULT_TOKEN_TTL_SECONDS,
@@ -33,13 +33,200 @@ import {
   type SimulatorOptions,
 } from "./simulator-options.ts";
 import {
+  captureState,
   readStateFile,
   restartSeed,
   restoreState,
   type Run,
   type SimulatorState,
   type StateHolders,
+  writeStateFile,
 } from "./state-file.ts";
+import type { AddressInfo, Socket } from "node:net";
+
+// Closing a simulator: what it stops, waits for, counts and saves, and the
+// report of what was left undone. It runs at the other end of a simulator's
+// life, over the parts the wiring below made.
+
+/** How long `close()` lets work in flight finish when not told: requests only (see `CloseOptions`). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface CloseOptions {
+  /**
+   * How long requests and webhook attempts in flight may take to finish, ms;
+   * then connections still open are destroyed and attempts still out are
+   * recorded as failed (`shutdown`). Without it, requests get 10 s and webhook
+   * attempts are aborted at once, so a test never waits on its receivers.
+   */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** What a closed simulator left undone. */
+export interface ShutdownReport {
+  /** Requests still unanswered at the deadline: their connections were destroyed. */
+  readonly requestsCutOff: number;
+  /** Orders still pending: their next lifecycle step will not run (unless saved to a state file). */
+  readonly pendingOrders: number;
+  /** What the plugins left, e.g. `{ "undelivered webhooks": 2, "webhook attempts cut off": 1 }`. */
+  readonly left: LeftPending;
+  /** The state file written, with what was left, to be taken up at the next start. */
+  readonly savedTo?: string;
+}
+
+/** What closing a simulator stops, waits for, counts and saves. */
+interface Closing {
+  readonly backend: Backend;
+  readonly plugins: readonly SimulatorPlugin[];
+  readonly server: ReturnType<typeof createHttpServer>;
+  readonly store: Store;
+  readonly statusTable: StatusTable;
+  readonly stateFile: string | undefined;
+  readonly run: Run;
+  readonly holders: StateHolders | undefined;
+}
+
+/**
+ * A simulator's `shutdown`: the first call closes it, and later calls
+ * return the first call's result, whatever timeout they ask for.
+ */
+function shutdownOnce(closing: Closing): (options?: CloseOptions) => Promise<ShutdownReport> {
+  let closed: Promise<ShutdownReport> | undefined;
+  return (options = {}) => {
+    closed ??= closeOnce(closing, options.timeoutMs);
+    return closed;
+  };
+}
+
+/**
+ * Stops timers and accepting, finishes in-flight requests and then the
+ * plugins' work within `timeoutMs`, saves the state file when there is one,
+ * and reports what was left. Runs once per simulator (see `shutdownOnce`).
+ */
+async function closeOnce(closing: Closing, timeoutMs: number | undefined): Promise<ShutdownReport> {
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+    throw new RangeError("close({ timeoutMs }) needs a finite timeoutMs >= 0");
+  }
+  const { backend, plugins, stateFile, holders } = closing;
+  // No more shared jobs are claimed; those running here (webhook attempts hold theirs) end as the plugins close.
+  const backendStopped = backend.stop();
+  for (const plugin of plugins) plugin.closing?.();
+  const deadline = AbortSignal.timeout(timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
+  const { requestsCutOff } = await closing.server.close(deadline);
+  const left: Record<string, number> = {};
+  for (const plugin of plugins) {
+    const leftByPlugin = await plugin.close?.(timeoutMs === undefined ? undefined : deadline);
+    for (const [what, count] of Object.entries(leftByPlugin ?? {})) left[what] = (left[what] ?? 0) + count;
+  }
+  await backendStopped;
+  let pendingOrders = 0;
+  for (const [status, count] of await closing.store.countOrdersByStatus()) {
+    if (!isFinalStatus(closing.statusTable, status)) pendingOrders += count;
+  }
+  await backend.close();
+  if (stateFile === undefined || holders === undefined) return { requestsCutOff, pendingOrders, left };
+  await writeStateFile(stateFile, await captureState(closing.run, holders));
+  return { requestsCutOff, pendingOrders, left, savedTo: stateFile };
+}
+
+// The node:http server around the request listener, with a graceful close: stop
+// accepting, let in-flight requests finish (their connections close after
+// the response), close idle keep-alive connections at once, and at the
+// deadline destroy whatever is still open. Node stops enforcing its request
+// timeouts once `server.close()` is called, so a client that sent half a body
+// and stalled would hold the close open for ever: the sockets are tracked
+// here for that reason.
+
+export interface HttpCloseReport {
+  /** Requests still unanswered at the deadline: their connections were destroyed. */
+  readonly requestsCutOff: number;
+}
+
+export interface HttpServerHandle {
+  listen(port: number, host: string): Promise<string>;
+  readonly url: string | undefined;
+  /**
+   * Stops accepting and resolves once every in-flight request has been
+   * answered or, when `deadline` aborts first, once the connections still open
+   * have been destroyed.
+   */
+  close(deadline?: AbortSignal): Promise<HttpCloseReport>;
+}
+
+function createHttpServer(listener: RequestListener): HttpServerHandle {
+  const server: Server = createServer({ keepAliveTimeout: 5_000 }, listener);
+  const busy = new Map<Socket, number>();
+  const answering = new Set<ServerResponse>();
+  let url: string | undefined;
+  let closing = false;
+  let closed: Promise<HttpCloseReport> | undefined;
+
+  server.on("connection", (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.on("close", () => busy.delete(socket));
+  });
+  server.on("request", (req: IncomingMessage, res) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    answering.add(res);
+    res.on("close", () => {
+      answering.delete(res);
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, left);
+      // Once closing, a connection is ended as soon as its last request is answered.
+      if (closing && left === 0) socket.end();
+    });
+    if (closing) res.setHeader("Connection", "close");
+  });
+
+  function cutOff(): number {
+    let unanswered = 0;
+    for (const [socket, inFlight] of busy) {
+      unanswered += inFlight;
+      socket.destroy();
+    }
+    return unanswered;
+  }
+
+  return {
+    get url() {
+      return url;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+          url = `http://${shownHost}:${address.port}`;
+          resolve(url);
+        });
+      });
+    },
+    close(deadline) {
+      if (closed !== undefined) return closed;
+      if (!server.listening) return Promise.resolve({ requestsCutOff: 0 });
+      closing = true;
+      closed = new Promise((resolve, reject) => {
+        let requestsCutOff = 0;
+        const onDeadline = () => {
+          requestsCutOff = cutOff();
+        };
+        server.close((error) => {
+          deadline?.removeEventListener("abort", onDeadline);
+          if (error === undefined) resolve({ requestsCutOff });
+          else reject(error);
+        });
+        for (const [socket, inFlight] of busy) if (inFlight === 0) socket.end();
+        // The client learns the connection ends with the answer it is waiting for.
+        for (const res of answering) if (!res.headersSent) res.setHeader("Connection", "close");
+        if (deadline?.aborted === true) onDeadline();
+        else deadline?.addEventListener("abort", onDeadline, { once: true });
+      });
+      return closed;
+    },
+  };
+}
 
 export interface SimulatorClock {
   readonly mode: "real" | "virtual";

@@ -4,7 +4,7 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
-import { routeLabeller } from "../../src/dashboard/route-label.ts";
+import { routeLabeller } from "../../src/dashboard/metrics.ts";
 import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_ORDER_LIMITS } from "../../src/contract/public-schemas.ts";
 import { publicRoutes } from "../../src/contract/routes/public-routes.ts";
 import type { RouteDeclaration } from "../../src/contract/routes/route.ts";
-import { createRouteTable, operationFor } from "../../src/http/route-table.ts";
+import { createRouteTable, operationFor } from "../../src/http/public-pipeline.ts";
 
 const table = createRouteTable(publicRoutes(DEFAULT_ORDER_LIMITS));
 

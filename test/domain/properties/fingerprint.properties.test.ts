@@ -8,7 +8,7 @@ import { describe, expect } from "vitest";
 import { toCents } from "../../../src/contract/money.ts";
 import { fingerprintOrder } from "../../../src/domain/idempotency.ts";
 import type { Customer } from "../../../src/domain/model.ts";
-import { normaliseOrderRequest } from "../../../src/domain/order-request.ts";
+import { normaliseOrderRequest } from "../../../src/domain/airtime-service.ts";
 import type { PlaceOrderCommand } from "../../../src/domain/service-types.ts";
 import { formIndex, safaricomNsn, writtenForm } from "./arbitraries.ts";
 
