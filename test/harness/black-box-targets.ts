@@ -43,7 +43,7 @@ export const BLACK_BOX_DEFECTS = {
   no_replayed_header: { check: "idempotent_replay", property: "model", profiles: STRICT },
   path_not_decoded: { check: "lookup_consistent", property: "model", profiles: BOTH },
   // §7 is the interface's too, but this target is provoked through its shortcode wallet, which only our
-  // spec knows; under interface a second customer's balance provokes it (foreign-contract.test.ts,
+  // spec knows; under interface a second customer's balance provokes it (foreign-answers-defects.test.ts,
   // failed_order_keeps_id), and this target has none.
   id_on_insufficient_balance: { check: "response_schema_conformance", property: "status-codes", profiles: STRICT },
   timeout_message_failed: { check: "lookup_consistent", property: "model", profiles: STRICT },
