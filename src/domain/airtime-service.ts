@@ -77,10 +77,7 @@ export interface CustomerAuthenticator {
   authenticate(token: string): Promise<Customer | undefined>;
 }
 
-function createCustomerAuthenticator(deps: {
-  readonly store: Store;
-  readonly clock: Clock;
-}): CustomerAuthenticator {
+function createCustomerAuthenticator(deps: { readonly store: Store; readonly clock: Clock }): CustomerAuthenticator {
   return {
     async authenticate(token) {
       if (token.length === 0) return undefined;
