@@ -5,7 +5,7 @@
  * order. Every value a newcomer needs next is on screen, none generated
  * silently.
  */
-import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-link.ts";
+import { DASHBOARD_PLUGIN_NAME, dashboardLink } from "../dashboard/dashboard-plugin.ts";
 import type { Simulator } from "../simulator/create-simulator.ts";
 
 /** What the banner says beyond the simulator itself: where things came from. */

@@ -12,11 +12,26 @@ import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../d
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
-import { DASHBOARD_PATH, DASHBOARD_PLUGIN_NAME } from "./dashboard-link.ts";
 import { createSimulatorMetrics, routeLabeller, type SimulatorMetrics } from "./metrics.ts";
 import { summariseSchedule } from "./schedule-summary.ts";
 import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
 import type { ServerResponse } from "node:http";
+
+// The dashboard's link as `serve` prints it: the admin token rides in the
+// URL fragment, which browsers never send, so it stays out of every log.
+
+export const DASHBOARD_PLUGIN_NAME = "dashboard";
+
+/** The dashboard's page: its admin extension names it as its home, where `GET /` sends a browser. */
+const DASHBOARD_PATH = "/_sim/ui";
+
+/**
+ * @example
+ * dashboardLink("http://127.0.0.1:4010", "adm_x"); // "http://127.0.0.1:4010/_sim/ui#token=adm_x"
+ */
+export function dashboardLink(baseUrl: string, adminToken: string): string {
+  return `${baseUrl}${DASHBOARD_PATH}#token=${encodeURIComponent(adminToken)}`;
+}
 
 // The live event stream behind `GET /_sim/events`: each open response gets
 // every event as a Server-Sent Event. Browsers read it with `fetch`

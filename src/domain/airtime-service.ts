@@ -11,7 +11,7 @@ import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createKeyedQueue, DEFAULT_KEY_LIFETIME_MS } from "./idempotency.ts";
 import { assertLifecycleOptions, type LifecycleOptions } from "./lifecycle.ts";
 import type { Customer, Order, OrderFingerprint } from "./model.ts";
-import { createPlanPool, placeAtomically, type Placement } from "./order-placement.ts";
+import { createPlanPool, type Placement, placeAtomically } from "./order-placement.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
 import type { AirtimeService, OrderEvents, PlaceOrderCommand } from "./service-types.ts";

@@ -28,7 +28,7 @@ import { FAILED_STATUS, REVERSED_STATUS, SUCCESS_STATUS, TIMEOUT_STATUS } from "
 import type { Customer, Order } from "../domain/model.ts";
 import type { OrderPage, OrderPageQuery } from "../domain/ports.ts";
 import type { TransitionOutcome } from "../domain/service-types.ts";
-import { createAdminAuth } from "./auth.ts";
+import { createAdminAuth } from "./request-context.ts";
 import { HttpProblem, type ValidationIssue } from "./http-problem.ts";
 import type { JournalView } from "./journal.ts";
 import { presentAdminCustomer, presentAdminOrder } from "./presenters.ts";

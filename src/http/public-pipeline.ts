@@ -20,13 +20,12 @@ import { parse as parseQuery } from "node:querystring";
 import { ShortcodeSchema, type TokenResponse } from "../contract/public-schemas.ts";
 import { publicRoutes, REFERENCE_PARAMETER } from "../contract/routes/public-routes.ts";
 import type { Customer } from "../domain/model.ts";
-import { authenticateRequest } from "./auth.ts";
+import { authenticateRequest, type RequestState, sendJson } from "./request-context.ts";
 import { answerError } from "./error-handler.ts";
 import { HttpProblem } from "./http-problem.ts";
 import { allowedMethods, methodNotAllowedProblem } from "./method-not-allowed.ts";
 import { createPlaceOrderHandler, type PlaceOrderDeps } from "./place-order.ts";
 import { presentBalance, presentTransaction } from "./presenters.ts";
-import { type RequestState, sendJson } from "./request-context.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
 
 // Routing derived from route declarations, with no framework: the paths,

@@ -7,7 +7,7 @@
  * exactly one customer's share of it.
  */
 import type { Random } from "../domain/ports.ts";
-import { createSeededRandom } from "../domain/random.ts";
+import { createSeededRandom } from "../domain/ids.ts";
 import type { CompiledScenario } from "./compile.ts";
 
 /** Separates the scope from the scenario's name in a state's key, and the customer from the attempt in a counter's. */

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { staticTokenSchema, TokenSchema } from "../contract/admin-schemas.ts";
 import { hasAtMostTwoDecimals } from "../contract/money.ts";
-import { CORS_ORIGIN_PATTERN } from "../http/cors.ts";
+import { CORS_ORIGIN_PATTERN } from "../http/create-listener.ts";
 import { DURATION_TEXT_PATTERN, parseDuration } from "../contract/duration.ts";
 import { TimingInputSchema } from "../domain/timing.ts";
 import { SHARE_TOLERANCE } from "../domain/lifecycle.ts";

@@ -9,13 +9,12 @@ import { DEFAULT_STATUS_TABLE, FAILED_STATUS, type StatusTable } from "../contra
 import { createAirtimeService } from "../domain/airtime-service.ts";
 import { type CustomerDirectory, createCustomerDirectory } from "../domain/customers.ts";
 import { DEFAULT_KEY_LIFETIME_MS } from "../domain/idempotency.ts";
-import { createIds, createSequentialIds } from "../domain/ids.ts";
+import { createIds, createSeededRandom, createSequentialIds } from "../domain/ids.ts";
 import { DEFAULT_LIFECYCLE, type OutcomeShare } from "../domain/lifecycle.ts";
 import { createOrderEventBus, type OrderEventBus } from "../domain/order-events.ts";
 import type { Order } from "../domain/model.ts";
 import { createOrderRetention, DEFAULT_MAX_ORDERS, finalIn, type OrderRetention } from "../domain/order-retention.ts";
 import type { Clock, Ids, Job, Random, Scheduler, Store } from "../domain/ports.ts";
-import { createSeededRandom } from "../domain/random.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
 import type { Timing } from "../domain/timing.ts";
 import { createMemoryStore } from "../store/memory-store.ts";

@@ -44,7 +44,7 @@ import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { WebhookEndpoint } from "../domain/model.ts";
 import type { RetentionGuard } from "../domain/order-retention.ts";
 import type { Clock, Job, JobPlacement, Random, Scheduler, Store } from "../domain/ports.ts";
-import { createSeededRandom } from "../domain/random.ts";
+import { createSeededRandom } from "../domain/ids.ts";
 import type { OrderEvents, StatusChange } from "../domain/service-types.ts";
 import { deliveryIdOf, staleFollowUpId, statusMessageId } from "./delivery-ids.ts";
 import {

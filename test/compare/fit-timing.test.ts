@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fitTiming } from "../../src/compare/fit-timing.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom } from "../../src/domain/ids.ts";
 import { sampleDelay } from "../../src/domain/timing.ts";
 import { quantile } from "../../src/compare/statistics.ts";
 

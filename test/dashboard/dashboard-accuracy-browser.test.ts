@@ -6,8 +6,7 @@
 // newest ones.
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
-import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
+import { createDashboardPlugin, dashboardLink } from "../../src/dashboard/dashboard-plugin.ts";
 import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";

@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBanner } from "../../src/cli/serve-banner.ts";
-import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
-import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
+import { createDashboardPlugin, dashboardLink } from "../../src/dashboard/dashboard-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import {
   admin,

@@ -7,7 +7,7 @@
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dashboardLink } from "../../src/dashboard/dashboard-link.ts";
+import { dashboardLink } from "../../src/dashboard/dashboard-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { chromiumSkipReason, launchChromium } from "../support/browser.ts";
 import { buildUi, startDashboardSimulator } from "../support/dashboard-page.ts";

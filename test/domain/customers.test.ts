@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCustomerDirectory } from "../../src/domain/customers.ts";
-import { createSequentialIds } from "../../src/domain/ids.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom, createSequentialIds } from "../../src/domain/ids.ts";
 import type { Random } from "../../src/domain/ports.ts";
 import { createCryptoRandom } from "../../src/simulator/embedded-domain.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import { createAirtimeService } from "../../src/domain/airtime-service.ts";
-import { createSequentialIds } from "../../src/domain/ids.ts";
+import { createSeededRandom, createSequentialIds } from "../../src/domain/ids.ts";
 import { countImmediateSteps, createDefaultPlan, DEFAULT_LIFECYCLE } from "../../src/domain/lifecycle.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import { CUSTOMER, command, createTestDomain, START } from "./support.ts";

@@ -4,7 +4,7 @@
  * that reproduce every stated quantile and never pass max.
  */
 import { describe, expect, test } from "vitest";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom } from "../../src/domain/ids.ts";
 import { formatTiming, parseTiming, sampleDelay, type Timing } from "../../src/domain/timing.ts";
 import { quantile } from "../../src/compare/statistics.ts";
 import { parseSimulatorConfig } from "../../src/simulator/config.ts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createIds, createSequentialIds, ID_ALPHABET } from "../../src/domain/ids.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createIds, createSeededRandom, createSequentialIds, ID_ALPHABET } from "../../src/domain/ids.ts";
 
 function draw(seed: number, count: number): number[] {
   const random = createSeededRandom(seed);

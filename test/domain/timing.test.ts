@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom } from "../../src/domain/ids.ts";
 import { DURATION_TEXT_PATTERN } from "../../src/contract/duration.ts";
 import {
   DEFAULT_TIMING,

@@ -42,7 +42,7 @@ describe("the layering npm run lint enforces", () => {
     ["src/webhooks/planted.ts", "../simulator/create-simulator.ts"],
     ["src/scenarios/planted.ts", "../simulator/build-plugins.ts"],
     ["src/dashboard/planted.ts", "../simulator/create-simulator.ts"],
-    ["src/http/planted.ts", "../dashboard/dashboard-link.ts"],
+    ["src/http/planted.ts", "../dashboard/dashboard-plugin.ts"],
     ["src/domain/planted.ts", "../http/journal.ts"],
     ["src/store/planted.ts", "../webhooks/ports.ts"],
     ["src/contract/routes/planted.ts", "../../domain/model.ts"],
@@ -58,7 +58,7 @@ describe("the layering npm run lint enforces", () => {
     ["src/webhooks/planted.ts", "../domain/plugin-port.ts"],
     ["src/http/planted.ts", "../domain/plugin-port.ts"],
     ["src/simulator/backend.ts", "../redis/redis-store.ts"],
-    ["src/simulator/planted.ts", "../dashboard/dashboard-link.ts"],
+    ["src/simulator/planted.ts", "../dashboard/dashboard-plugin.ts"],
     ["src/harness/planted.ts", "../contract/duration.ts"],
   ])("lets %s import %s, a layer below", async (file, path) => {
     expect(await ruleIdsFor(importing(path), file)).not.toContain("no-restricted-imports");

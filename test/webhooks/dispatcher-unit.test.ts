@@ -6,7 +6,7 @@ import { afterEach, expect, it } from "vitest";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import type { Customer, Order, WebhookEndpoint } from "../../src/domain/model.ts";
 import type { CustomerPatch, Job, Scheduler, Store } from "../../src/domain/ports.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom } from "../../src/domain/ids.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
 import {

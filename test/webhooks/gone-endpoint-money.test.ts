@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_STATUS_TABLE } from "../../src/contract/status-codes.ts";
 import type { Customer, Order } from "../../src/domain/model.ts";
 import type { Store } from "../../src/domain/ports.ts";
-import { createSeededRandom } from "../../src/domain/random.ts";
+import { createSeededRandom } from "../../src/domain/ids.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createMemoryStore } from "../../src/store/memory-store.ts";
 import { createRedisStore } from "../../src/redis/redis-store.ts";
