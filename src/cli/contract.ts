@@ -23,6 +23,8 @@ import {
 import { PROPERTY_NAMES } from "../harness/property.ts";
 import { type ContractReport, isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
+import { startRun } from "../report/json-report.ts";
+import { reportFilesError, writeReports } from "../report/outputs.ts";
 import { coloursFor } from "./colours.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
@@ -394,6 +396,12 @@ export async function contract(args: string[]): Promise<number> {
   }
   for (const notice of parsed.notices ?? []) console.error(`airtime-harness contract: ${notice}`);
   const files = parsed.report ?? {};
+  const reportFiles = { junit: files.junit, json: files.json, html: files.html };
+  const filesError = reportFilesError(reportFiles);
+  if (filesError !== undefined) {
+    console.error(`airtime-harness contract: ${filesError}`);
+    return 2;
+  }
   if (files.listChecks === true) {
     const { formatCheckList } = await import("../harness/profiles.ts");
     console.log(formatCheckList());
@@ -406,6 +414,7 @@ export async function contract(args: string[]): Promise<number> {
     loadReporters(),
   ]);
   const progress = files.quiet === true ? undefined : createProgressLine(process.stderr);
+  const run = startRun();
   let report: Awaited<ReturnType<typeof runContract>>;
   try {
     report = await runContract({
@@ -418,11 +427,14 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
+  const times = run.finish();
   const paint = coloursFor(process.stdout);
-  console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true, paint }));
-  if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
-  if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
-  if (files.html !== undefined) await writeFile(files.html, reporters.formatHtmlReport(report));
+  await writeReports(reportFiles, {
+    console: () => reporters.formatConsoleReport(report, { verbose: files.verbose === true, paint }),
+    junit: () => reporters.formatJUnitReport(report),
+    json: () => reporters.formatJsonReport(report, times),
+    html: () => reporters.formatHtmlReport(report),
+  });
   if (files.emitTest !== undefined) await emitTests(files.emitTest, report, parsed.options);
   if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;
