@@ -220,11 +220,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
     section: "profiles",
     flags: [
       {
-        name: "profile",
+        name: "strictness",
         value: "NAME",
         path: ["profile"],
         help: "strict (default): everything our spec decides; interface: only what the\ninterface document states (see --list-checks)",
       },
+      { name: "profile", value: "NAME", path: ["profile"], help: "the older name of --strictness, still read" },
       {
         name: "provider",
         value: "FILE",
@@ -243,7 +244,11 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         path: ["specFile"],
         help: "judge response bodies against the target's own OpenAPI document (and, when the\nprofile has no domain, draw orders inside the one its request schema states)",
       },
-      { name: "list-checks", path: ["report", "listChecks"], help: "print every check with its profiles and exit" },
+      {
+        name: "list-checks",
+        path: ["report", "listChecks"],
+        help: "print every check with the strictness levels that judge it, and exit",
+      },
     ],
   },
   {
@@ -403,7 +408,7 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   if (files.listChecks === true) {
-    const { formatCheckList } = await import("../harness/profiles.ts");
+    const { formatCheckList } = await import("../harness/strictness.ts");
     console.log(formatCheckList());
     return 0;
   }
