@@ -6,7 +6,6 @@
  * Exit code 0, or 1 when the overall score is below --fail-under; 2 for a
  * usage error or a target that cannot be reached.
  */
-import { writeFile } from "node:fs/promises";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
@@ -15,6 +14,8 @@ import { formatCompareHtml } from "../compare/html-report.ts";
 import { formatCompareJson } from "../compare/json-report.ts";
 import { createCompareProgress } from "../compare/progress.ts";
 import { type CompareReport, runCompare } from "../compare/run-compare.ts";
+import { type RunTimes, startRun } from "../report/json-report.ts";
+import { reportFilesError, writeReports } from "../report/outputs.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import { openTargetWebhooks, WEBHOOK_PARSE_OPTIONS, WEBHOOK_USAGE } from "./compare-webhooks.ts";
@@ -92,6 +93,8 @@ export async function compare(args: string[]): Promise<number> {
   }
   const run = compareRunFlags(values, process.env);
   if (typeof run === "string") return usageError(run);
+  const filesError = reportFilesError({ json: values.json, html: values.html });
+  if (filesError !== undefined) return usageError(filesError);
   const { target, token, seed, runs, settleMs, failUnder } = run;
   const provider = await loadProvider(values.provider);
   if (provider === "bad") return 2;
@@ -111,6 +114,7 @@ export async function compare(args: string[]): Promise<number> {
     );
   }
   let report: CompareReport;
+  const started = startRun();
   const progress = createCompareProgress(process.stderr);
   try {
     report = await runCompare({
@@ -133,7 +137,7 @@ export async function compare(args: string[]): Promise<number> {
     await recorder?.close();
   }
   progress.done();
-  await writeOutputs(values, report, provider);
+  await writeOutputs(values, report, provider, started.finish());
   return compareExitCode(report, failUnder);
 }
 
@@ -142,10 +146,16 @@ async function writeOutputs(
   values: CompareValues,
   report: CompareReport,
   provider: ProviderProfile | undefined,
+  times: RunTimes,
 ): Promise<void> {
-  console.log(formatCompareReport(report));
-  if (values.json !== undefined) await writeFile(values.json, formatCompareJson(report));
-  if (values.html !== undefined) await writeFile(values.html, formatCompareHtml(report));
+  await writeReports(
+    { json: values.json, html: values.html },
+    {
+      console: () => formatCompareReport(report),
+      json: () => formatCompareJson(report, times),
+      html: () => formatCompareHtml(report),
+    },
+  );
   if (values.calibrate !== undefined) {
     const { config, leftOut } = await writeCalibration(values.calibrate, {
       target: report.targetSide,

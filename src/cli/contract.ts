@@ -23,6 +23,8 @@ import {
 import { PROPERTY_NAMES } from "../harness/property.ts";
 import { type ContractReport, isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
+import { startRun } from "../report/json-report.ts";
+import { reportFilesError, writeReports } from "../report/outputs.ts";
 import { coloursFor } from "./colours.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
@@ -218,11 +220,12 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
     section: "profiles",
     flags: [
       {
-        name: "profile",
+        name: "strictness",
         value: "NAME",
         path: ["profile"],
         help: "strict (default): everything our spec decides; interface: only what the\ninterface document states (see --list-checks)",
       },
+      { name: "profile", value: "NAME", path: ["profile"], help: "the older name of --strictness, still read" },
       {
         name: "provider",
         value: "FILE",
@@ -241,7 +244,11 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         path: ["specFile"],
         help: "judge response bodies against the target's own OpenAPI document (and, when the\nprofile has no domain, draw orders inside the one its request schema states)",
       },
-      { name: "list-checks", path: ["report", "listChecks"], help: "print every check with its profiles and exit" },
+      {
+        name: "list-checks",
+        path: ["report", "listChecks"],
+        help: "print every check with the strictness levels that judge it, and exit",
+      },
     ],
   },
   {
@@ -394,8 +401,14 @@ export async function contract(args: string[]): Promise<number> {
   }
   for (const notice of parsed.notices ?? []) console.error(`airtime-harness contract: ${notice}`);
   const files = parsed.report ?? {};
+  const reportFiles = { junit: files.junit, json: files.json, html: files.html };
+  const filesError = reportFilesError(reportFiles);
+  if (filesError !== undefined) {
+    console.error(`airtime-harness contract: ${filesError}`);
+    return 2;
+  }
   if (files.listChecks === true) {
-    const { formatCheckList } = await import("../harness/profiles.ts");
+    const { formatCheckList } = await import("../harness/strictness.ts");
     console.log(formatCheckList());
     return 0;
   }
@@ -406,6 +419,7 @@ export async function contract(args: string[]): Promise<number> {
     loadReporters(),
   ]);
   const progress = files.quiet === true ? undefined : createProgressLine(process.stderr);
+  const run = startRun();
   let report: Awaited<ReturnType<typeof runContract>>;
   try {
     report = await runContract({
@@ -418,11 +432,14 @@ export async function contract(args: string[]): Promise<number> {
     return 2;
   }
   progress?.done();
+  const times = run.finish();
   const paint = coloursFor(process.stdout);
-  console.log(reporters.formatConsoleReport(report, { verbose: files.verbose === true, paint }));
-  if (files.junit !== undefined) await writeFile(files.junit, reporters.formatJUnitReport(report));
-  if (files.json !== undefined) await writeFile(files.json, reporters.formatJsonReport(report));
-  if (files.html !== undefined) await writeFile(files.html, reporters.formatHtmlReport(report));
+  await writeReports(reportFiles, {
+    console: () => reporters.formatConsoleReport(report, { verbose: files.verbose === true, paint }),
+    junit: () => reporters.formatJUnitReport(report),
+    json: () => reporters.formatJsonReport(report, times),
+    html: () => reporters.formatHtmlReport(report),
+  });
   if (files.emitTest !== undefined) await emitTests(files.emitTest, report, parsed.options);
   if (!isRunOk(report.checks, [], report.requireCoverage)) return 1;
   return report.errors.length > 0 ? 2 : 0;

@@ -5,7 +5,6 @@
  * problem (the app's state cannot be read).
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
 import type { z } from "zod";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
@@ -16,6 +15,8 @@ import {
   type HandlerCheckSettings,
   WHSEC_RULE,
 } from "../handler-check/handler-check-settings.ts";
+import { startRun } from "../report/json-report.ts";
+import { type ReportFiles, reportFilesError, writeReports } from "../report/outputs.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
 import { blameFlag, type Flag, readFlags } from "./flag-table.ts";
 
@@ -152,12 +153,6 @@ exit: 0 every rule held, 1 a rule broke (its shrunk timeline is printed),
 2 usage error or an app state that cannot be read.`;
 }
 
-interface ReportFiles {
-  readonly json?: string;
-  readonly junit?: string;
-  readonly html?: string;
-}
-
 type Parsed =
   | { readonly ok: true; readonly settings: HandlerCheckSettings; readonly report: ReportFiles }
   | { readonly ok: false; readonly error: string };
@@ -179,6 +174,8 @@ export function parseHandlerCheckArgs(args: string[], env: NodeJS.ProcessEnv = p
     const issue = readableIssue(parsed.error.issues[0] as z.core.$ZodIssue);
     return { ok: false, error: blameFlag(issue, flags.sources) ?? issue.message };
   }
+  const filesError = reportFilesError(report ?? {});
+  if (filesError !== undefined) return { ok: false, error: filesError };
   return { ok: true, settings: parsed.data, report: report ?? {} };
 }
 
@@ -253,6 +250,7 @@ export async function handlerCheck(args: string[]): Promise<number> {
     console.error(`airtime-harness handler-check: ${dialect.error}`);
     return 2;
   }
+  const run = startRun();
   const report = await runHandlerCheck({
     dialect: dialect.dialect,
     handlerUrl: settings.handler,
@@ -274,13 +272,14 @@ export async function handlerCheck(args: string[]): Promise<number> {
       ? {}
       : { onStart: (sim) => console.error(`lookups: GET ${sim.url}/v1/airtime/{reference}, bearer ${sim.token}`) }),
   });
+  const times = run.finish();
   const context = { replay: replayCommand(args, report.seed, report.failure?.path ?? "") };
-  console.log(reports.formatHandlerCheckConsole(report, context));
-  if (parsed.report.json !== undefined)
-    await writeFile(parsed.report.json, reports.formatHandlerCheckJson(report, context));
-  if (parsed.report.junit !== undefined)
-    await writeFile(parsed.report.junit, reports.formatHandlerCheckJUnit(report, context));
-  if (parsed.report.html !== undefined) await writeFile(parsed.report.html, formatHandlerCheckHtml(report, context));
+  await writeReports(parsed.report, {
+    console: () => reports.formatHandlerCheckConsole(report, context),
+    json: () => reports.formatHandlerCheckJson(report, context, times),
+    junit: () => reports.formatHandlerCheckJUnit(report, context),
+    html: () => formatHandlerCheckHtml(report, context),
+  });
   if (report.error !== undefined) return 2;
   return report.failure === undefined ? 0 : 1;
 }

@@ -22,7 +22,7 @@
 import { pino } from "pino";
 import type { JournalRecord } from "../http/journal.ts";
 import { LOG_LEVELS } from "../simulator/config-schema.ts";
-import type { Colours } from "./colours.ts";
+import type { Paint } from "../report/console.ts";
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFormat = "pretty" | "json";
@@ -78,7 +78,7 @@ function createClock(): (wallMs: number) => string {
 }
 
 /** `12:04:05.120  POST /v1/airtime  200  3.1ms  demo  replayed  scenario flaky-gateway/first-attempt-503` */
-function createLineFormatter(colours: Colours): (request: JournalRecord) => string {
+function createLineFormatter(colours: Paint): (request: JournalRecord) => string {
   const clock = createClock();
   const paintOf = { info: colours.green, warn: colours.yellow, error: colours.red };
   return (request) => {
@@ -151,7 +151,7 @@ export function flushQuietly(destination: LogDestination): void {
 export function createRequestLog(
   settings: RequestLogSettings,
   out: Writable,
-  colours: Colours,
+  colours: Paint,
 ): ((request: JournalRecord) => void) | undefined {
   if (settings.level === "silent") return undefined;
   if (settings.format === "json") {

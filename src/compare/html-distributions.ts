@@ -4,8 +4,8 @@
  * The numbers behind them are the ones the rules judged (`finalTimesMs`,
  * `finals`), so a picture never shows what the verdict did not see.
  */
-import { chartFigure, ecdf } from "../harness/reporters/report-charts.ts";
-import { type Html, markup } from "../harness/reporters/html-template.ts";
+import { chartFigure, ecdf } from "../report/charts.ts";
+import { type Html, markup } from "../report/markup.ts";
 import { percent } from "./console-report.ts";
 import type { SideObservations } from "./observe.ts";
 import type { CompareReport } from "./run-compare.ts";

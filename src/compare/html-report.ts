@@ -6,9 +6,9 @@
  * divergence with its evidence and the sequence that shows it, as curl lines
  * for both sides. Everything a target answered reaches the page escaped.
  */
-import { renderPage } from "../harness/reporters/html-page.ts";
-import { chartAssets } from "../harness/reporters/report-charts.ts";
-import { type Html, markup } from "../harness/reporters/html-template.ts";
+import { copyable, renderReportPage } from "../report/html-page.ts";
+import { chartAssets } from "../report/charts.ts";
+import { type Html, markup } from "../report/markup.ts";
 import { describeEvidence, percent } from "./console-report.ts";
 import { renderDistributions } from "./html-distributions.ts";
 import { publicUrl } from "./json-report.ts";
@@ -22,26 +22,29 @@ import { divergentSequence, type SequenceStep } from "./sequence.ts";
  */
 export function formatCompareHtml(report: CompareReport): string {
   const divergences = report.results.filter((result) => !result.agrees);
-  const verdict = divergences.length === 0 ? "passed" : "failed";
   const target = publicUrl(report.target);
-  const body = markup`<header>
-<p><span class="badge ${verdict}">${divergences.length === 0 ? "No divergence" : `${divergences.length} divergence(s)`}</span></p>
-<h1>Fidelity report</h1>
-<dl class="facts">
-<dt>Target</dt><dd>${target}</dd>
-<dt>Simulator</dt><dd>in-process, speaking ${report.provider}</dd>
-<dt>Seed</dt><dd>${report.seed}</dd>
-<dt>Runs</dt><dd>${report.runs}</dd>
-</dl>
-</header>
-<main>
-${renderScores(report)}
-${renderRules(report.results)}
-${renderDistributions(report)}
-${divergences.length === 0 ? "" : markup`<section aria-labelledby="divergences"><h2 id="divergences">Divergences</h2>${divergences.map((result, index) => renderDivergence(report, result, index))}</section>`}
-</main>
-<footer><p>airtime-harness compare · seed ${report.seed} · ${report.runs} runs</p></footer>`;
-  return renderPage(`Fidelity report: ${percent(report.scores.overall)} — ${target}`, body, chartAssets());
+  return renderReportPage({
+    title: `Fidelity report: ${percent(report.scores.overall)} — ${target}`,
+    verdict: divergences.length === 0 ? "passed" : "failed",
+    badge: divergences.length === 0 ? "No divergence" : `${divergences.length} divergence(s)`,
+    heading: "Fidelity report",
+    facts: [
+      ["Target", target],
+      ["Simulator", `in-process, speaking ${report.provider}`],
+      ["Seed", report.seed],
+      ["Runs", report.runs],
+    ],
+    sections: [
+      renderScores(report),
+      renderRules(report.results),
+      renderDistributions(report),
+      divergences.length === 0
+        ? ""
+        : markup`<section aria-labelledby="divergences"><h2 id="divergences">Divergences</h2>${divergences.map((result, index) => renderDivergence(report, result, index))}</section>`,
+    ],
+    footer: `airtime-harness compare · seed ${report.seed} · ${report.runs} runs`,
+    extras: chartAssets(),
+  });
 }
 
 function renderScores(report: CompareReport): Html {
@@ -77,10 +80,6 @@ function renderRules(results: readonly RuleResult[]): Html {
 ${rows}</tbody>
 </table>
 </section>`;
-}
-
-function copyable(text: string, what: string): Html {
-  return markup`<div class="copyable" data-what="${what}"><pre><code>${text}</code></pre></div>`;
 }
 
 function renderDivergence(report: CompareReport, result: RuleResult, index: number): Html {

@@ -4,6 +4,14 @@
  * target's URL (never its token) — checked against the report schema before
  * it is written, so a file that exists is a file the schema describes.
  */
+import {
+  jsonReportDocument,
+  type ReportEnvelope,
+  reportEnvelope,
+  type RunTimes,
+  renderJsonReport,
+  runTimesEndingNow,
+} from "../report/json-report.ts";
 import type { SideObservations } from "./observe.ts";
 import type { WebhookObservations } from "./observe-webhooks.ts";
 import { type CompareJsonReport, CompareJsonReportSchema, type JsonEvidence } from "./report-schema.ts";
@@ -83,15 +91,15 @@ export function publicUrl(url: string): string {
   return parsed.href.replace(/\/$/, "");
 }
 
-/**
- * @example
- * await writeFile("compare.json", formatCompareJson(report));
- */
-export function compareJsonReport(report: CompareReport): CompareJsonReport {
+function compareEnvelope(report: CompareReport, times: RunTimes): ReportEnvelope {
+  const agreed = report.results.every((result) => result.agrees);
+  return reportEnvelope({ command: "compare", version: 1, verdict: agreed ? "passed" : "failed", times });
+}
+
+function compareBody(report: CompareReport) {
   const { overall, ...operations } = report.scores;
-  const document: CompareJsonReport = {
+  return {
     report: "airtime-harness compare",
-    version: 1,
     seed: report.seed,
     runs: report.runs,
     provider: report.provider,
@@ -105,9 +113,17 @@ export function compareJsonReport(report: CompareReport): CompareJsonReport {
     rules: report.results.map((result) => jsonRule(report, result)),
     sides: { simulator: jsonSide(report.simulator), target: jsonSide(report.targetSide) },
   };
-  return CompareJsonReportSchema.parse(document);
 }
 
-export function formatCompareJson(report: CompareReport): string {
-  return `${JSON.stringify(compareJsonReport(report), null, 2)}\n`;
+/** The report as data, checked against the schema: what `compare --json` writes. */
+export function compareJsonReport(report: CompareReport, times: RunTimes = runTimesEndingNow(0)): CompareJsonReport {
+  return jsonReportDocument(compareEnvelope(report, times), compareBody(report), CompareJsonReportSchema);
+}
+
+/**
+ * @example
+ * await writeFile("compare.json", formatCompareJson(report, run.finish()));
+ */
+export function formatCompareJson(report: CompareReport, times: RunTimes = runTimesEndingNow(0)): string {
+  return renderJsonReport(compareEnvelope(report, times), compareBody(report), CompareJsonReportSchema);
 }

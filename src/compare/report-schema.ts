@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { renderJsonSchemaFile } from "../contract/json-schema-file.ts";
+import { enveloped } from "../report/json-report.ts";
 
 export const COMPARE_REPORT_SCHEMA_FILE = "spec/compare-report.schema.json";
 
@@ -89,26 +90,28 @@ const SideSchema = z.object({
     .meta({ description: "What the side's webhook receiver got; absent when webhooks were not observed." }),
 });
 
-export const CompareJsonReportSchema = z
-  .object({
-    report: z.literal("airtime-harness compare"),
-    version: z.literal(1),
-    seed: z.int(),
-    runs: Count,
-    provider: z.string(),
-    target: z.object({ url: z.string().meta({ description: "Without credentials; tokens are never written." }) }),
-    scores: z.object({
-      overall: Share,
-      operations: z.record(z.string(), Share).meta({ description: "Operation → share of agreeing observations." }),
-    }),
-    spending: z
-      .object({ budget: z.number().min(0), maxSpend: z.number().min(0), runsPlanned: Count })
-      .optional()
-      .meta({ description: "With --budget: the limit (KES), the most the runs sent could ask for, the runs planned." }),
-    divergences: Count,
-    rules: z.array(RuleSchema),
-    sides: z.object({ simulator: SideSchema, target: SideSchema }),
-  })
+/** compare's own body, under the reports' one envelope (src/report/json-report.ts). */
+const CompareBodySchema = z.object({
+  report: z.literal("airtime-harness compare"),
+  seed: z.int(),
+  runs: Count,
+  provider: z.string(),
+  target: z.object({ url: z.string().meta({ description: "Without credentials; tokens are never written." }) }),
+  scores: z.object({
+    overall: Share,
+    operations: z.record(z.string(), Share).meta({ description: "Operation → share of agreeing observations." }),
+  }),
+  spending: z
+    .object({ budget: z.number().min(0), maxSpend: z.number().min(0), runsPlanned: Count })
+    .optional()
+    .meta({ description: "With --budget: the limit (KES), the most the runs sent could ask for, the runs planned." }),
+  divergences: Count,
+  rules: z.array(RuleSchema),
+  sides: z.object({ simulator: SideSchema, target: SideSchema }),
+});
+
+export const CompareJsonReportSchema = enveloped(CompareBodySchema)
+  .extend({ command: z.literal("compare"), version: z.literal(1) })
   .meta({ id: "CompareReport", title: "airtime-harness compare report" });
 
 export type CompareJsonReport = z.infer<typeof CompareJsonReportSchema>;

@@ -2,7 +2,14 @@
  * handler-check's reports: the console summary, JSON for tools, and JUnit
  * XML with one test case per rule, so CI shows which rule a handler broke.
  */
-import { escapeHtml } from "../harness/reporters/html-template.ts";
+import {
+  type ReportVerdict,
+  reportEnvelope,
+  type RunTimes,
+  renderJsonReport,
+  runTimesEndingNow,
+} from "../report/json-report.ts";
+import { escapeHtml } from "../report/markup.ts";
 import type { HandlerCheckReport } from "./check-handler.ts";
 import type { Forgery } from "./delivery-dialect.ts";
 import { forgeryText, RULE_TEXT, RULES } from "./judge.ts";
@@ -54,9 +61,21 @@ function notApplicableLines(report: HandlerCheckReport): string[] {
   );
 }
 
-export function formatHandlerCheckJson(report: HandlerCheckReport, context: ReportContext): string {
+/** The verdict every report of a run states: a setup error judged nothing. */
+export function handlerCheckVerdict(report: HandlerCheckReport): ReportVerdict {
+  if (report.error !== undefined) return "no_verdict";
+  return report.failure === undefined ? "passed" : "failed";
+}
+
+export function formatHandlerCheckJson(
+  report: HandlerCheckReport,
+  context: ReportContext,
+  times: RunTimes = runTimesEndingNow(report.durationMs),
+): string {
   const replay = report.failure === undefined ? {} : { replay: context.replay };
-  return `${JSON.stringify({ version: JSON_REPORT_VERSION, ok: report.failure === undefined && report.error === undefined, ...report, ...replay }, null, 2)}\n`;
+  const verdict = handlerCheckVerdict(report);
+  const envelope = reportEnvelope({ command: "handler-check", version: JSON_REPORT_VERSION, verdict, times });
+  return renderJsonReport(envelope, { ok: verdict === "passed", ...report, ...replay });
 }
 
 /** The HTML reports' escaping: its entities and its dropped control characters are valid XML too. */

@@ -3,17 +3,13 @@
  * with their verdicts, and a failure's timeline (each step's deliveries,
  * answers, belief after it, and copyable curl lines) with its replay.
  */
-import { renderPage } from "../harness/reporters/html-page.ts";
-import { type Html, markup } from "../harness/reporters/html-template.ts";
+import { copyable, renderReportPage } from "../report/html-page.ts";
+import { type Html, markup } from "../report/markup.ts";
 import type { HandlerCheckFailure, HandlerCheckReport } from "./check-handler.ts";
 import type { Forgery } from "./delivery-dialect.ts";
 import { forgeryText, RULE_TEXT, RULES } from "./judge.ts";
-import type { ReportContext } from "./report-formats.ts";
+import { handlerCheckVerdict, type ReportContext } from "./report-formats.ts";
 import { curlLines, describeAnswers, describeBeliefs, describeStep, describeTruth } from "./timeline-text.ts";
-
-function copyable(command: string, what: string): Html {
-  return markup`<div class="copyable" data-what="${what}"><pre tabindex="0"><code>${command}</code></pre></div>`;
-}
 
 function renderRules(report: HandlerCheckReport): Html {
   const rows = RULES.map((rule) => {
@@ -60,26 +56,30 @@ function notApplicableNote(report: HandlerCheckReport): string {
   return cases.length === 0 ? "" : `; authenticity not applicable to ${cases.join(", ")}`;
 }
 
+const BADGE = { passed: "Passed", failed: "Failed", no_verdict: "No verdict" } as const;
+
 export function formatHandlerCheckHtml(report: HandlerCheckReport, context: ReportContext): string {
   const { failure } = report;
-  const verdict = failure === undefined && report.error === undefined ? "passed" : "failed";
-  const badge = report.error !== undefined ? "No verdict" : failure === undefined ? "Passed" : "Failed";
-  const body = markup`<header>
-<p><span class="badge ${verdict}">${badge}</span></p>
-<h1>Webhook handler report</h1>
-<dl class="facts">
-<dt>Handler</dt><dd>${report.handlerUrl}</dd>
-<dt>Dialect</dt><dd>${report.dialect}${notApplicableNote(report)}</dd>
-<dt>Seed</dt><dd>${report.seed}</dd>
-<dt>Runs</dt><dd>${report.runs}</dd>
-<dt>Duration</dt><dd>${(report.durationMs / 1000).toFixed(1)} s</dd>
-</dl>
-</header>
-<main>
-${renderRules(report)}
-${failure === undefined ? "" : renderFailure(report, failure, context)}
-${report.error === undefined ? "" : markup`<section aria-labelledby="error"><h2 id="error">Setup error</h2><p>${report.error}</p></section>`}
-</main>
-<footer><p>airtime-harness handler-check · seed ${report.seed} · ${report.runs} runs</p></footer>`;
-  return renderPage(`Webhook handler report: ${verdict} — ${report.handlerUrl}`, body);
+  const verdict = handlerCheckVerdict(report) === "passed" ? "passed" : "failed";
+  return renderReportPage({
+    title: `Webhook handler report: ${verdict} — ${report.handlerUrl}`,
+    verdict,
+    badge: BADGE[handlerCheckVerdict(report)],
+    heading: "Webhook handler report",
+    facts: [
+      ["Handler", report.handlerUrl],
+      ["Dialect", `${report.dialect}${notApplicableNote(report)}`],
+      ["Seed", report.seed],
+      ["Runs", report.runs],
+      ["Duration", `${(report.durationMs / 1000).toFixed(1)} s`],
+    ],
+    sections: [
+      renderRules(report),
+      failure === undefined ? "" : renderFailure(report, failure, context),
+      report.error === undefined
+        ? ""
+        : markup`<section aria-labelledby="error"><h2 id="error">Setup error</h2><p>${report.error}</p></section>`,
+    ],
+    footer: `airtime-harness handler-check · seed ${report.seed} · ${report.runs} runs`,
+  });
 }

@@ -11,7 +11,7 @@ import type { Endpoint } from "./target-spec.ts";
 import type { ProxyObservation } from "./fault-proxy.ts";
 import { type Fault, REQUEST_ID_HEADER } from "./faults.ts";
 import type { HttpClient, HttpOutcome, HttpRequestSpec, HttpResponse } from "./http-client.ts";
-import type { Profile } from "./profiles.ts";
+import type { Strictness } from "./strictness.ts";
 import type { TargetSpec } from "./target-spec.ts";
 import type { TokenSource } from "./token-source.ts";
 
@@ -64,7 +64,7 @@ export interface PublicApiOptions {
   /** Unique per run, so request ids never collide across runs. */
   readonly requestIdPrefix: string;
   /** What the conformance checks judge (default strict) and where bodies keep what they read. */
-  readonly profile?: Profile;
+  readonly profile?: Strictness;
   readonly provider?: CompiledProfile;
   readonly targetSpec?: TargetSpec;
   /** Expiring tokens (`--token-command`): a stale token is replaced, a 401 after it worked refreshes it. */

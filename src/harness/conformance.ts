@@ -12,7 +12,7 @@ import { type CompiledProfile, compileProfile } from "../contract/provider-profi
 import type { Checker } from "./checker.ts";
 import { DOCUMENTED_STATUSES } from "./documented-statuses.ts";
 import type { HttpResponse } from "./http-client.ts";
-import type { Profile } from "./profiles.ts";
+import type { Strictness } from "./strictness.ts";
 import type { Endpoint, TargetSpec } from "./target-spec.ts";
 
 import {
@@ -37,7 +37,7 @@ export interface ConformanceOptions {
   /** Prism sits between the harness and the target: its violations are schema failures. */
   readonly prism?: boolean;
   /** `interface`: only what the interface document states (default strict: everything our spec decides). */
-  readonly profile?: Profile;
+  readonly profile?: Strictness;
   /** Where bodies keep what is judged (default our spec). */
   readonly provider?: CompiledProfile;
   /** `--spec`: bodies are judged against the target's own OpenAPI document instead. */

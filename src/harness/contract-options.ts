@@ -8,7 +8,7 @@ import { z } from "zod";
 import { parseDuration } from "../contract/duration.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
-import { PROFILES } from "./profiles.ts";
+import { STRICTNESS_LEVELS } from "./strictness.ts";
 import { PROPERTY_NAMES, type PropertyName } from "./property.ts";
 
 function positiveInt() {
@@ -141,7 +141,7 @@ export const ContractOptionsSchema = z.object({
     description: "Most wall ms spent shrinking one failure. Default 10,000.",
   }),
   profile: z
-    .enum(PROFILES, { error: `must be one of ${PROFILES.join(", ")}` })
+    .enum(STRICTNESS_LEVELS, { error: `must be one of ${STRICTNESS_LEVELS.join(", ")}` })
     .optional()
     .meta({
       description:

@@ -13,7 +13,7 @@ import { defaultRecipients, inDomain, type Recipient, toRecipient } from "./acco
 import { HarnessError } from "./checker.ts";
 import { type CheckName, selectChecks } from "./checks.ts";
 import { type ContractOptions, DEFAULT_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
-import { checksOf, type Profile } from "./profiles.ts";
+import { checksOf, type Strictness } from "./strictness.ts";
 import { parseReplayPath } from "./replay.ts";
 import type { TargetSpec } from "./target.ts";
 import { createTokenSource, runTokenCommand, type TokenSource } from "./token-source.ts";
@@ -22,7 +22,7 @@ export interface ContractPlan {
   /** The options, with the first token of `--token-command` filled in. */
   readonly options: ContractOptions;
   readonly tokens: TokenSource | undefined;
-  readonly profile: Profile;
+  readonly profile: Strictness;
   readonly provider: CompiledProfile;
   /** Paces every request of the run to the profile's stated rate limit; absent when it states none. */
   readonly pacer: Pacer | undefined;

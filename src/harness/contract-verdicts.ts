@@ -7,7 +7,7 @@
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { CHECK_NAMES, CHECKS, type CheckName } from "./checks.ts";
 import { describeCoverage } from "./coverage.ts";
-import type { Profile } from "./profiles.ts";
+import type { Strictness } from "./strictness.ts";
 import type { PropertyName } from "./property.ts";
 import type { CheckFailureReport, CheckVerdict } from "./report.ts";
 import { unexercisedReason } from "./unexercised-reason.ts";
@@ -36,7 +36,7 @@ export function emptyAggregate(): CoverageAggregate {
 
 /** Why a check cannot be judged in this run at all, before any property runs. */
 export function unavailableChecks(facts: {
-  readonly profile: Profile;
+  readonly profile: Strictness;
   readonly inProfile: ReadonlySet<CheckName>;
   readonly hasReceiver: boolean;
   readonly signingGiven: boolean;

@@ -9,7 +9,7 @@ import type { PlacementTally } from "./placement-tally.ts";
 import type { Ledger } from "./audit/ledger.ts";
 import type { Timings } from "./audit/timings.ts";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
-import type { Profile } from "./profiles.ts";
+import type { Strictness } from "./strictness.ts";
 import type { TargetSpec } from "./target-spec.ts";
 import type { Budget } from "./budget.ts";
 import type { Checker } from "./checker.ts";
@@ -57,7 +57,7 @@ export interface HarnessContext {
   readonly sharedAccount: boolean;
   /** Where the wall time goes (settling, webhook waits, pauses …), for --verbose. */
   readonly timings: Timings;
-  readonly profile: Profile;
+  readonly profile: Strictness;
   /** The provider profile, compiled once: every body is read through it. */
   readonly provider: CompiledProfile;
   /** `--spec`: the target's own OpenAPI document, which bodies are judged against. */

@@ -7,7 +7,7 @@
 import type { CheckName } from "./checks.ts";
 import type { Coverage } from "./coverage.ts";
 import type { ExchangeRecord, FailureDiff } from "./failure-evidence.ts";
-import type { Profile } from "./profiles.ts";
+import type { Strictness } from "./strictness.ts";
 import type { PropertyName } from "./property.ts";
 
 export interface FailureStep {
@@ -86,7 +86,7 @@ export interface ContractReport {
   readonly seed: number;
   readonly target: string;
   /** Which checks were judged: `strict` (our spec) or `interface` (only what the interface states). */
-  readonly profile: Profile;
+  readonly profile: Strictness;
   readonly runsPerProperty: number;
   /** Runs of the model property (fewer by default against a real clock: each waits for its orders' finals). */
   readonly modelRuns: number;

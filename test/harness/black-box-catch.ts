@@ -6,7 +6,7 @@
  * files so the real-clock runs proceed in parallel.
  */
 import { afterAll, describe, expect, test } from "vitest";
-import type { Profile } from "../../src/harness/profiles.ts";
+import type { Strictness } from "../../src/harness/strictness.ts";
 import type { CheckFailureReport, ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import {
@@ -46,7 +46,7 @@ export function describeCaughtOverSeeds(defects: readonly (keyof typeof BLACK_BO
   const target = blackBoxTargets();
   describe.each(defects)("a black-box target with the defect %s", (defect) => {
     const expected = BLACK_BOX_DEFECTS[defect];
-    const profiles: readonly Profile[] = expected.profiles;
+    const profiles: readonly Strictness[] = expected.profiles;
     test(`fails ${expected.check} over five seeds under ${profiles.join(" and ")}, each report saying whether it reproduced`, async () => {
       for (const seed of SEEDS) {
         const reports = await Promise.all(

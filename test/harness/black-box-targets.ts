@@ -11,7 +11,7 @@ import { DEFAULT_ACCOUNTS } from "../../src/harness/accounts.ts";
 import type { CheckName } from "../../src/harness/checks.ts";
 import { freePort } from "../../src/harness/child-process.ts";
 import type { ContractOptions } from "../../src/harness/contract-options.ts";
-import type { Profile } from "../../src/harness/profiles.ts";
+import type { Strictness } from "../../src/harness/strictness.ts";
 import type { PropertyName } from "../../src/harness/property.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import { jsonOf, type ProxiedResponse, startRewritingProxy } from "./rewriting-proxy.ts";
@@ -51,7 +51,7 @@ export const BLACK_BOX_DEFECTS = {
   reversal_without_webhook: { check: "webhook_matches_lookup", property: "model", profiles: BOTH },
 } as const satisfies Record<
   string,
-  { check: CheckName; property: PropertyName; profiles: readonly Profile[]; underInterfaceAlso?: CheckName }
+  { check: CheckName; property: PropertyName; profiles: readonly Strictness[]; underInterfaceAlso?: CheckName }
 >;
 
 /**

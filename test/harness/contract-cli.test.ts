@@ -211,3 +211,15 @@ describe("profiles on the command line", () => {
     expect(printed).toMatch(/customer_isolation +\[strict, interface\]/);
   });
 });
+
+test("--strictness picks the judging rules; --profile, its older name, still works", async () => {
+  const strictness = await parseContractArgs(["--strictness", "interface"]);
+  expect(strictness.ok && strictness.options.profile).toBe("interface");
+  const older = await parseContractArgs(["--profile", "interface"]);
+  expect(older.ok && older.options.profile).toBe("interface");
+  expect(await parseContractArgs(["--strictness", "lenient"])).toMatchObject({
+    ok: false,
+    error: expect.stringMatching(/--strictness/),
+  });
+  expect(contractUsage()).toMatch(/--strictness NAME[\s\S]*--profile NAME\s+the older name of --strictness/);
+});

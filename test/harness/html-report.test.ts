@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
 import type { CheckFailureReport } from "../../src/harness/report.ts";
 import { formatHtmlReport } from "../../src/harness/reporters/html-reporter.ts";
-import { escapeHtml } from "../../src/harness/reporters/html-template.ts";
+import { escapeHtml } from "../../src/report/markup.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import { toExchangeRecord } from "../../src/harness/transcript.ts";
 import { type BrokenTarget, startBrokenTarget } from "./broken-targets.ts";

@@ -10,7 +10,7 @@
  * the late audit over the same seeds.
  */
 import { describe, expect, test } from "vitest";
-import type { Profile } from "../../src/harness/profiles.ts";
+import type { Strictness } from "../../src/harness/strictness.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import { type BlackBoxDefect, startBlackBoxTarget } from "./black-box-targets.ts";
@@ -20,7 +20,7 @@ const SEEDS = [1, 2, 3, 4, 5];
 async function runModel(
   defect: BlackBoxDefect,
   seed: number,
-  profile: Profile,
+  profile: Strictness,
   lateAuditMs?: number,
 ): Promise<ContractReport> {
   const target = await startBlackBoxTarget(defect, seed);
@@ -44,7 +44,7 @@ const failedChecks = (report: ContractReport) => [
   ...report.errors,
 ];
 
-describe.each<Profile>(["strict", "interface"])("under --profile %s", (profile) => {
+describe.each<Strictness>(["strict", "interface"])("under --profile %s", (profile) => {
   test("a final status that flips once the run has gone quiet fails status_monotonic at the late audit, over five seeds", async () => {
     const reports = await Promise.all(SEEDS.map((seed) => runModel("late_flip", seed, profile)));
     for (const [index, report] of reports.entries()) {

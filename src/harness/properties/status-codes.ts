@@ -16,7 +16,7 @@ import { recordPlaced } from "../audit/ledger.ts";
 import type { Checker } from "../checker.ts";
 import type { HarnessContext } from "../harness-context.ts";
 import { directApi, lazySession } from "../harness-context.ts";
-import type { Profile } from "../profiles.ts";
+import type { Strictness } from "../strictness.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import { answerRefusalMismatch, statedRefusal } from "../stated-refusal.ts";
 import type { Transcript } from "../transcript.ts";
@@ -41,7 +41,7 @@ interface Stop {
   readonly cents: number;
   readonly adminOnly: boolean;
   /** The one profile the stop belongs to; absent → both. */
-  readonly only?: Profile;
+  readonly only?: Strictness;
   visit(tour: Tour, harness: HarnessContext): Promise<void>;
 }
 

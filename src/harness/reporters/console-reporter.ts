@@ -5,28 +5,19 @@
  * with its shrunk steps, a curl command per request and the exact replay
  * command.
  */
+import { type Paint, paintVerdict, PLAIN } from "../../report/console.ts";
 import { CHECK_NAMES } from "../checks.ts";
 import { type ContractReport, countVerdicts, isNoted } from "../report.ts";
 import { foldSteps, otherRunsLine } from "./folded-steps.ts";
 
 const MARK = { passed: "✓", failed: "✗", skipped: "-", not_exercised: "?" } as const;
 
-/** How verdicts are painted; the CLI passes colours only for a terminal that allows them (NO_COLOR …). */
-export interface ReportPaint {
-  readonly green: (text: string) => string;
-  readonly yellow: (text: string) => string;
-  readonly red: (text: string) => string;
-  readonly dim: (text: string) => string;
-}
-
 export interface ConsoleReportOptions {
   /** Adds the timing breakdown (where the wall time went). */
   readonly verbose?: boolean;
   /** Colours for the verdict lines; plain text without it. */
-  readonly paint?: ReportPaint;
+  readonly paint?: Paint;
 }
-
-const plain = (text: string): string => text;
 
 export function formatConsoleReport(report: ContractReport, options: ConsoleReportOptions = {}): string {
   const width = Math.max(...CHECK_NAMES.map((name) => name.length));
@@ -49,7 +40,7 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
             : isNoted(check)
               ? `${report.requireCoverage ? "FAILED (--require-coverage): " : ""}passed (${check.coverage.summary}), but ${(check.notes ?? []).join("; ")}`
               : `passed (${check.coverage.summary})`;
-    const paint = options.paint ?? { green: plain, yellow: plain, red: plain, dim: plain };
+    const paint = options.paint ?? PLAIN;
     const colour = { passed: paint.green, failed: paint.red, not_exercised: paint.yellow, skipped: paint.dim }[
       check.status
     ];
@@ -79,13 +70,12 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
   }
   if (options.verbose === true) lines.push("", ...formatTimings(report));
   const counts = countVerdicts(report);
-  lines.push(
-    "",
+  const summary =
     `${report.checks.length} checks: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` +
-      (counts.notExercised > 0 ? `, ${counts.notExercised} not exercised` : "") +
-      (counts.noted > 0 ? `, ${counts.noted} with a coverage note` : "") +
-      (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : ""),
-  );
+    (counts.notExercised > 0 ? `, ${counts.notExercised} not exercised` : "") +
+    (counts.noted > 0 ? `, ${counts.noted} with a coverage note` : "") +
+    (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : "");
+  lines.push("", paintVerdict(report.ok ? "passed" : "failed", summary, options.paint));
   return lines.join("\n");
 }
 

@@ -7,8 +7,8 @@
  */
 import type { ExchangeRecord } from "../failure-evidence.ts";
 import type { FailureStep } from "../report.ts";
-import { chartFigure, type LineChart } from "./report-charts.ts";
-import type { Html } from "./html-template.ts";
+import { chartFigure, type LineChart } from "../../report/charts.ts";
+import type { Html } from "../../report/markup.ts";
 
 /** More bars than this would not read as a picture; the steps below the chart still list every request. */
 const MAX_BARS = 60;

@@ -4,7 +4,7 @@
  */
 import { diffJson } from "diff";
 import type { FailureDiff } from "../failure-evidence.ts";
-import { type Html, markup } from "./html-template.ts";
+import { type Html, markup } from "../../report/markup.ts";
 
 export function renderJsonDiff(diff: FailureDiff): Html {
   const changes = diffJson(asDiffable(diff.expected), asDiffable(diff.actual));

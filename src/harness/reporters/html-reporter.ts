@@ -3,16 +3,16 @@
  * and coverage; for each failure its shrunk steps (request, response and a
  * curl line each) and their timeline, the diff between the two bodies that
  * disagreed, and the replay command; the run's target, profile, seed and timing. Everything the
- * target said is escaped (see html-template.ts).
+ * target said is escaped (see src/report/markup.ts).
  */
 import type { ExchangeRecord } from "../failure-evidence.ts";
 import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
 import { renderJsonDiff } from "./html-diff.ts";
 import { failureTimeline } from "./failure-timeline.ts";
 import { type FoldedStep, foldSteps, otherRunsLine } from "./folded-steps.ts";
-import { renderPage } from "./html-page.ts";
-import { chartAssets } from "./report-charts.ts";
-import { type Html, inlineCode, markup } from "./html-template.ts";
+import { copyable, type Fact, renderReportPage } from "../../report/html-page.ts";
+import { chartAssets } from "../../report/charts.ts";
+import { type Html, inlineCode, markup } from "../../report/markup.ts";
 
 type FailedVerdict = Extract<CheckVerdict, { status: "failed" }>;
 
@@ -31,39 +31,45 @@ const VERDICT_TEXT = {
 export function formatHtmlReport(report: ContractReport): string {
   const failures = report.checks.filter((check): check is FailedVerdict => check.status === "failed");
   const verdict = report.ok ? "passed" : "failed";
-  const body = markup`<header>
-<p><span class="badge ${verdict}">${report.ok ? "Passed" : "Failed"}</span></p>
-<h1>Contract report</h1>
-${renderFacts(report)}
-</header>
-<main>
-${renderSummary(report)}
-${renderChecks(report)}
-${failures.length === 0 ? "" : markup`<section aria-labelledby="failures"><h2 id="failures">Failures</h2>${failures.map(renderFailure)}</section>`}
-${renderErrors(report)}
-${renderTiming(report)}
-</main>
-<footer><p>airtime-harness contract · seed ${report.seed} · ${report.runsPerProperty} runs per property</p></footer>`;
   // uPlot comes with the page only when a failure has a timeline to draw.
   const timed = failures.some((check) =>
     check.failure.steps.some((step) => step.exchanges.some((e) => e.startedAt !== undefined)),
   );
-  return renderPage(`Contract report: ${verdict} — ${report.target}`, body, timed ? chartAssets() : {});
+  return renderReportPage({
+    title: `Contract report: ${verdict} — ${report.target}`,
+    verdict,
+    badge: report.ok ? "Passed" : "Failed",
+    heading: "Contract report",
+    facts: factsOf(report),
+    sections: [
+      renderSummary(report),
+      renderChecks(report),
+      failures.length === 0
+        ? ""
+        : markup`<section aria-labelledby="failures"><h2 id="failures">Failures</h2>${failures.map(renderFailure)}</section>`,
+      renderErrors(report),
+      renderTiming(report),
+    ],
+    footer: `airtime-harness contract · seed ${report.seed} · ${report.runsPerProperty} runs per property`,
+    ...(timed ? { extras: chartAssets() } : {}),
+  });
 }
 
-function renderFacts(report: ContractReport): Html {
+function factsOf(report: ContractReport): readonly (Fact | undefined)[] {
   const runs =
     report.modelRuns === report.runsPerProperty
       ? `${report.runsPerProperty} per property`
       : `${report.runsPerProperty} per property, ${report.modelRuns} model runs`;
-  return markup`<dl class="facts">
-<dt>Target</dt><dd>${report.target}</dd>
-<dt>Profile</dt><dd>${report.profile}</dd>
-<dt>Seed</dt><dd>${report.seed}</dd>
-<dt>Runs</dt><dd>${runs}</dd>
-<dt>Duration</dt><dd>${seconds(report.durationMs)}</dd>
-${report.budget === undefined ? "" : markup`<dt>Spent</dt><dd>KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}</dd>`}
-</dl>`;
+  return [
+    ["Target", report.target],
+    ["Profile", report.profile],
+    ["Seed", report.seed],
+    ["Runs", runs],
+    ["Duration", seconds(report.durationMs)],
+    report.budget === undefined
+      ? undefined
+      : ["Spent", `KES ${report.spent.toFixed(2)} of ${report.budget.toFixed(2)}`],
+  ];
 }
 
 function renderSummary(report: ContractReport): Html {
@@ -198,10 +204,6 @@ function renderExchange(exchange: ExchangeRecord): Html {
 
 function headerLines(headers: Readonly<Record<string, string>>): string[] {
   return Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-}
-
-function copyable(command: string, what: string): Html {
-  return markup`<div class="copyable" data-what="${what}"><pre tabindex="0"><code>${command}</code></pre></div>`;
 }
 
 function renderErrors(report: ContractReport): Html | string {

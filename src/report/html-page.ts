@@ -1,11 +1,14 @@
 /**
- * The HTML report's shell: inline style and script (the page opens from disk,
- * with no server and no network), and a Content-Security-Policy that lets
- * only that one script run — a second line of defence should text from the
- * target ever slip past escaping.
+ * The one HTML page every report is drawn in (`contract`, `compare`,
+ * `handler-check`): inline style and script (the page opens from disk, with
+ * no server and no network), a Content-Security-Policy that lets only the
+ * page's own scripts run — a second line of defence should text from the
+ * target ever slip past escaping — and the frame each report fills: a
+ * verdict badge, a heading, the run's facts, the command's own sections and
+ * a footer. A command brings only its sections.
  */
 import { createHash } from "node:crypto";
-import { Html, markup } from "./html-template.ts";
+import { Html, markup } from "./markup.ts";
 
 const STYLE = `
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff; --panel: #f6f8fa;
@@ -124,7 +127,7 @@ function policyFor(scripts: readonly string[]): string {
   return `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src ${scripts.map(hashOf).join(" ")}`;
 }
 
-export function renderPage(title: string, body: Html, extras: PageExtras = {}): string {
+function renderPage(title: string, body: Html, extras: PageExtras): string {
   const scripts = [...(extras.scripts ?? []), SCRIPT];
   return markup`<!doctype html>
 <html lang="en">
@@ -142,4 +145,49 @@ ${scripts.map((script) => markup`<script>${new Html(script)}</script>\n`)}
 </body>
 </html>
 `.markup;
+}
+
+/** One line of the facts list under the heading: a label and its value. */
+export type Fact = readonly [label: string, value: Html | string | number];
+
+export interface ReportPage {
+  /** The browser tab's title. */
+  readonly title: string;
+  /** Colours the badge: green for a pass, red for anything else. */
+  readonly verdict: "passed" | "failed";
+  /** The badge's words ("Passed", "2 divergence(s)", "No verdict" …). */
+  readonly badge: string;
+  readonly heading: string;
+  readonly facts: readonly (Fact | undefined)[];
+  /** The command's own sections, in order; an empty string leaves one out. */
+  readonly sections: readonly (Html | string)[];
+  readonly footer: string;
+  /** Chart assets, when the page draws charts. */
+  readonly extras?: PageExtras;
+}
+
+/**
+ * @example
+ * renderReportPage({ title: "Contract report: passed", verdict: "passed", badge: "Passed",
+ *   heading: "Contract report", facts: [["Seed", 7]], sections: [], footer: "airtime-harness contract" });
+ */
+export function renderReportPage(page: ReportPage): string {
+  const facts = page.facts.flatMap((fact) =>
+    fact === undefined ? [] : [markup`<dt>${fact[0]}</dt><dd>${fact[1]}</dd>\n`],
+  );
+  const body = markup`<header>
+<p><span class="badge ${page.verdict}">${page.badge}</span></p>
+<h1>${page.heading}</h1>
+<dl class="facts">
+${facts}</dl>
+</header>
+<main>
+${page.sections.map((section) => markup`${section}\n`)}</main>
+<footer><p>${page.footer}</p></footer>`;
+  return renderPage(page.title, body, page.extras ?? {});
+}
+
+/** A command or curl line with a Copy button (added by the page's script). */
+export function copyable(text: string, what: string): Html {
+  return markup`<div class="copyable" data-what="${what}"><pre tabindex="0"><code>${text}</code></pre></div>`;
 }

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Html, markup } from "./html-template.ts";
+import { Html, markup } from "./markup.ts";
 
 /**
  * A line per series over one shared x axis, as uPlot takes it. `ecdf`: each

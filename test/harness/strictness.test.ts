@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { mappingToProfile } from "../../src/harness/mapping-file.ts";
 import { CHECK_NAMES } from "../../src/harness/checks.ts";
-import { CHECK_PROFILES, checksOf, formatCheckList } from "../../src/harness/profiles.ts";
+import { CHECK_STRICTNESS, checksOf, formatCheckList } from "../../src/harness/strictness.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
 import { type BlackBoxTarget, SHAPED_MAPPING, startBlackBoxTarget } from "./black-box-targets.ts";
 
@@ -65,9 +65,9 @@ const SHAPED_DOCUMENT = {
 
 test("every check is tagged with its profiles, and each interface check names what it rests on", () => {
   for (const name of CHECK_NAMES) {
-    const entry = CHECK_PROFILES[name];
-    expect(entry.profiles).toContain("strict");
-    if (entry.profiles.includes("interface")) expect(entry.interface).toMatch(/§\d|universal/);
+    const entry = CHECK_STRICTNESS[name];
+    expect(entry.strictness).toContain("strict");
+    if (entry.strictness.includes("interface")) expect(entry.interface).toMatch(/§\d|universal/);
   }
   expect(checksOf("interface").has("status_code_conformance")).toBe(false);
   expect(checksOf("interface").has("customer_isolation")).toBe(true);
