@@ -91,6 +91,11 @@ export function baseConfig(name) {
     cleanTempDir: "always",
     // Two cores: more processes only queue.
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
+    // A mutant whose run takes longer than the dry run's (times the factor, plus this) counts as a Timeout,
+    // and Stryker scores a Timeout as killed. On a loaded two-core machine a passing run takes several
+    // times its dry run: with the default 5 s, most mutants of a seed "timed out" and hid their survivors.
+    timeoutMS: Number(process.env.MUTATION_TIMEOUT_MS ?? 60_000),
+    timeoutFactor: 2,
     thresholds: { high: 90, low: 75, break: null },
   };
 }

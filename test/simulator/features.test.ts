@@ -123,6 +123,31 @@ describe("admin balance changes", () => {
     expect(await wallets()).toEqual({ default: 55, [SHORTCODE]: 77 });
   });
 
+  test("leave what the change does not name as it is: name, tokens, key, webhook", async () => {
+    const { sim, admin, customer, call } = await start();
+    const before = await admin.getCustomer(customer.id);
+    const res = await fetch(`${sim.url}/_sim/customers/${customer.id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${sim.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ wallets: [{ shortcode: null, balance: 12 }] }),
+    });
+    expect(res.status).toBe(200);
+    const { wallets: _changed, ...rest } = await admin.getCustomer(customer.id);
+    const { wallets: _before, ...restBefore } = before;
+    expect(rest).toEqual(restBefore);
+    expect((await call("GET", "/v1/balance")).body.amount).toBe(12);
+  });
+
+  test("of an unknown customer answer 404, even naming another customer's token", async () => {
+    const { sim } = await start();
+    const res = await fetch(`${sim.url}/_sim/customers/cus_unknown`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${sim.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ tokens: [`features-${open.length}`] }),
+    });
+    expect(res.status).toBe(404);
+  });
+
   test("an order naming the shortcode is debited and refunded there", async () => {
     const { admin, order, wallets, call } = await start();
     const placed = await order("w1", { shortcode: SHORTCODE });
