@@ -19,6 +19,7 @@ import type { ResolvedTarget, Session, WebhookSubscription } from "./target.ts";
 import type { TokenSource } from "./token-source.ts";
 import type { WebhookReceiver } from "./webhook-receiver.ts";
 import type { PromisedOrders } from "./audit/promised-orders.ts";
+import { type AmountDomain, SPEC_AMOUNTS } from "./properties/negative-cases.ts";
 
 export interface RunTimeouts {
   /** How long an order may take to become final before webhook checks give up on it (wall ms, real clock). */
@@ -116,6 +117,11 @@ export function smallestOrder(
     currency: domain.currency,
     ...(recipient === undefined ? {} : { service: recipient.service }),
   };
+}
+
+/** The amounts the target accepts: the profile's domain where it states one, else our spec's. */
+export function orderAmounts(harness: HarnessContext): AmountDomain {
+  return harness.provider.given.domain ? harness.provider.domain : SPEC_AMOUNTS;
 }
 
 /** KES: our spec's smallest order, and the stateless properties' usual amount. */

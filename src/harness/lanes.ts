@@ -6,7 +6,7 @@
  */
 
 /** Lanes a real-clock model search runs at once: enough to overlap the waits, few enough to stay polite. */
-export const MAX_LANES = 4;
+export const MAX_LANES = 8;
 
 /** The lanes of one search, as the runs inside them see it: which are still searching. */
 export interface LaneSet {

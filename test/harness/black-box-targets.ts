@@ -133,7 +133,7 @@ const FAILED_CLASS = new Set([1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 1
 /** How long after its first Failed lookup a "failed then success" order turns Success, ms. */
 const FLIP_AFTER_MS = 30;
 /** How long the API must hear nothing before late-flipping orders turn Success (with a second webhook), ms. */
-const LATE_FLIP_QUIET_MS = 3000;
+export const LATE_FLIP_QUIET_MS = 6000;
 
 export async function startBlackBoxTarget(
   defect: BlackBoxDefect,
@@ -398,8 +398,9 @@ const FLIPPED = { status: 20, message: "Success" } as const;
  * `late_flip`: every other reference (by a hash of it) that goes Failed turns
  * Success, with a second webhook, once the API has heard nothing for
  * LATE_FLIP_QUIET_MS. A run never falls that quiet (its longest wait, for a
- * webhook, is a second); the late audit waits until the newest order is 5 s
- * past final. So the run itself never sees a flip, and the late audit always
+ * webhook, is a second, stretched by a loaded machine to a few at most); a
+ * late audit of twice that waits that long after the newest order went
+ * final. So the run itself never sees a flip, and such a late audit always
  * does: the first request after the silence finds every such order flipped,
  * and is answered only once their webhooks were delivered.
  */

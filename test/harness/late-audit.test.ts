@@ -1,19 +1,22 @@
 /**
  * Promises judged over time: a black-box target that turns some Failed
  * orders into Success (with a second webhook) once its API has heard
- * nothing for a few seconds — after the run's last request, by
- * construction, however many lanes the run has and however loaded the
- * machine — passes every model run's own audit, and is caught by the late
- * audit at the end of the run: `status_monotonic`, at the default run
- * count, over five seeds, under both judging rules. With the late audit
- * off (`--late-audit 0`) every seed misses it. The correct target passes
- * the late audit over the same seeds.
+ * nothing for six seconds — after the run's last request, however many
+ * lanes the run has: a run's longest silence is a webhook wait of a second,
+ * which even a loaded machine does not stretch that far — passes every
+ * model run's own audit, and is caught by the late audit at the end of the
+ * run: `status_monotonic`, at the default run count, over five seeds, under
+ * both judging rules. The late audit here waits twice that silence (the
+ * default 5 s, when a loaded run's last requests come seconds after its
+ * newest order went final, can leave less). With the late audit off
+ * (`--late-audit 0`) every seed misses it. The correct target passes the
+ * late audit over the same seeds.
  */
 import { describe, expect, test } from "vitest";
 import type { Strictness } from "../../src/harness/strictness.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
-import { type BlackBoxDefect, startBlackBoxTarget } from "./black-box-targets.ts";
+import { type BlackBoxDefect, LATE_FLIP_QUIET_MS, startBlackBoxTarget } from "./black-box-targets.ts";
 
 const SEEDS = [1, 2, 3, 4, 5];
 
@@ -46,7 +49,9 @@ const failedChecks = (report: ContractReport) => [
 
 describe.each<Strictness>(["strict", "interface"])("under --profile %s", (profile) => {
   test("a final status that flips once the run has gone quiet fails status_monotonic at the late audit, over five seeds", async () => {
-    const reports = await Promise.all(SEEDS.map((seed) => runModel("late_flip", seed, profile)));
+    const reports = await Promise.all(
+      SEEDS.map((seed) => runModel("late_flip", seed, profile, 2 * LATE_FLIP_QUIET_MS)),
+    );
     for (const [index, report] of reports.entries()) {
       expect(failedChecks(report), `seed ${SEEDS[index]}`).toEqual([expect.stringMatching(/^status_monotonic: /)]);
       // Caught by the late audit, not by a model run's own steps.

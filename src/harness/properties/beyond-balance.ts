@@ -13,10 +13,9 @@ import type { Recipient } from "../accounts.ts";
 import type { PublicApi } from "../api.ts";
 import type { Checker } from "../checker.ts";
 import type { HarnessContext } from "../harness-context.ts";
-import { smallestOrder } from "../harness-context.ts";
+import { orderAmounts, smallestOrder } from "../harness-context.ts";
 import { answerRefusalMismatch } from "../stated-refusal.ts";
 import type { Transcript } from "../transcript.ts";
-import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
 
 export interface AmountLimits {
   readonly minAmount: number;
@@ -36,11 +35,6 @@ export function amountBeyond(balanceCents: number, limits: AmountLimits): number
   return amount > limits.maxAmount ? undefined : amount;
 }
 
-/** The amounts the target accepts: the profile's domain where it states one, else our spec's limits. */
-function orderLimits(harness: HarnessContext): AmountLimits {
-  return harness.provider.given.domain ? harness.provider.domain : DEFAULT_ORDER_LIMITS;
-}
-
 /**
  * The §7 rule (an order beyond the balance is a failed order) left untried:
  * the check it belongs to passes with a note giving the reason and the way
@@ -52,7 +46,7 @@ export function noteUnprovokedBeyondBalance(
   check: "status_code_conformance" | "response_schema_conformance",
   reason: string,
 ): void {
-  const largest = `KES ${orderLimits(harness).maxAmount}`;
+  const largest = `KES ${orderAmounts(harness).maxAmount}`;
   const way =
     check === "response_schema_conformance"
       ? `give --other-token for a customer whose balance is below the largest order (${largest})`
@@ -97,10 +91,10 @@ export async function orderBeyondSecondCustomer(visit: BeyondBalanceVisit): Prom
   if (other === undefined) return unprovoked("no second customer (--other-token) to order beyond its balance");
   const before = await balanceCentsOf(visit, other.token);
   if (before === undefined) return unprovoked("the second customer's balance could not be read");
-  const amount = amountBeyond(before, orderLimits(harness));
+  const amount = amountBeyond(before, orderAmounts(harness));
   if (amount === undefined) {
     return unprovoked(
-      `the second customer holds KES ${before / 100}, more than the largest allowed order (KES ${orderLimits(harness).maxAmount})`,
+      `the second customer holds KES ${before / 100}, more than the largest allowed order (KES ${orderAmounts(harness).maxAmount})`,
     );
   }
   // Checked, not reserved: the order is meant to be refused, and a refusal spends nothing of the run's budget.

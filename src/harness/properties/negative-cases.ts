@@ -17,8 +17,25 @@ import {
   invalidOrderArbitrary,
 } from "../../contract/arbitraries.ts";
 import { hasAtMostTwoDecimals } from "../../contract/money.ts";
-import { SendAirtimeRequestSchema } from "../../contract/public-schemas.ts";
+import { DEFAULT_ORDER_LIMITS, SendAirtimeRequestSchema } from "../../contract/public-schemas.ts";
 import type { Recipient } from "../accounts.ts";
+
+/**
+ * The amounts a valid order may ask for: the provider profile's stated
+ * domain, else our spec's. Every case is built on an order inside it, so a
+ * target that refuses a case does so for the broken part, never because the
+ * order beneath it was already out of its range (a 20 KES minimum would
+ * otherwise hide a missing-field defect under every 10 KES case).
+ */
+export interface AmountDomain {
+  readonly minAmount: number;
+  readonly maxAmount: number;
+  /** Decimal places an amount may have. */
+  readonly decimals: number;
+}
+
+/** Our spec's amounts: KES 10 to 10,000, at most two decimals. */
+export const SPEC_AMOUNTS: AmountDomain = { ...DEFAULT_ORDER_LIMITS, decimals: 2 };
 
 /** Replaced by a fresh reference when the case is sent. */
 export const REFERENCE_SLOT = "@@REFERENCE@@";
@@ -85,11 +102,12 @@ export function requestConstraints(): { fields: Record<string, JsonSchemaNode>; 
 const PATTERN_BREAKERS = ["", " ", "abc", "07123", "07-12", "\u0001x", "é€", "a b"];
 const ENUM_BREAKERS = ["mpesa", "SAFARICOM", "usd", "kes", "KSH", ""];
 
-/** Every way the schema's constraints can be broken, field by field. */
-export function fieldViolations(): FieldViolation[] {
+/** Every way the schema's constraints can be broken, field by field; the amount's bounds are the domain's. */
+export function fieldViolations(amounts: AmountDomain = SPEC_AMOUNTS): FieldViolation[] {
   const { fields, required } = requestConstraints();
   const out: FieldViolation[] = [];
-  for (const [field, node] of Object.entries(fields)) {
+  for (const [field, stated] of Object.entries(fields)) {
+    const node = field === "amount" ? { ...stated, minimum: amounts.minAmount, maximum: amounts.maxAmount } : stated;
     if (required.includes(field)) out.push({ field, value: undefined, what: `without required ${field}` });
     const wrongTypes = node.type === "number" ? ["100", true, null, [], {}] : [123, true, null, {}, ["x"]];
     for (const value of wrongTypes) out.push({ field, value, what: `${field} as ${JSON.stringify(value)}` });
@@ -268,9 +286,10 @@ const DIALABLE_KINDS: readonly InvalidFieldKind[] = ["account_malformed"];
  * the case's amount and a fresh reference wherever the broken field is not
  * one of those.
  */
-function brokenFieldCases(base: BaseOrder): fc.Arbitrary<NegativeCase> {
+function brokenFieldCases(base: BaseOrder, amounts: AmountDomain): fc.Arbitrary<NegativeCase> {
   const kinds = INVALID_FIELD_KINDS.filter((kind) => !DIALABLE_KINDS.includes(kind));
-  return invalidOrderArbitrary({ kinds })
+  const limits = { ...DEFAULT_ORDER_LIMITS, minAmount: amounts.minAmount, maxAmount: amounts.maxAmount };
+  return invalidOrderArbitrary({ kinds, limits })
     .filter((invalid) => invalid.jsonSafe)
     .map((invalid) => {
       const field = invalid.pointer.slice(2);
@@ -297,7 +316,20 @@ function brokenFieldCases(base: BaseOrder): fc.Arbitrary<NegativeCase> {
 }
 
 /**
- * Any negative case built on a valid order for one of `recipients`.
+ * The base order's amount, in cents: inside the domain, written with no
+ * more decimals than it allows, and no more than `maxAmountCents` (the
+ * run's largest order).
+ */
+function baseAmountArbitrary(amounts: AmountDomain, maxAmountCents: number): fc.Arbitrary<number> {
+  const step = 10 ** Math.max(0, 2 - amounts.decimals);
+  const lowest = Math.ceil((amounts.minAmount * 100) / step);
+  const highest = Math.max(lowest, Math.floor(Math.min(maxAmountCents, amounts.maxAmount * 100) / step));
+  return fc.integer({ min: lowest, max: highest }).map((steps) => (steps * step) / 100);
+}
+
+/**
+ * Any negative case built on a valid order for one of `recipients`, its
+ * amount inside `amounts`.
  *
  * @example
  * fc.sample(negativeCaseArbitrary(defaultRecipients(), 500_00), 1)[0]?.label; // e.g. "amount 10000.01 above the maximum 10000"
@@ -305,18 +337,19 @@ function brokenFieldCases(base: BaseOrder): fc.Arbitrary<NegativeCase> {
 export function negativeCaseArbitrary(
   recipients: readonly Recipient[],
   maxAmountCents: number,
+  amounts: AmountDomain = SPEC_AMOUNTS,
 ): fc.Arbitrary<NegativeCase> {
-  const violations = fieldViolations();
+  const violations = fieldViolations(amounts);
   const base = fc.record({
     recipient: fc.constantFrom(...recipients),
-    amount: fc.integer({ min: 1000, max: Math.max(1000, Math.min(maxAmountCents, 1_000_000)) }).map((c) => c / 100),
+    amount: baseAmountArbitrary(amounts, maxAmountCents),
     withService: fc.boolean(),
   });
   // Each family gets its share of runs, whatever its size.
   return base.chain((b) =>
     fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...violations).map((v) => fieldCase(b, v)) },
-      { weight: 2, arbitrary: brokenFieldCases(b) },
+      { weight: 2, arbitrary: brokenFieldCases(b, amounts) },
       { weight: 2, arbitrary: fc.constantFrom(...malformedCases(b)) },
       { weight: 1, arbitrary: fc.constantFrom(...nonObjectCases(b)) },
       { weight: 2, arbitrary: fc.constantFrom(...requestCases(b)) },
@@ -329,14 +362,18 @@ export function negativeCaseArbitrary(
  * Every finite negative case, each once: every wrong JSON type, bound and
  * enum breaker at every field (optional ones included), each malformed and
  * non-object body class, and the request-level cases (media type, size,
- * header/body key conflict, three decimals) — built on one valid order.
+ * header/body key conflict, three decimals) — built on one valid order at
+ * the domain's own minimum.
  */
-export function fixedNegativeCases(recipients: readonly Recipient[]): NegativeCase[] {
+export function fixedNegativeCases(
+  recipients: readonly Recipient[],
+  amounts: AmountDomain = SPEC_AMOUNTS,
+): NegativeCase[] {
   const recipient = recipients[0];
   if (recipient === undefined) return [];
-  const base: BaseOrder = { recipient, amount: 10, withService: true };
+  const base: BaseOrder = { recipient, amount: amounts.minAmount, withService: true };
   return [
-    ...fieldViolations().map((violation) => fieldCase(base, violation)),
+    ...fieldViolations(amounts).map((violation) => fieldCase(base, violation)),
     ...malformedCases(base),
     ...nonObjectCases(base),
     ...requestCases(base),

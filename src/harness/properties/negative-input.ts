@@ -8,7 +8,7 @@ import fc from "fast-check";
 import type { HarnessContext } from "../harness-context.ts";
 import { UnreachableError } from "../checker.ts";
 import { answerRefusalMismatch } from "../stated-refusal.ts";
-import { directApi, lazySession } from "../harness-context.ts";
+import { directApi, lazySession, orderAmounts } from "../harness-context.ts";
 import { CONFORMANCE_CHECKS, type ContractProperty, recordRun } from "../property.ts";
 import type { CallResult, PublicApi } from "../api.ts";
 import type { Checker } from "../checker.ts";
@@ -30,9 +30,10 @@ export function createNegativeInputProperty(harness: HarnessContext): ContractPr
     name: "negative-input",
     summary: "invalid bodies, malformed JSON, wrong media type, oversized bodies, bad keys",
     checks: [...CONFORMANCE_CHECKS, "negative_input_rejected"],
-    examples: fixedNegativeCases(harness.recipients).map((negative) => [negative]),
+    examples: fixedNegativeCases(harness.recipients, orderAmounts(harness)).map((negative) => [negative]),
     build(env) {
-      return fc.asyncProperty(negativeCaseArbitrary(harness.recipients, harness.maxAmountCents), async (negative) => {
+      const cases = negativeCaseArbitrary(harness.recipients, harness.maxAmountCents, orderAmounts(harness));
+      return fc.asyncProperty(cases, async (negative) => {
         // Under a budget, a case asking for more than is left is not sent at all.
         fc.pre(harness.budget.canSpend(requestedCents(negative.body)));
         await recordRun(env.recorder, async (transcript) => {
