@@ -42,7 +42,7 @@ test("a correct black-box deployment passes every check with every status class 
     SEEDS.map(async (seed) => {
       const target = await startBlackBoxTarget("none", seed);
       open.push(target);
-      const report = await runContract({ ...target.options, seed, runs: 8, requireCoverage: true });
+      const report = await runContract({ ...target.options, seed, runs: 10, requireCoverage: true });
       await target.close();
       return report;
     }),
