@@ -110,7 +110,7 @@ test("a planted divergence shows in the table and with its sequence; the target'
   expect(row?.[4]).toMatch(/refused 400 \w+/);
   expect(page).toContain('id="divergences"');
   expect(page).toMatch(/<summary>\d+\. invalid-amount: target refused 422 &lt;script&gt;/);
-  expect(page).toMatch(/<pre><code>curl -sS -X POST &#39;http:\/\/127\.0\.0\.1:\d+\/v1\/airtime&#39;/);
+  expect(page).toMatch(/<pre tabindex="0"><code>curl -sS -X POST &#39;http:\/\/127\.0\.0\.1:\d+\/v1\/airtime&#39;/);
   // The only scripts on the page are the report's own: uPlot, its drawer and the buttons.
   expect(page).not.toContain(HOSTILE_CODE);
   expect(page.match(/<script>/g)).toHaveLength(3);
