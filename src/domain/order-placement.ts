@@ -6,8 +6,8 @@
  * `placeAtomically` with the context it built once at start-up.
  */
 import { PENDING_STATUS } from "../contract/status-codes.ts";
-import { flatString } from "./flat-string.ts";
 import { fingerprintOrder } from "./idempotency.ts";
+import { flatString } from "./ids.ts";
 import { assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
 import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import type { OrderRetention } from "./order-retention.ts";
