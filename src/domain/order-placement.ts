@@ -8,12 +8,11 @@
 import { PENDING_STATUS } from "../contract/status-codes.ts";
 import { fingerprintOrder } from "./idempotency.ts";
 import { flatString } from "./ids.ts";
-import { assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
+import { assertPlan, createDefaultPlan, type LifecycleOptions, type StatusChanges } from "./lifecycle.ts";
 import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, PlaceResult, Random, Scheduler, Store } from "./ports.ts";
 import type { PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
-import type { StatusChanges } from "./status-changes.ts";
 
 /** What a placement reads and writes, built once per service. */
 export interface Placement {
