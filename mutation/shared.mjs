@@ -29,7 +29,11 @@ const RULES = {
     "replayOf",
     "orderFromEvicted",
   ],
-  "src/domain/status-changes.ts": [
+  "src/domain/lifecycle.ts": [
+    "isOrderStepPayload",
+    "failedOutcome",
+    "createDefaultPlan",
+    "countImmediateSteps",
     "createStatusChanges",
     "fundingOf",
     "announce",
@@ -38,7 +42,6 @@ const RULES = {
     "scheduleStep",
     "scheduleFirst",
   ],
-  "src/domain/lifecycle.ts": ["isOrderStepPayload", "failedOutcome", "createDefaultPlan", "countImmediateSteps"],
   "src/domain/customers.ts": ["createCustomerDirectory"],
 };
 

@@ -7,8 +7,7 @@
  */
 import fc from "fast-check";
 import { lazyArbitrary } from "./lazy-arbitrary.ts";
-import { blocksOf } from "./operator-prefixes.ts";
-import { ACCOUNT_PATTERN, detectService, parseKenyanMobile, SERVICES, type Service } from "./operators.ts";
+import { ACCOUNT_PATTERN, blocksOf, detectService, parseKenyanMobile, SERVICES, type Service } from "./operators.ts";
 import {
   DEFAULT_ORDER_LIMITS,
   type OrderLimits,

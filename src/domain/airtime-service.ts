@@ -9,13 +9,12 @@
  */
 import { PENDING_STATUS, type StatusTable } from "../contract/status-codes.ts";
 import { createKeyedQueue, DEFAULT_KEY_LIFETIME_MS } from "./idempotency.ts";
-import { assertLifecycleOptions, type LifecycleOptions } from "./lifecycle.ts";
+import { assertLifecycleOptions, createStatusChanges, type LifecycleOptions } from "./lifecycle.ts";
 import type { Customer, Order, OrderFingerprint } from "./model.ts";
 import { createPlanPool, type Placement, placeAtomically } from "./order-placement.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, Random, Scheduler, Store } from "./ports.ts";
 import type { AirtimeService, OrderEvents, PlaceOrderCommand } from "./service-types.ts";
-import { createStatusChanges } from "./status-changes.ts";
 import { ACCOUNT_PATTERN, detectService, parseKenyanMobile } from "../contract/operators.ts";
 
 // Normalising a send-airtime request: the recipient to E.164, the service

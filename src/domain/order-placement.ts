@@ -6,14 +6,13 @@
  * `placeAtomically` with the context it built once at start-up.
  */
 import { PENDING_STATUS } from "../contract/status-codes.ts";
-import { flatString } from "./flat-string.ts";
 import { fingerprintOrder } from "./idempotency.ts";
-import { assertPlan, createDefaultPlan, type LifecycleOptions } from "./lifecycle.ts";
+import { flatString } from "./ids.ts";
+import { assertPlan, createDefaultPlan, type LifecycleOptions, type StatusChanges } from "./lifecycle.ts";
 import type { EvictedOrder, IdempotencyRecord, Order, OrderFingerprint, OutcomePlan, Wallet } from "./model.ts";
 import type { OrderRetention } from "./order-retention.ts";
 import type { Clock, Ids, PlaceResult, Random, Scheduler, Store } from "./ports.ts";
 import type { PlaceOrderCommand, PlaceOrderOutcome } from "./service-types.ts";
-import type { StatusChanges } from "./status-changes.ts";
 
 /** What a placement reads and writes, built once per service. */
 export interface Placement {

@@ -3,8 +3,7 @@
 // Over sockets only: the webhook receiver is an express app too, which in-process injection would rewire.
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
-import { routeLabeller } from "../../src/dashboard/metrics.ts";
+import { createDashboardPlugin, routeLabeller } from "../../src/dashboard/dashboard-plugin.ts";
 import { createScenariosPlugin } from "../../src/scenarios/scenarios-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { createWebhookPlugin } from "../../src/webhooks/webhook-plugin.ts";

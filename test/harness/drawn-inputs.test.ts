@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, test, vi } from "vitest";
 import type * as Lifecycle from "../../src/domain/lifecycle.ts";
+import type { Order } from "../../src/domain/model.ts";
 import type * as MemoryStore from "../../src/store/memory-store.ts";
 import type { CheckName } from "../../src/harness/checks.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
@@ -21,9 +22,27 @@ vi.mock("../../src/domain/lifecycle.ts", async (importOriginal) => {
   const original = await importOriginal<typeof Lifecycle>();
   return {
     ...original,
-    // Steps due at once are scheduled like any other instead of taken before the order is answered.
-    countImmediateSteps: (plan: Parameters<typeof original.countImmediateSteps>[0]) =>
-      patched.zeroDelayDeferred ? 0 : original.countImmediateSteps(plan),
+    // Steps due at once are scheduled like any other instead of taken before the order is answered:
+    // none is applied at the start, and the first step's job is the plan's first step, due at creation.
+    createStatusChanges: (deps: Lifecycle.StatusChangesDeps): Lifecycle.StatusChanges => {
+      const changes = original.createStatusChanges(deps);
+      const deferred = (order: Order): boolean =>
+        patched.zeroDelayDeferred && original.countImmediateSteps(order.plan ?? { steps: [] }) > 0;
+      return {
+        ...changes,
+        start: async (order) => (deferred(order) ? order : changes.start(order)),
+        scheduleFirst: async (order, ifAbsent) =>
+          deferred(order)
+            ? deps.scheduler.schedule({
+                type: original.ORDER_STEP_JOB,
+                dueAt: order.createdAt,
+                payload: { orderId: order.id, stepIndex: 0, customerId: order.customerId },
+                id: `step_${order.id}_0`,
+                ifAbsent: ifAbsent === true,
+              })
+            : changes.scheduleFirst(order, ifAbsent),
+      };
+    },
   };
 });
 

@@ -1,8 +1,14 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import { ACCOUNT_FORMS, formatAccount, nsnArbitrary } from "../../src/contract/arbitraries.ts";
-import { describeOperatorPrefixes, MOBILE_NSN_BLOCKS } from "../../src/contract/operator-prefixes.ts";
-import { detectService, parseKenyanMobile, SERVICES, type Service } from "../../src/contract/operators.ts";
+import {
+  describeOperatorPrefixes,
+  detectService,
+  MOBILE_NSN_BLOCKS,
+  parseKenyanMobile,
+  SERVICES,
+  type Service,
+} from "../../src/contract/operators.ts";
 
 /**
  * The reference table of national prefixes (libphonenumber carrier data for

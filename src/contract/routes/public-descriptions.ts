@@ -4,7 +4,7 @@
  * from the same constants the code uses, so the text cannot drift from them.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from "../error-codes.ts";
-import { describeOperatorPrefixes } from "../operator-prefixes.ts";
+import { describeOperatorPrefixes } from "../operators.ts";
 import { DEFAULT_ORDER_LIMITS, type OrderLimits, REFERENCE_MAX_LENGTH } from "../public-schemas.ts";
 import { EXAMPLE_WEBHOOK_SECRET } from "./public-examples.ts";
 
