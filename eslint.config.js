@@ -90,10 +90,19 @@ const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "
  * `input` counts as options on its own (`input.x ?? …`), not as the holder
  * of a function's parts (`input.property.lanes ?? 1` is a property's field).
  * Covered: the contract harness (`harness/contract-settings.ts`), learn's
- * probe (`learn/probe-settings.ts`), the comparison, the handler check and
+ * probe (`learn/probe-settings.ts`), webhook delivery
+ * (`webhooks/webhook-settings.ts`), the comparison, the handler check and
  * the CLI's commands (each command's flags are read in its `*-settings.ts`).
+ * Not yet: the simulator's own construction and the folders it wires.
  */
-const NORMALISED_FOLDERS = ["src/harness/**", "src/learn/**", "src/compare/**", "src/handler-check/**", "src/cli/**"];
+const NORMALISED_FOLDERS = [
+  "src/harness/**",
+  "src/learn/**",
+  "src/webhooks/**",
+  "src/compare/**",
+  "src/handler-check/**",
+  "src/cli/**",
+];
 const NORMALISERS = ["src/**/*-settings.ts"];
 const OPTION_BAGS = "options|opts|settings|config|values|flags|args";
 const OPTION_OBJECTS = `/^(input|${OPTION_BAGS})$/`;

@@ -18,7 +18,7 @@ const fallback = (expression: string) =>
   `export function planted(options: { a?: number; b?: { c?: number } }): number {\n  return ${expression};\n}\n`;
 
 /** The folders whose options are normalised once; the rule holds in each. */
-const CONVERTED = ["src/harness", "src/learn", "src/compare", "src/handler-check", "src/cli"];
+const CONVERTED = ["src/harness", "src/learn", "src/webhooks", "src/compare", "src/handler-check", "src/cli"];
 const FALLBACKS = ["options.a ?? 1", "options.b?.c ?? 2", "(options.b ?? {}).c ?? 3"];
 
 describe("no options.x ?? outside the normalisers", () => {
