@@ -80,24 +80,44 @@ const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "
 /**
  * Options are normalised once per command, like fast-check's qualified
  * parameters: one table of defaults and one frozen settings object, built in
- * the command's `*-settings.ts`. Anywhere else in a converted folder, a
- * fallback on an options field (`options.x ?? …`, `input.a?.b ?? …`) is an
- * error, so a default cannot be written twice with two values.
- * Converted: the comparison, the handler check and the CLI's commands (each
- * command's flags are read in its `*-settings.ts`).
+ * the command's `*-settings.ts`, that the rest of the command reads as it is.
+ * Anywhere else in a covered folder, a fallback on an options field is an
+ * error — `options.x ?? …`, `flags.a?.b ?? …`, or options held by another
+ * object, `plan.settings.x ?? …` — so a default cannot be written twice with
+ * two values. A reusable component's own option (the HTTP client's timeout,
+ * the webhook receiver's verifier) keeps its one default in its parameter
+ * list.
+ * `input` counts as options on its own (`input.x ?? …`), not as the holder
+ * of a function's parts (`input.property.lanes ?? 1` is a property's field).
+ * Covered: the contract harness (`harness/contract-settings.ts`), learn's
+ * probe (`learn/probe-settings.ts`), webhook delivery
+ * (`webhooks/webhook-settings.ts`), the comparison, the handler check and
+ * the CLI's commands (each command's flags are read in its `*-settings.ts`).
+ * Not yet: the simulator's own construction and the folders it wires.
  */
-const NORMALISED_FOLDERS = ["src/compare/**", "src/handler-check/**", "src/cli/**"];
+const NORMALISED_FOLDERS = [
+  "src/harness/**",
+  "src/learn/**",
+  "src/webhooks/**",
+  "src/compare/**",
+  "src/handler-check/**",
+  "src/cli/**",
+];
 const NORMALISERS = ["src/**/*-settings.ts"];
-const OPTION_OBJECTS = "/^(options|opts|input|settings|config|values|flags|args)$/";
+const OPTION_BAGS = "options|opts|settings|config|values|flags|args";
+const OPTION_OBJECTS = `/^(input|${OPTION_BAGS})$/`;
+const HELD_OPTIONS = `/^(${OPTION_BAGS})$/`;
 const FALLBACK = 'LogicalExpression[operator="??"]';
 const OPTION_FALLBACK_RULE = {
   "no-restricted-syntax": [
     "error",
     ...[
       `${FALLBACK} > MemberExpression.left[object.name=${OPTION_OBJECTS}]`,
-      `${FALLBACK} > MemberExpression.left[object.object.name=${OPTION_OBJECTS}]`,
+      `${FALLBACK} > MemberExpression.left[object.object.name=${HELD_OPTIONS}]`,
+      `${FALLBACK} > MemberExpression.left[object.property.name=${HELD_OPTIONS}]`,
       `${FALLBACK} > ChainExpression.left > MemberExpression[object.name=${OPTION_OBJECTS}]`,
-      `${FALLBACK} > ChainExpression.left > MemberExpression[object.object.name=${OPTION_OBJECTS}]`,
+      `${FALLBACK} > ChainExpression.left > MemberExpression[object.object.name=${HELD_OPTIONS}]`,
+      `${FALLBACK} > ChainExpression.left > MemberExpression[object.property.name=${HELD_OPTIONS}]`,
     ].map((selector) => ({
       selector,
       message: "Give this default in the command's settings table (*-settings.ts), not at its use.",

@@ -13,13 +13,8 @@ import { loadAccounts } from "../harness/accounts.ts";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import { loadMappingFile, MAPPING_DEPRECATION } from "../harness/mapping-file.ts";
 import { describeChecks } from "../harness/checks.ts";
-import {
-  type ContractOptions,
-  ContractOptionsSchema,
-  DEFAULT_MAX_COMMANDS,
-  DEFAULT_RUNS,
-  DEFAULT_TIMING_MS,
-} from "../harness/contract-options.ts";
+import { type ContractOptions, ContractOptionsSchema } from "../harness/contract-options.ts";
+import { CONTRACT_DEFAULTS } from "../harness/contract-settings.ts";
 import { PROPERTY_NAMES } from "../harness/property.ts";
 import { type ContractReport, isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
@@ -79,7 +74,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         name: "timing",
         value: "DURATION",
         path: ["timingMs"],
-        help: `pending → final delay: the in-process simulator's (default ${DEFAULT_TIMING_MS}ms),\nor a remote simulator's on a virtual clock, making statuses predictable`,
+        help: `pending → final delay: the in-process simulator's (default ${CONTRACT_DEFAULTS.timingMs}ms),\nor a remote simulator's on a virtual clock, making statuses predictable`,
       },
     ],
   },
@@ -94,7 +89,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         path: ["properties"],
         help: `only this property (${PROPERTY_NAMES.join(", ")})`,
       },
-      { name: "runs", value: "N", path: ["runs"], help: `runs per property (default ${DEFAULT_RUNS})` },
+      { name: "runs", value: "N", path: ["runs"], help: `runs per property (default ${CONTRACT_DEFAULTS.runs})` },
       { name: "seed", value: "S", path: ["seed"], help: "fast-check seed (default random; printed in the report)" },
       {
         name: "path",
@@ -106,7 +101,7 @@ export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags
         name: "max-commands",
         value: "N",
         path: ["maxCommands"],
-        help: `longest model-based run (default ${DEFAULT_MAX_COMMANDS})`,
+        help: `longest model-based run (default ${CONTRACT_DEFAULTS.maxCommands})`,
       },
       {
         name: "max-failures",

@@ -105,8 +105,9 @@ export async function parseServeArgs(
       log = {},
       shutdownTimeout: shutdownTimeoutMs = DEFAULT_SHUTDOWN_TIMEOUT_MS,
       workers = 1,
+      store = "memory",
     } = parsed.config;
-    if (workers > 1 && (parsed.config.store ?? "memory") === "memory") {
+    if (workers > 1 && store === "memory") {
       return {
         kind: "error",
         message:

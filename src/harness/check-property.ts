@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { type Checker, createChecker, isCheckFailure } from "./checker.ts";
 import { CHECK_NAMES, type CheckName } from "./checks.ts";
-import { type ContractOptions, DEFAULT_SHRINK_TIME_MS } from "./contract-options.ts";
+import type { ContractSettings } from "./contract-settings.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import type { Exchange } from "./http-client.ts";
 import { type ContractProperty, currentTranscript, type RunRecorder } from "./property.ts";
@@ -30,7 +30,7 @@ export interface CheckPropertyInput {
   readonly replay: { readonly path: string; readonly replayPath: string | undefined } | undefined;
   readonly maxFailures: number;
   readonly harness: HarnessContext;
-  readonly options: ContractOptions;
+  readonly settings: ContractSettings;
   readonly onFailure: (failure: CheckFailureReport) => void;
   readonly onExercised: (checker: Checker) => void;
   /** Wall time spent per phase (search, replay, shrink), ms. */
@@ -49,7 +49,7 @@ interface Found {
 
 /** Checks one property until it passes with every check that has not failed yet. */
 export async function checkProperty(input: CheckPropertyInput): Promise<PropertyReport> {
-  const { property, harness, options } = input;
+  const { property, harness, settings } = input;
   const base = { name: property.name, summary: property.summary };
   let runsSoFar = 0;
   let anyFailure = false;
@@ -68,7 +68,7 @@ export async function checkProperty(input: CheckPropertyInput): Promise<Property
     const onRun = () => {
       runsSoFar++;
       runsThisAttempt++;
-      options.onProgress?.({
+      settings.onProgress?.({
         property: property.name,
         run: Math.min(runsThisAttempt, total),
         runs: total,
@@ -147,7 +147,7 @@ async function pinDown(
       shrinkMs: 0,
     });
   }
-  const shrinkMs = input.options.shrinkTimeMs ?? DEFAULT_SHRINK_TIME_MS;
+  const shrinkMs = input.settings.shrinkTimeMs;
   const shrinkStarted = Date.now();
   const checker = createChecker(search.enabled);
   // Past the cap, fast-check stops and keeps the smallest failure found so far.
@@ -185,7 +185,7 @@ function report(
   transcript: Transcript,
   how: { readonly reproduced: boolean; readonly observed: boolean; readonly shrinkMs: number },
 ): CheckFailureReport {
-  const { harness, property, options } = input;
+  const { harness, property, settings } = input;
   const path = formatReplayPath(found.path, found.replayPath);
   return {
     check: found.check,
@@ -194,7 +194,7 @@ function report(
     seed: found.seed,
     path,
     steps: stepsOf(harness, transcript),
-    replay: buildReplayCommand(options, { check: found.check, property: property.name, seed: found.seed, path }),
+    replay: buildReplayCommand(settings, { check: found.check, property: property.name, seed: found.seed, path }),
     reproduced: how.reproduced,
     observed: how.observed,
     shrinkMs: how.shrinkMs,

@@ -79,17 +79,23 @@ export type CheckSelection =
  * @example
  * selectChecks({ exclude: ["webhook_delivered"] }); // every check but one
  */
-export function selectChecks(options: {
+export function selectChecks({
+  include = [],
+  exclude = [],
+}: {
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
 }): CheckSelection {
-  const unknown = [...(options.include ?? []), ...(options.exclude ?? [])].filter((name) => !isCheckName(name));
+  const unknown = [...include, ...exclude].filter((name) => !isCheckName(name));
   if (unknown.length > 0) {
     return { ok: false, error: `unknown check(s): ${unknown.join(", ")} (known: ${CHECK_NAMES.join(", ")})` };
   }
-  const include = options.include === undefined || options.include.length === 0 ? CHECK_NAMES : options.include;
-  const exclude = new Set(options.exclude ?? []);
-  const checks = new Set(include.filter((name): name is CheckName => isCheckName(name) && !exclude.has(name)));
+  const excluded = new Set(exclude);
+  const checks = new Set(
+    (include.length === 0 ? CHECK_NAMES : include).filter(
+      (name): name is CheckName => isCheckName(name) && !excluded.has(name),
+    ),
+  );
   return { ok: true, checks };
 }
 

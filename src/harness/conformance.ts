@@ -54,9 +54,9 @@ export function assertConformance(
   checker: Checker,
   endpoint: Endpoint,
   response: HttpResponse,
-  options: ConformanceOptions = {},
+  { prism = false, profile = "strict", provider = SPEC_PROFILE, targetSpec }: ConformanceOptions = {},
 ): void {
-  if (options.prism === true) assertNoPrismViolation(checker, response);
+  if (prism) assertNoPrismViolation(checker, response);
   checker.that(
     "never_server_error",
     response.status < 500,
@@ -64,11 +64,11 @@ export function assertConformance(
   );
   // A 5xx is never_server_error's alone: its status, media type and body are not judged again.
   if (response.status >= 500) return;
-  if (options.profile === "interface") {
-    if (options.targetSpec === undefined) {
-      assertInterfaceShape(checker, endpoint, response, options.provider ?? SPEC_PROFILE);
+  if (profile === "interface") {
+    if (targetSpec === undefined) {
+      assertInterfaceShape(checker, endpoint, response, provider);
     } else {
-      assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+      assertTargetSpecShape(checker, endpoint, response, targetSpec);
     }
     return;
   }
@@ -87,8 +87,8 @@ export function assertConformance(
     mediaType === expectedType,
     () => `${endpoint}: HTTP ${response.status} came as '${mediaType || "(none)"}', expected ${expectedType}`,
   );
-  if (options.targetSpec !== undefined) {
-    assertTargetSpecShape(checker, endpoint, response, options.targetSpec);
+  if (targetSpec !== undefined) {
+    assertTargetSpecShape(checker, endpoint, response, targetSpec);
     return;
   }
   const bodySchema = schema ?? (problem ? StrictProblem : undefined);

@@ -2,7 +2,8 @@
  * Options of a contract run — the programmatic face of
  * `airtime-harness contract`. One schema: the command line's flags give a
  * partial options object that it parses once (text to numbers, durations,
- * lists), and a program passes the same fields already typed.
+ * lists), and a program passes the same fields already typed. Their
+ * defaults are filled in once, by `contractSettings` (contract-settings.ts).
  */
 import { z } from "zod";
 import { parseDuration } from "../contract/duration.ts";
@@ -175,16 +176,3 @@ export interface ProgressEvent {
   readonly runs: number;
   readonly phase: "search" | "shrink-or-retry" | "replay";
 }
-
-export const DEFAULT_RUNS = 100;
-/**
- * Model runs against a real clock when --runs is not given: each run waits
- * for every order it placed to become final, so a default run lasts about
- * 25 times the target's slowest final, not 100 times.
- */
-export const DEFAULT_REAL_CLOCK_MODEL_RUNS = 25;
-export const DEFAULT_MAX_COMMANDS = 20;
-export const DEFAULT_TIMING_MS = 2000;
-export const DEFAULT_FINAL_TIMEOUT_MS = 30_000;
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
-export const DEFAULT_SHRINK_TIME_MS = 10_000;

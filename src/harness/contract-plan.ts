@@ -1,9 +1,9 @@
 /**
- * The first step of a contract run: the options checked and resolved into a
- * plan (profile, selection, replay path, recipients, seed, runs, target spec)
- * before anything is started, so unusable options fail before a port opens.
+ * The first step of a contract run: the options normalised into settings
+ * (contract-settings.ts), checked, and resolved into a plan (selection,
+ * replay path, recipients, runs, target spec) before anything is started,
+ * so unusable options fail before a port opens.
  */
-import { randomInt } from "node:crypto";
 import { MAGIC_ACCOUNTS } from "../scenarios/magic-accounts.ts";
 import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import { createPacer, type Pacer } from "./paced-client.ts";
@@ -12,17 +12,17 @@ import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { defaultRecipients, inDomain, type Recipient, toRecipient } from "./accounts.ts";
 import { HarnessError } from "./checker.ts";
 import { type CheckName, selectChecks } from "./checks.ts";
-import { type ContractOptions, DEFAULT_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
-import { checksOf, type Strictness } from "./strictness.ts";
+import type { ContractOptions } from "./contract-options.ts";
+import { type ContractSettings, contractSettings } from "./contract-settings.ts";
+import { checksOf } from "./strictness.ts";
 import { parseReplayPath } from "./replay.ts";
 import type { TargetSpec } from "./target.ts";
 import { createTokenSource, runTokenCommand, type TokenSource } from "./token-source.ts";
 
 export interface ContractPlan {
-  /** The options, with the first token of `--token-command` filled in. */
-  readonly options: ContractOptions;
+  /** The options with every default filled in, and the first token of `--token-command`. */
+  readonly settings: ContractSettings;
   readonly tokens: TokenSource | undefined;
-  readonly profile: Strictness;
   readonly provider: CompiledProfile;
   /** Paces every request of the run to the profile's stated rate limit; absent when it states none. */
   readonly pacer: Pacer | undefined;
@@ -30,7 +30,7 @@ export interface ContractPlan {
   readonly selected: ReadonlySet<CheckName>;
   readonly replay: ReturnType<typeof parseReplayPath>;
   readonly recipients: readonly Recipient[];
-  readonly seed: number;
+  /** Runs per property: the settings' runs, or one when replaying a path. */
   readonly runs: number;
   readonly spec: TargetSpec;
 }
@@ -42,80 +42,77 @@ export async function planContractRun(given: ContractOptions): Promise<ContractP
     given.tokenCommand === undefined || given.token !== undefined
       ? undefined
       : await runTokenCommand(given.tokenCommand);
-  const options: ContractOptions = firstToken === undefined ? given : { ...given, token: firstToken };
+  const settings = contractSettings(firstToken === undefined ? given : { ...given, token: firstToken });
   const tokens =
-    given.tokenCommand === undefined || options.token === undefined
+    given.tokenCommand === undefined || settings.token === undefined
       ? undefined
-      : createTokenSource(given.tokenCommand, options.token);
-  const profile = options.profile ?? "strict";
+      : createTokenSource(given.tokenCommand, settings.token);
   const selection = selectChecks({
-    ...(options.checks === undefined ? {} : { include: options.checks }),
-    ...(options.excludeChecks === undefined ? {} : { exclude: options.excludeChecks }),
+    ...(settings.checks === undefined ? {} : { include: settings.checks }),
+    ...(settings.excludeChecks === undefined ? {} : { exclude: settings.excludeChecks }),
   });
   if (!selection.ok) throw new HarnessError(selection.error);
-  const replay = checkCombinations(options);
-  const recipients = resolveRecipients(options.accounts);
-  if (options.target === undefined) refuseMagicAccounts(recipients);
-  const seed = options.seed ?? randomInt(2 ** 31);
-  const provider = compileProfile(await withSpecDomain(options.provider, options.specFile));
+  const replay = checkCombinations(settings);
+  const recipients = resolveRecipients(settings.accounts);
+  if (settings.target === undefined) refuseMagicAccounts(recipients);
+  const provider = compileProfile(await withSpecDomain(settings.provider, settings.specFile));
   const rateLimit = provider.resolved.rateLimit;
   return {
-    options,
+    settings,
     tokens,
-    profile,
     provider,
     pacer: rateLimit === undefined ? undefined : createPacer(rateLimit.requestsPerSecond),
-    inProfile: checksOf(profile),
+    inProfile: checksOf(settings.profile),
     selected: selection.checks,
     replay,
     // Written as the provider accepts them, where its profile states a domain.
     recipients: provider.given.domain ? inDomain(recipients, provider.domain) : recipients,
-    seed,
-    runs: replay === undefined ? (options.runs ?? DEFAULT_RUNS) : 1,
-    spec: targetSpecOf(options, seed),
+    runs: replay === undefined ? settings.runs : 1,
+    spec: targetSpecOf(settings),
   };
 }
 
 /** Refuses options that only make sense together; returns the parsed replay path. */
-function checkCombinations(options: ContractOptions): ReturnType<typeof parseReplayPath> {
-  if (options.target !== undefined && options.token === undefined) {
+function checkCombinations(settings: ContractSettings): ReturnType<typeof parseReplayPath> {
+  if (settings.target !== undefined && settings.token === undefined) {
     throw new HarnessError("--target needs --token (or --token-command)");
   }
-  const replay = options.path === undefined ? undefined : parseReplayPath(options.path);
-  if (options.path !== undefined && replay === undefined)
-    throw new HarnessError(`--path '${options.path}' is not a replay path`);
-  if (replay !== undefined && options.properties?.length !== 1) {
+  const replay = settings.path === undefined ? undefined : parseReplayPath(settings.path);
+  if (settings.path !== undefined && replay === undefined)
+    throw new HarnessError(`--path '${settings.path}' is not a replay path`);
+  if (replay !== undefined && settings.properties?.length !== 1) {
     throw new HarnessError("--path replays one property: give exactly one --property");
   }
-  if ((options.saveRun !== undefined || options.recheck !== undefined) && options.target === undefined) {
+  if ((settings.saveRun !== undefined || settings.recheck !== undefined) && settings.target === undefined) {
     throw new HarnessError("--save-run and --recheck need --target: an in-process simulator is gone after the run");
   }
-  if (options.saveRun !== undefined && options.recheck !== undefined) {
+  if (settings.saveRun !== undefined && settings.recheck !== undefined) {
     throw new HarnessError("--save-run and --recheck do not go together: a recheck places no order");
   }
-  if ((options.webhookListen === undefined) !== (options.webhookSecret === undefined)) {
+  if ((settings.webhookListen === undefined) !== (settings.webhookSecret === undefined)) {
     throw new HarnessError("--webhook-listen and --webhook-secret go together");
   }
   return replay;
 }
 
-function targetSpecOf(options: ContractOptions, seed: number): TargetSpec {
-  if (options.target === undefined) {
+function targetSpecOf(settings: ContractSettings): TargetSpec {
+  if (settings.target === undefined) {
     return {
       kind: "in_process",
-      seed,
-      timingMs: options.timingMs ?? DEFAULT_TIMING_MS,
-      ...(options.simulator === undefined ? {} : { simulator: options.simulator }),
+      seed: settings.seed,
+      // The settings give the in-process simulator its default timing.
+      timingMs: settings.timingMs as number,
+      ...(settings.simulator === undefined ? {} : { simulator: settings.simulator }),
     };
   }
   return {
     kind: "remote",
-    url: options.target,
-    token: options.token as string,
-    ...(options.otherToken === undefined ? {} : { otherToken: options.otherToken }),
-    ...(options.adminUrl === undefined ? {} : { adminUrl: options.adminUrl }),
-    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
-    ...(options.timingMs === undefined ? {} : { timingMs: options.timingMs }),
+    url: settings.target,
+    token: settings.token as string,
+    ...(settings.otherToken === undefined ? {} : { otherToken: settings.otherToken }),
+    ...(settings.adminUrl === undefined ? {} : { adminUrl: settings.adminUrl }),
+    ...(settings.adminToken === undefined ? {} : { adminToken: settings.adminToken }),
+    ...(settings.timingMs === undefined ? {} : { timingMs: settings.timingMs }),
   };
 }
 

@@ -56,8 +56,11 @@ const HOP_BY_HOP = new Set([
   "host",
 ]);
 
+/** Observations kept for lookup by request id; the oldest are forgotten first. */
+const KEPT_OBSERVATIONS = 10_000;
+
 /**
- * Starts a fault proxy in front of `target` on 127.0.0.1 (port 0 by default).
+ * Starts a fault proxy in front of `target` on a free port of 127.0.0.1.
  *
  * @example
  * const proxy = await startFaultProxy({ target: sim.url });
@@ -65,15 +68,9 @@ const HOP_BY_HOP = new Set([
  * await client.send({ method: "POST", path: "/v1/airtime", body, fault: { kind: "drop_response" } });
  * await proxy.close();
  */
-export async function startFaultProxy(options: {
-  readonly target: string;
-  readonly port?: number;
-  readonly host?: string;
-  /** Observations kept for lookup by request id; the oldest are forgotten first. */
-  readonly keep?: number;
-}): Promise<FaultProxy> {
+export async function startFaultProxy(options: { readonly target: string }): Promise<FaultProxy> {
   const target = new URL(options.target);
-  const observations = createObservations(options.keep ?? 10_000);
+  const observations = createObservations(KEPT_OBSERVATIONS);
   const { remember } = observations;
 
   const server = createServer((req, res) => {
@@ -125,7 +122,7 @@ export async function startFaultProxy(options: {
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+    server.listen(0, "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
     });

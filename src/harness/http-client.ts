@@ -57,7 +57,8 @@ export interface HttpClient {
   onExchange(listener: ((exchange: Exchange) => void) | undefined): void;
 }
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+/** Per request, unless the client or the request says otherwise; a contract run's default too. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * @example
@@ -65,7 +66,10 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
  * const outcome = await client.send({ method: "GET", path: "/v1/balance", headers: { authorization: "Bearer t" } });
  * if (outcome.kind === "response") console.log(outcome.status, outcome.json);
  */
-export function createHttpClient(baseUrl: string, options: { readonly timeoutMs?: number } = {}): HttpClient {
+export function createHttpClient(
+  baseUrl: string,
+  { timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS }: { readonly timeoutMs?: number } = {},
+): HttpClient {
   const base = new URL(baseUrl);
   let listener: ((exchange: Exchange) => void) | undefined;
   return {
@@ -79,7 +83,7 @@ export function createHttpClient(baseUrl: string, options: { readonly timeoutMs?
       const tell = listener;
       const startedAt = Date.now();
       const started = performance.now();
-      const outcome = await sendOnce(base, spec, spec.timeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+      const outcome = await sendOnce(base, spec, spec.timeoutMs ?? timeoutMs);
       tell?.({ request: spec, outcome, startedAt, durationMs: performance.now() - started });
       return outcome;
     },

@@ -9,8 +9,8 @@ import { createLedger } from "./audit/ledger.ts";
 import { createPromisedOrders } from "./audit/promised-orders.ts";
 import type { Timings } from "./audit/timings.ts";
 import { type Budget, createBudget } from "./budget.ts";
-import { DEFAULT_FINAL_TIMEOUT_MS, DEFAULT_MAX_COMMANDS, DEFAULT_WEBHOOK_TIMEOUT_MS } from "./contract-options.ts";
 import type { ContractPlan } from "./contract-plan.ts";
+import { subscriptionUrl } from "./contract-settings.ts";
 import { startFaultProxy } from "./fault-proxy.ts";
 import type { HarnessContext } from "./harness-context.ts";
 import { createHttpClient, type HttpClient } from "./http-client.ts";
@@ -60,23 +60,23 @@ async function openParts(
   timings: Timings,
   closers: (() => Promise<void>)[],
 ): Promise<HarnessContext> {
-  const { options, provider, profile } = plan;
+  const { settings, provider } = plan;
   const target = await resolveTarget(plan.spec);
   closers.push(target.close);
   const receiver = await startReceiver(plan, target);
   if (receiver !== undefined) closers.push(receiver.close);
   let prism: PrismProxy | undefined;
-  if (options.validateWithPrism === true) {
+  if (settings.validateWithPrism) {
     prism = await startPrism({
       upstream: target.url,
-      provider: options.provider,
-      ...(options.prismCwd === undefined ? {} : { cwd: options.prismCwd }),
+      provider: settings.provider,
+      cwd: settings.prismCwd,
     });
     closers.push(prism.close);
   }
   const proxy = await startFaultProxy({ target: prism?.url ?? target.url });
   closers.push(proxy.close);
-  const timeout = options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs };
+  const timeout = { timeoutMs: settings.requestTimeoutMs };
   const { pacer } = plan;
   const directClient = pacedClient(createHttpClient(target.url, timeout), pacer);
   const budget = await budgetFor(plan, target, directClient);
@@ -92,49 +92,49 @@ async function openParts(
     recipients: plan.recipients,
     receiver,
     subscription:
-      receiver === undefined ? undefined : { url: options.webhookUrl ?? receiver.url, secret: receiver.secret },
+      receiver === undefined ? undefined : { url: subscriptionUrl(settings, receiver.url), secret: receiver.secret },
     timeouts: {
-      finalMs: options.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_MS,
-      // The in-process simulator has delivered by the time its clock call returns; a short wait suffices.
-      webhookMs: options.webhookTimeoutMs ?? (target.kind === "in_process" ? 2000 : DEFAULT_WEBHOOK_TIMEOUT_MS),
-      pollMs: 100,
-      maxWaitMs: options.maxWaitMs ?? 500,
+      finalMs: settings.finalTimeoutMs,
+      webhookMs: settings.webhookTimeoutMs,
+      pollMs: settings.pollMs,
+      maxWaitMs: settings.maxWaitMs,
     },
-    maxCommands: options.maxCommands ?? DEFAULT_MAX_COMMANDS,
+    maxCommands: settings.maxCommands,
     maxAmountCents: budget.limitCents === undefined ? 500_000 : Math.min(50_000, budget.limitCents),
     ledger: createLedger(),
     promises: createPromisedOrders(),
     placements: createPlacementTally(),
-    sharedAccount: options.sharedAccount === true,
+    sharedAccount: settings.sharedAccount,
     timings,
-    profile,
+    profile: settings.profile,
     provider,
     tokens: plan.tokens,
-    targetSpec: options.specFile === undefined ? undefined : await loadTargetSpec(options.specFile),
+    targetSpec: settings.specFile === undefined ? undefined : await loadTargetSpec(settings.specFile),
     nextPrefix: () => `h${nonce}${(++prefixes).toString(36)}`,
   };
 }
 
 async function budgetFor(plan: ContractPlan, target: ResolvedTarget, client: HttpClient): Promise<Budget> {
-  const { options } = plan;
-  if (options.budget !== undefined) return createBudget(Math.round(options.budget * 100));
+  const { settings } = plan;
+  if (settings.budget !== undefined) return createBudget(Math.round(settings.budget * 100));
   if (target.kind === "remote" && target.admin === undefined) {
     // One account, no admin powers to fund another: never ask for more than it holds at the start, so
     // the run cannot drain it and leave later properties facing a 402 they did not cause.
-    const start = await startingBalanceCents(client, options.token as string, plan.provider);
+    const start = await startingBalanceCents(client, settings.token as string, plan.provider);
     if (start !== undefined) return createBudget(start);
   }
   return createBudget(undefined);
 }
 
 async function startReceiver(plan: ContractPlan, target: ResolvedTarget): Promise<WebhookReceiver | undefined> {
-  const { options, provider, profile } = plan;
+  const { settings, provider } = plan;
   // The interface shows no signing (§6): under `interface` a profile naming no scheme means unsigned deliveries.
-  const verifier = profile === "interface" && !provider.given.signing ? UNSIGNED.verifier(undefined) : undefined;
+  const verifier =
+    settings.profile === "interface" && !provider.given.signing ? UNSIGNED.verifier(undefined) : undefined;
   const common = { provider, ...(verifier === undefined ? {} : { verifier }) };
-  if (options.webhookListen !== undefined && options.webhookSecret !== undefined) {
-    const { host, port } = parseListen(options.webhookListen);
-    return startWebhookReceiver({ ...common, secret: options.webhookSecret, host, port });
+  if (settings.webhookListen !== undefined && settings.webhookSecret !== undefined) {
+    const { host, port } = parseListen(settings.webhookListen);
+    return startWebhookReceiver({ ...common, secret: settings.webhookSecret, host, port });
   }
   if (target.kind === "in_process") {
     // The in-process simulator can reach a local receiver, and the harness subscribes each fresh customer to it.

@@ -24,16 +24,13 @@ export interface PrismProxy {
 export interface PrismOptions {
   /** The upstream (the target's base URL). */
   readonly upstream: string;
-  /** Default: the provider's document when a provider is given, else this package's `spec/openapi.yaml`. */
-  readonly specFile?: string;
-  /** The dialect the target speaks: Prism validates against its document, the one `spec --provider` writes. */
+  /**
+   * The dialect the target speaks: Prism validates against its document, the
+   * one `spec --provider` writes; without one, this package's `spec/openapi.yaml`.
+   */
   readonly provider?: ProviderProfile | undefined;
-  /** Default: the `@stoplight/prism-cli` this package resolves, else `node_modules/.bin/prism` under `cwd`. */
-  readonly command?: string;
-  /** Where to look for Prism when the package's own copy is not there. Default: the working directory. */
-  readonly cwd?: string;
-  /** How long Prism may take to start. Default 60 s. */
-  readonly startTimeoutMs?: number;
+  /** Where to look for `node_modules/.bin/prism` when the package's own copy of Prism is not there. */
+  readonly cwd: string;
 }
 
 const PRISM_MISSING =
@@ -54,12 +51,12 @@ function resolvePrism(): string | undefined {
 }
 
 /**
- * The document Prism validates against: the one given, a dialect's (written
- * to a folder of its own, removed on close), or our spec's.
+ * The document Prism validates against: a dialect's (written to a folder of
+ * its own, removed on close), or our spec's.
  */
 async function documentFor(options: PrismOptions): Promise<{ file: string; remove(): Promise<void> }> {
-  if (options.specFile !== undefined || options.provider === undefined)
-    return { file: options.specFile ?? resolve(PACKAGE_ROOT, "spec/openapi.yaml"), remove: async () => {} };
+  if (options.provider === undefined)
+    return { file: resolve(PACKAGE_ROOT, "spec/openapi.yaml"), remove: async () => {} };
   const folder = await mkdtemp(join(tmpdir(), "airtime-harness-prism-"));
   const file = join(folder, "openapi.json");
   await writeFile(file, JSON.stringify(dialectOpenApiDocument(options.provider)), "utf8");
@@ -67,21 +64,18 @@ async function documentFor(options: PrismOptions): Promise<{ file: string; remov
 }
 
 export async function startPrism(options: PrismOptions): Promise<PrismProxy> {
-  const cwd = options.cwd ?? process.cwd();
-  const command =
-    options.command ??
-    [resolvePrism(), resolve(cwd, "node_modules/.bin/prism")].find(
-      (candidate) => candidate !== undefined && existsSync(candidate),
-    );
-  if (command === undefined || !existsSync(command)) throw new HarnessError(PRISM_MISSING);
+  const command = [resolvePrism(), resolve(options.cwd, "node_modules/.bin/prism")].find(
+    (candidate) => candidate !== undefined && existsSync(candidate),
+  );
+  if (command === undefined) throw new HarnessError(PRISM_MISSING);
   const document = await documentFor(options);
   if (!existsSync(document.file)) throw new HarnessError(`--validate-with-prism: ${document.file} not found`);
-  const prism = await startPrismProcess(command, ["proxy", document.file, options.upstream, "--errors"], {
-    ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
-  }).catch(async (error: unknown) => {
-    await document.remove();
-    throw error;
-  });
+  const prism = await startPrismProcess(command, ["proxy", document.file, options.upstream, "--errors"]).catch(
+    async (error: unknown) => {
+      await document.remove();
+      throw error;
+    },
+  );
   return {
     url: prism.url,
     close: async () => {
@@ -109,12 +103,11 @@ export interface PrismProcess extends PrismProxy {
 export async function startPrismProcess(
   command: string,
   args: readonly string[],
-  options: { readonly startTimeoutMs?: number } = {},
+  { startTimeoutMs = 60_000 }: { readonly startTimeoutMs?: number } = {},
 ): Promise<PrismProcess> {
-  const timeoutMs = options.startTimeoutMs ?? 60_000;
   const port = await freePort();
   const prism = startProcess(command, [...args, "-p", String(port), "-h", "127.0.0.1"], { cwd: PACKAGE_ROOT });
-  const started = await prism.waitFor(/listening on/i, timeoutMs);
+  const started = await prism.waitFor(/listening on/i, startTimeoutMs);
   switch (started.kind) {
     case "matched":
       return { url: `http://127.0.0.1:${port}`, pid: prism.child.pid, output: prism.output, close: () => prism.stop() };
@@ -122,6 +115,6 @@ export async function startPrismProcess(
       throw new HarnessError(`Prism exited with ${started.code} before listening:\n${prism.output().slice(-2000)}`);
     case "timed_out":
       prism.child.kill();
-      throw new HarnessError(`Prism did not start within ${timeoutMs} ms:\n${prism.output().slice(-2000)}`);
+      throw new HarnessError(`Prism did not start within ${startTimeoutMs} ms:\n${prism.output().slice(-2000)}`);
   }
 }

@@ -1,17 +1,17 @@
 /**
- * `runContract(options)` in four named steps: plan the run (check the
- * options), open what the properties share (target, receiver, Prism, fault
+ * `runContract(options)` in four named steps: plan the run (normalise and
+ * check the options), open what the properties share (target, receiver, Prism, fault
  * proxy, budget — one AsyncDisposable), run the properties into one coverage
  * aggregate (check-property.ts: replay before shrinking, shrinking capped in
  * time), and decide the verdicts with a pure function (contract-verdicts.ts).
  */
 import { createTimings } from "./audit/timings.ts";
 import { createBudget } from "./budget.ts";
-import { DEFAULT_LATE_AUDIT_MS, judgePromises, waitPastFinal } from "./audit/late-audit.ts";
+import { judgePromises, waitPastFinal } from "./audit/late-audit.ts";
 import { checkProperty, stepsOf } from "./check-property.ts";
 import { type Checker, createChecker } from "./checker.ts";
 import { CHECK_NAMES, type CheckName } from "./checks.ts";
-import { type ContractOptions, DEFAULT_REAL_CLOCK_MODEL_RUNS, DEFAULT_TIMING_MS } from "./contract-options.ts";
+import type { ContractOptions } from "./contract-options.ts";
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
 import { directApi, type HarnessContext } from "./harness-context.ts";
@@ -46,7 +46,7 @@ import { createTranscript } from "./transcript.ts";
 export async function runContract(given: ContractOptions = {}): Promise<ContractReport> {
   const started = Date.now();
   const plan = await planContractRun(given);
-  const { options } = plan;
+  const { settings } = plan;
   await preflightRun(plan, given);
   const timings = createTimings();
   const seen = emptyAggregate();
@@ -62,24 +62,20 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
       harness = run.harness;
       const hasOther = hasOtherCustomer(plan, harness);
       unavailable = unavailableChecks({
-        profile: plan.profile,
+        profile: settings.profile,
         inProfile: plan.inProfile,
         hasReceiver: harness.receiver !== undefined,
         signingGiven: plan.provider.given.signing,
         hasOtherCustomer: hasOther,
       });
       modelRuns = modelRunsFor(plan, harness);
-      const recheck = options.recheck === undefined ? undefined : await loadRecheck(plan, harness, unavailable);
+      const recheck = settings.recheck === undefined ? undefined : await loadRecheck(plan, harness, unavailable);
       const chosen = recheck === undefined ? chooseProperties(plan, harness, hasOther) : [];
       errors.push(...(await runProperties({ plan, harness, chosen, modelRuns, seen, reports: propertyReports })));
       await harness.timings.time("late audit", () => runLateAudit(plan, harness as HarnessContext, seen));
-      if (options.saveRun !== undefined) {
-        await saveRun(
-          options.saveRun,
-          plan.spec.kind === "remote" ? plan.spec.url : "",
-          options.token ?? "",
-          harness.promises.all(),
-        );
+      // --save-run needs --target (contract-plan.ts): the spec is remote.
+      if (settings.saveRun !== undefined && plan.spec.kind === "remote") {
+        await saveRun(settings.saveRun, plan.spec.url, plan.spec.token, harness.promises.all());
       }
       finished = true;
     } finally {
@@ -94,19 +90,19 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     finished,
     selected: plan.selected,
     unavailable,
-    maxFailures: options.maxFailures ?? Number.POSITIVE_INFINITY,
-    propertiesChosen: options.properties !== undefined,
+    maxFailures: settings.maxFailures,
+    propertiesChosen: settings.properties !== undefined,
     budgetRefusals: budget.refusals(),
     provider: plan.provider,
     webhooks: harness?.receiver?.arrivals(),
     placements: harness?.placements.counts(),
   });
-  const requireCoverage = options.requireCoverage === true;
+  const { requireCoverage } = settings;
   return {
     ok: isRunOk(checks, errors, requireCoverage),
-    seed: plan.seed,
-    target: describeTarget(options, harness),
-    profile: plan.profile,
+    seed: settings.seed,
+    target: describeTarget(plan, harness),
+    profile: settings.profile,
     runsPerProperty: plan.runs,
     modelRuns,
     durationMs: Date.now() - started,
@@ -114,7 +110,7 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
     properties: propertyReports,
     errors,
     spent: budget.spentCents() / 100,
-    budget: options.budget,
+    budget: settings.budget,
     requireCoverage,
     // Admin powers answer only on our simulator: its own ways to reach a missing case can be named.
     simulator: harness?.target.admin !== undefined,
@@ -124,14 +120,13 @@ export async function runContract(given: ContractOptions = {}): Promise<Contract
 
 function hasOtherCustomer(plan: ContractPlan, harness: HarnessContext): boolean {
   const { target } = harness;
-  return target.kind === "in_process" || target.admin !== undefined || plan.options.otherToken !== undefined;
+  return target.kind === "in_process" || target.admin !== undefined || plan.settings.otherToken !== undefined;
 }
 
 /** Against a real clock every model run waits for its orders' finals: fewer, fully audited runs by default. */
 function modelRunsFor(plan: ContractPlan, harness: HarnessContext): number {
-  const realClockDefault =
-    plan.replay === undefined && plan.options.runs === undefined && harness.target.clockMode === "real";
-  return realClockDefault ? DEFAULT_REAL_CLOCK_MODEL_RUNS : plan.runs;
+  const realClock = plan.replay === undefined && harness.target.clockMode === "real";
+  return realClock ? plan.settings.realClockModelRuns : plan.runs;
 }
 
 function chooseProperties(plan: ContractPlan, harness: HarnessContext, hasOther: boolean): ContractProperty[] {
@@ -143,7 +138,7 @@ function chooseProperties(plan: ContractPlan, harness: HarnessContext, hasOther:
     createStatusCodesProperty(harness),
     ...(hasOther ? [createIsolationProperty(harness)] : []),
   ];
-  const wanted = plan.options.properties;
+  const wanted = plan.settings.properties;
   return all.filter((property) => wanted === undefined || wanted.includes(property.name));
 }
 
@@ -161,7 +156,7 @@ interface PropertiesRun {
 async function runProperties(input: PropertiesRun): Promise<string[]> {
   const { plan, harness, seen } = input;
   const errors: string[] = [];
-  const maxFailures = plan.options.maxFailures ?? Number.POSITIVE_INFINITY;
+  const { maxFailures, seed } = plan.settings;
   const failed = new Set<CheckName>();
   const selected = new Set([...plan.selected].filter((name) => plan.inProfile.has(name)));
   for (const property of input.chosen) {
@@ -173,12 +168,12 @@ async function runProperties(input: PropertiesRun): Promise<string[]> {
       property,
       selected,
       failed,
-      seed: plan.seed,
+      seed,
       runs: property.name === "model" ? input.modelRuns : plan.runs,
       replay: plan.replay,
       maxFailures,
       harness,
-      options: plan.options,
+      settings: plan.settings,
       onFailure: (failure) => {
         failed.add(failure.check);
         seen.failures.set(failure.check, failure);
@@ -198,9 +193,8 @@ async function runProperties(input: PropertiesRun): Promise<string[]> {
  * join the run's like any other, the late audit's steps as their evidence.
  */
 async function runLateAudit(plan: ContractPlan, harness: HarnessContext, seen: CoverageAggregate): Promise<void> {
-  const afterMs = plan.options.lateAuditMs ?? DEFAULT_LATE_AUDIT_MS;
+  const { lateAuditMs: afterMs, maxFailures, seed } = plan.settings;
   const orders = harness.promises.all();
-  const maxFailures = plan.options.maxFailures ?? Number.POSITIVE_INFINITY;
   if (afterMs === 0 || orders.length === 0 || seen.failures.size >= maxFailures) return;
   const enabled = [...plan.selected].filter((name) => plan.inProfile.has(name) && !seen.failures.has(name));
   const checker = createChecker(new Set(enabled));
@@ -216,10 +210,10 @@ async function runLateAudit(plan: ContractPlan, harness: HarnessContext, seen: C
       check,
       property: "model",
       message: error.message.replace(/^\[[a-z_]+\] /, ""),
-      seed: plan.seed,
+      seed,
       path: "",
       steps: stepsOf(harness, transcript),
-      replay: `a late defect: run the contract again (seed ${plan.seed}); the late audit judges it after every model run`,
+      replay: `a late defect: run the contract again (seed ${seed}); the late audit judges it after every model run`,
       reproduced: false,
       observed: true,
       shrinkMs: 0,
@@ -239,8 +233,8 @@ const RECHECK_CHECKS: ReadonlySet<CheckName> = new Set([
 
 /** --recheck: the saved run's orders become this run's promises; every other check is out of its reach. */
 async function loadRecheck(plan: ContractPlan, harness: HarnessContext, unavailable: Map<CheckName, string>) {
-  const { options } = plan;
-  const orders = await loadSavedRun(options.recheck as string, options.target as string, options.token as string);
+  const { settings } = plan;
+  const orders = await loadSavedRun(settings.recheck as string, settings.target as string, settings.token as string);
   for (const order of orders) harness.promises.add(order);
   for (const name of CHECK_NAMES) {
     if (!RECHECK_CHECKS.has(name) && !unavailable.has(name))
@@ -276,13 +270,12 @@ function addCoverage(seen: CoverageAggregate, property: PropertyName, checker: C
   }
 }
 
-function describeTarget(options: ContractOptions, harness: HarnessContext | undefined): string {
-  if (options.target === undefined) {
-    return `in-process simulator (virtual clock, ${options.timingMs ?? DEFAULT_TIMING_MS} ms to final)`;
-  }
+function describeTarget(plan: ContractPlan, harness: HarnessContext | undefined): string {
+  const { spec } = plan;
+  if (spec.kind === "in_process") return `in-process simulator (virtual clock, ${spec.timingMs} ms to final)`;
   const target = harness?.target;
   const powers = target?.admin === undefined ? "no admin powers" : `admin powers, ${target.clockMode} clock`;
-  return `${options.target} (${powers})`;
+  return `${spec.url} (${powers})`;
 }
 
 /**
@@ -290,19 +283,13 @@ function describeTarget(options: ContractOptions, harness: HarnessContext | unde
  * refused token stops the run with the cause, not a table.
  */
 async function preflightRun(plan: ContractPlan, given: ContractOptions): Promise<void> {
-  const { options } = plan;
-  if (options.webhookListen !== undefined) await assertListenAddressFree(options.webhookListen);
+  const { settings } = plan;
+  if (settings.webhookListen !== undefined) await assertListenAddressFree(settings.webhookListen);
   if (plan.spec.kind !== "remote") return;
   const tokenFlag = given.token === undefined ? "--token-command" : "--token";
   await preflight({
     // Paced too: a provider's stated rate limit counts these requests like any other.
-    client: pacedClient(
-      createHttpClient(
-        plan.spec.url,
-        options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
-      ),
-      plan.pacer,
-    ),
+    client: pacedClient(createHttpClient(plan.spec.url, { timeoutMs: settings.requestTimeoutMs }), plan.pacer),
     url: plan.spec.url,
     unauthorized: plan.provider.resolved.http.unauthorized ?? 401,
     tokens: [

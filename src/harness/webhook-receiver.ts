@@ -92,8 +92,7 @@ export async function startWebhookReceiver(options: {
   readonly host?: string;
   readonly port?: number;
 }): Promise<WebhookReceiver> {
-  const { provider } = options;
-  const verifier = options.verifier ?? provider.verifier(options.secret);
+  const { provider, verifier = provider.verifier(options.secret) } = options;
   const statusEvents: ReceivedDelivery[] = [];
   /** Per reference, the event values of verified deliveries the event filter set aside. */
   const setAside = new Map<string, unknown[]>();

@@ -8,7 +8,7 @@ import { startDeliveryRecorder } from "./delivery-recorder.ts";
 import { inferFromObservations, type InferredProfile } from "./infer-from-target.ts";
 import { createProbeClient } from "./probe-client.ts";
 import { runProbe } from "./probe-run.ts";
-import { toRecipient } from "../harness/accounts.ts";
+import { probeSettings } from "./probe-settings.ts";
 
 export interface FromTargetOptions {
   readonly target: string;
@@ -41,18 +41,7 @@ export async function inferFromTarget(
       : await startDeliveryRecorder(options.listen);
   if (recorder !== undefined) print(`receiving webhooks at ${recorder.url}`);
   try {
-    const result = await runProbe(
-      client,
-      {
-        token: options.token,
-        ...(options.otherToken === undefined ? {} : { otherToken: options.otherToken }),
-        account: options.account,
-        service: toRecipient(options.account)?.service,
-        ...(options.budget === undefined ? {} : { budget: options.budget }),
-        timeoutMs: options.timeoutMs,
-      },
-      recorder,
-    );
+    const result = await runProbe(client, probeSettings(options), recorder);
     if (!result.ok) return { ok: false, reason: result.reason, spent: client.spent() };
     const inferred = inferFromObservations(result.observations, result.deliveries, options.webhookSecret);
     return { ok: true, inferred, spent: client.spent(), budget: client.budget() ?? 0 };

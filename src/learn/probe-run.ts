@@ -21,6 +21,7 @@ import {
   type RefusalKind,
 } from "./probe-target.ts";
 import type { DeliveryRecorder } from "./delivery-recorder.ts";
+import { probeBudgetKes } from "./probe-settings.ts";
 
 export type ProbeResult =
   | { readonly ok: true; readonly observations: Observations; readonly deliveries: readonly RawDelivery[] }
@@ -42,7 +43,7 @@ export async function runProbe(
     return { ok: false, reason: `no order was taken (amounts refused: ${refusedAmounts.join(", ") || "none"})` };
   }
   const amount = first.order.amount;
-  client.setBudget(settings.budget ?? amount * PROBE_LIMITS.DEFAULT_ORDERS);
+  client.setBudget(probeBudgetKes(settings, amount));
   const refusals: Partial<Record<RefusalKind, HttpResponse | undefined>> = {};
   const orders: ProbedOrder[] = [];
   const followed = await probe.follow(first.order, first.placed);

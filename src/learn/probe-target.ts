@@ -19,7 +19,7 @@ export interface ProbeSettings {
   readonly otherToken?: string;
   readonly account: string;
   readonly service: string | undefined;
-  /** KES; default three orders of the smallest amount the target takes. */
+  /** KES; without one, `probeBudgetKes` (probe-settings.ts) bounds the spend once the first order is taken. */
   readonly budget?: number;
   /** How long an order may take to become final, ms. */
   readonly timeoutMs: number;
@@ -59,7 +59,6 @@ export interface Observations {
 
 /** Amounts tried, smallest first, until the target takes one. */
 const AMOUNT_LADDER = [1, 5, 10, 20, 50, 100, 200, 500, 1000];
-const DEFAULT_ORDERS = 3;
 const MAX_ORDERS = 10;
 /** A status that has moved and then held still this long is taken as final. */
 const SETTLE_MS = 600;
@@ -169,4 +168,4 @@ function isTimeLike(value: unknown): boolean {
   return typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value);
 }
 
-export const PROBE_LIMITS = { DEFAULT_ORDERS, MAX_ORDERS } as const;
+export const PROBE_LIMITS = { MAX_ORDERS } as const;

@@ -60,43 +60,18 @@ import {
   retryDelay,
   withJitter,
 } from "./delivery-transitions.ts";
-import { createMemoryDeliveryStore } from "./memory-delivery-store.ts";
 import { buildStalePayload, buildWebhookPayload, staleEntryBefore } from "./payload.ts";
 import type { Delivery, DeliveryAttempt, DeliveryStore } from "./ports.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
-import { resolveSchedule, resolveTimeout } from "./schedule.ts";
 import { generateWebhookSecret } from "./signing.ts";
+import { type WebhookDispatcherOptions, webhookSettings } from "./webhook-settings.ts";
 
 /** The scheduler job type of an attempt; its payload is plain JSON (`AttemptJobPayload`). */
 export const WEBHOOK_ATTEMPT_JOB = "webhook.attempt";
 
-const DEFAULT_WEBHOOK_JITTER = 0.1;
-const DEFAULT_MAX_CONCURRENT_ATTEMPTS = 256;
-const DEFAULT_MAX_CONCURRENT_PER_ENDPOINT = 32;
-const DEFAULT_MAX_QUEUED_PER_ENDPOINT = 1000;
 /** How soon a retry's job that its delivery does not name yet looks again. */
 const NOT_YET_NAMED_RECHECK_MS = 250;
 const USER_AGENT = "airtime-harness-webhooks/1";
-
-export interface WebhookDispatcherOptions {
-  /** Delay before each attempt (ms list or text like `0,100ms,1s`); default Standard Webhooks' example. */
-  readonly schedule?: readonly number[] | string | undefined;
-  /** Per-attempt timeout (ms or text like `500ms`); default 15 s. */
-  readonly timeout?: number | string | undefined;
-  /** Relative jitter on each retry delay, 0..1 (0.1 = ±10 %); default 0.1. Drawn from the seeded source. */
-  readonly jitter?: number | undefined;
-  /** Also send intermediate (pending-class) statuses; default false. */
-  readonly intermediate?: boolean | undefined;
-  readonly deliveryStore?: DeliveryStore | undefined;
-  /** Wall clock for `webhook-timestamp` and latencies; injectable for tests. */
-  readonly wallClock?: (() => number) | undefined;
-  /** Attempts in flight at once, all endpoints together; default 256. Freed slots go to endpoints in turn. */
-  readonly maxConcurrentAttempts?: number | undefined;
-  /** Attempts in flight at once to one customer's endpoint; default 32. */
-  readonly maxConcurrentPerEndpoint?: number | undefined;
-  /** Attempts waiting for a slot, per endpoint; one more sheds the oldest as a failed `queue_overflow` attempt. Default 1000. */
-  readonly maxQueuedPerEndpoint?: number | undefined;
-}
 
 /** The simulator ports the dispatcher needs (a subset of `SimulatorContext`). */
 export interface WebhookDispatcherDeps {
@@ -226,31 +201,30 @@ class WebhookSender implements WebhookDispatcher {
   private readonly announcing = new Map<string, number>();
 
   constructor(deps: WebhookDispatcherDeps, options: WebhookDispatcherOptions) {
-    const jitter = options.jitter ?? DEFAULT_WEBHOOK_JITTER;
-    if (!(jitter >= 0 && jitter <= 1)) throw new RangeError("jitter must be within 0..1");
+    const settings = webhookSettings(options);
     this.store = deps.store;
     this.clock = deps.clock;
     this.scheduler = deps.scheduler;
     this.statusTable = deps.statusTable;
     this.dialect = deps.dialect ?? compileRenderer(undefined, { newUuid: randomUUID });
-    this.deliveries = options.deliveryStore ?? createMemoryDeliveryStore();
+    this.deliveries = settings.deliveryStore;
     this.placement = createAttemptPlacement(deps.jobs, {
       scheduler: deps.scheduler,
       clock: deps.clock,
       deliveries: this.deliveries,
     });
-    this.retry = { schedule: resolveSchedule(options.schedule), jitter };
+    this.retry = { schedule: settings.schedule, jitter: settings.jitter };
     this.schedule = this.retry.schedule;
     // A stream of our own, seeded from the simulator's: jitter is drawn as network
     // answers arrive, and must not shift the ids of later orders.
     this.random = createSeededRandom(Math.floor(deps.random.next() * 2 ** 32));
-    this.wallNow = options.wallClock ?? (() => Date.now());
-    this.timeoutMs = resolveTimeout(options.timeout);
-    this.intermediate = options.intermediate === true;
+    this.wallNow = settings.wallClock;
+    this.timeoutMs = settings.timeoutMs;
+    this.intermediate = settings.intermediate;
     this.limiter = createFairLimiter({
-      maxActive: options.maxConcurrentAttempts ?? DEFAULT_MAX_CONCURRENT_ATTEMPTS,
-      maxActivePerKey: options.maxConcurrentPerEndpoint ?? DEFAULT_MAX_CONCURRENT_PER_ENDPOINT,
-      maxQueuedPerKey: options.maxQueuedPerEndpoint ?? DEFAULT_MAX_QUEUED_PER_ENDPOINT,
+      maxActive: settings.maxConcurrentAttempts,
+      maxActivePerKey: settings.maxConcurrentPerEndpoint,
+      maxQueuedPerKey: settings.maxQueuedPerEndpoint,
     });
     // Every attempt in flight listens on this one signal; hundreds at once are normal, not a leak.
     setMaxListeners(0, this.closing.signal);

@@ -11,7 +11,7 @@ import type { ServerResponse } from "node:http";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { type WebhookPayload, WebhookPayloadSchema } from "../contract/webhook-schemas.ts";
 import { flattenHeaders } from "./incoming-request.ts";
-import { closeServer, createWebhookServer, type LocalServerOptions, listenOn } from "./local-server.ts";
+import { closeServer, createWebhookServer, type LocalServerOptions, listenOn, wallClock } from "./local-server.ts";
 import { type PostResult, postWebhook } from "./post-webhook.ts";
 import { verifyDialect, type VerifyOutcome, verifyWebhook } from "./signing.ts";
 
@@ -119,8 +119,7 @@ function answer(res: ServerResponse, handler: PostResult, status: number): void 
  * await forwarder.close();
  */
 export function createWebhookForwarder(options: WebhookForwarderOptions): WebhookForwarder {
-  const now = options.now ?? (() => Date.now());
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
+  const { now = wallClock, timeoutMs = DEFAULT_FORWARD_TIMEOUT_MS } = options;
   const closing = new AbortController();
   const seen: ForwardedAttempt[] = [];
   const { provider } = options;
@@ -163,7 +162,7 @@ export function createWebhookForwarder(options: WebhookForwarderOptions): Webhoo
 
   return {
     async listen() {
-      return `${await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1")}/webhooks`;
+      return `${await listenOn(server, options)}/webhooks`;
     },
     attempts: () => [...seen],
     close() {

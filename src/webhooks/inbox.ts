@@ -138,12 +138,13 @@ const WEBHOOK_PATH = "/webhooks";
  * await inbox.close();
  */
 export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
-  const secrets = [...(options.secrets ?? []), ...(options.secret === undefined ? [] : [options.secret])];
+  const { secrets: rotated = [], secret, respond = 200 } = options;
+  const secrets = [...rotated, ...(secret === undefined ? [] : [secret])];
   if (secrets.length === 0) throw new Error("createWebhookInbox needs a secret (or secrets)");
   const state: InboxState = {
     options,
     secrets,
-    responder: options.respond ?? 200,
+    responder: respond,
     accepted: [],
     acceptedIds: new Set(),
     attemptsById: new Map(),
@@ -161,7 +162,7 @@ export function createWebhookInbox(options: WebhookInboxOptions): WebhookInbox {
 
   return {
     async listen() {
-      baseUrl = `${await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1")}${WEBHOOK_PATH}`;
+      baseUrl = `${await listenOn(server, options)}${WEBHOOK_PATH}`;
       return baseUrl;
     },
     get url() {

@@ -21,8 +21,14 @@ export interface LocalServerOptions {
   readonly now?: () => number;
 }
 
-/** Listens on `port` (0: any free one) and `host`; resolves with `http://host:port`. */
-export async function listenOn(server: Server, port: number, host: string): Promise<string> {
+/** Wall time, unless the options inject a clock. */
+export const wallClock = (): number => Date.now();
+
+/** Listens on the options' `port` (0: any free one) and `host`; resolves with `http://host:port`. */
+export async function listenOn(
+  server: Server,
+  { port = 0, host = "127.0.0.1" }: Pick<LocalServerOptions, "port" | "host">,
+): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -51,9 +57,10 @@ export type WebhookRequestHandler = (
   receivedAt: number,
 ) => void | Promise<void>;
 
-export function createWebhookServer(options: LocalServerOptions, onRequest: WebhookRequestHandler): Server {
-  const now = options.now ?? (() => Date.now());
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+export function createWebhookServer(
+  { now = wallClock, maxBodyBytes = DEFAULT_MAX_BODY_BYTES }: LocalServerOptions,
+  onRequest: WebhookRequestHandler,
+): Server {
   const server = createServer((req, res) => {
     const receivedAt = now();
     if (req.method !== "POST") {

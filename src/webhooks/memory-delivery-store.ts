@@ -183,11 +183,13 @@ interface Held {
   readonly cold: ColdQueue;
 }
 
-function holdDeliveries(options: MemoryDeliveryStoreOptions): Held {
+function holdDeliveries({
+  hotDeliveries: hot = DEFAULT_HOT_RECORDS,
+  packInBackground: background = true,
+}: MemoryDeliveryStoreOptions): Held {
   const deliveries = new Map<string, Delivery | PackedDelivery>();
   const attemptsById = new Map<string, DeliveryAttempt[]>();
-  const hot = options.hotDeliveries ?? DEFAULT_HOT_RECORDS;
-  const cold = createColdQueue({ hot, background: options.packInBackground ?? true }, (id) => {
+  const cold = createColdQueue({ hot, background }, (id) => {
     const stored = deliveries.get(id);
     if (stored === undefined || stored instanceof PackedDelivery || stored.state === "pending") return;
     deliveries.set(id, new PackedDelivery(stored, attemptsById.get(id) ?? []));

@@ -6,7 +6,8 @@
 import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { createDeliveryAdmin } from "./admin-routes.ts";
 import { DELIVERY_ADMIN_SPEC } from "./admin-spec.ts";
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from "./dispatcher.ts";
+import { createWebhookDispatcher, type WebhookDispatcher } from "./dispatcher.ts";
+import type { WebhookDispatcherOptions } from "./webhook-settings.ts";
 import { createMemoryDeliveryStore, type MemoryDeliveryStore, parseDeliveryState } from "./memory-delivery-store.ts";
 
 export type WebhookPluginOptions = WebhookDispatcherOptions;

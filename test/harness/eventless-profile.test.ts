@@ -14,7 +14,7 @@
 import { afterAll, expect, test } from "vitest";
 import { parseProviderProfile } from "../../src/contract/provider-profile/load.ts";
 import type { ProviderProfile } from "../../src/contract/provider-profile/schema.ts";
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from "../../src/harness/contract-options.ts";
+import { CONTRACT_DEFAULTS } from "../../src/harness/contract-settings.ts";
 import { mappingToProfile } from "../../src/harness/mapping-file.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
@@ -45,7 +45,7 @@ async function runEnveloped(provider: ProviderProfile, seed: number): Promise<Co
   try {
     return await runContract({
       ...target.options,
-      webhookTimeoutMs: DEFAULT_WEBHOOK_TIMEOUT_MS,
+      webhookTimeoutMs: CONTRACT_DEFAULTS.webhookTimeoutMs,
       profile: "interface",
       provider,
       properties: ["model"],

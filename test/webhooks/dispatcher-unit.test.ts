@@ -9,11 +9,8 @@ import type { CustomerPatch, Job, Scheduler, Store } from "../../src/domain/port
 import { createSeededRandom } from "../../src/domain/ids.ts";
 import type { StatusChange } from "../../src/domain/service-types.ts";
 import { createTimeKeeper } from "../../src/time/time-keeper.ts";
-import {
-  createWebhookDispatcher,
-  WEBHOOK_ATTEMPT_JOB,
-  type WebhookDispatcherOptions,
-} from "../../src/webhooks/dispatcher.ts";
+import { createWebhookDispatcher, WEBHOOK_ATTEMPT_JOB } from "../../src/webhooks/dispatcher.ts";
+import type { WebhookDispatcherOptions } from "../../src/webhooks/webhook-settings.ts";
 import { createWebhookInbox, type WebhookInbox } from "../../src/webhooks/inbox.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 

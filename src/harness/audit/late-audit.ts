@@ -16,8 +16,6 @@ import type { Transcript } from "../transcript.ts";
 import type { PromisedOrder } from "./promised-orders.ts";
 import { sleep } from "./settle.ts";
 
-/** How long after the newest order went final the late audit reads it again, by default, ms. */
-export const DEFAULT_LATE_AUDIT_MS = 5000;
 /** Orders judged at a time: the target's rate limit is kept by the paced client underneath. */
 const BATCH = 16;
 

@@ -23,7 +23,7 @@ import type { RunContext } from "../run-context.ts";
 import { settleOrders, sleep } from "./settle.ts";
 import { resolveUnknownOrders } from "./unknown-orders.ts";
 import { judgeFinalWebhook } from "./webhook-judge.ts";
-import { DEFAULT_TIMING_MS } from "../contract-options.ts";
+import { clockScaleMs } from "../contract-settings.ts";
 
 /** Shortest pause before a final status is read again against a real clock, ms. */
 const MIN_REREAD_PAUSE_MS = 100;
@@ -98,7 +98,7 @@ function judgeHistory(model: HarnessModel, real: RunContext, order: ModelOrder, 
 
 async function pause(model: HarnessModel, real: RunContext, settleMs: number): Promise<void> {
   if (real.clock.mode === "virtual") {
-    model.elapsedMs += await real.clock.advance(model.config.timingMs ?? DEFAULT_TIMING_MS);
+    model.elapsedMs += await real.clock.advance(clockScaleMs(model.config.timingMs));
     return;
   }
   // A quarter of the time the orders took to settle (at least a moment, at most a quarter second): a late

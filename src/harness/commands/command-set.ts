@@ -30,10 +30,10 @@ export interface CommandSetOptions {
   /** Admin powers: forced outcomes join the stream. */
   readonly admin: boolean;
   readonly webhooks: boolean;
-  /** The lifecycle timing, when known: "advance time" steps often land exactly on it. */
-  readonly timingMs: number | undefined;
   /** Largest "advance time" step, ms (about 1.5 × the lifecycle timing). */
   readonly maxAdvanceMs: number;
+  /** Where "advance time" steps often land exactly: the lifecycle timing when known, else the largest step. */
+  readonly landingMs: number;
   /** Largest order amount in cents (small under a budget). */
   readonly maxAmountCents: number;
   readonly maxCommands: number;
@@ -146,7 +146,7 @@ export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iter
       arbitrary: fc
         .oneof(
           fc.integer({ min: 1, max: Math.max(1, options.maxAdvanceMs) }),
-          fc.constant(Math.max(1, options.timingMs ?? options.maxAdvanceMs)),
+          fc.constant(Math.max(1, options.landingMs)),
         )
         .map((ms) => new AdvanceTimeCommand(ms)),
     },

@@ -100,10 +100,13 @@ export async function sendOrder(
   real: RunContext,
   model: HarnessModel,
   order: ModelOrder,
-  options: { readonly fault?: Fault; readonly payload?: OrderPayload; readonly reserved?: boolean } = {},
+  {
+    fault,
+    payload = order.payload,
+    reserved = false,
+  }: { readonly fault?: Fault; readonly payload?: OrderPayload; readonly reserved?: boolean } = {},
 ): Promise<CallResult> {
-  const payload = options.payload ?? order.payload;
-  if (options.reserved !== true && !model.config.budget.reserve(toCents(payload.amount))) {
+  if (!reserved && !model.config.budget.reserve(toCents(payload.amount))) {
     throw new HarnessError("budget exhausted; a command's check() should have prevented this request");
   }
   return real.api.sendAirtime({
@@ -111,7 +114,7 @@ export async function sendOrder(
     body: { ...payload },
     key: order.key,
     keyIn: order.keyIn,
-    ...(options.fault === undefined ? {} : { fault: options.fault }),
+    ...(fault === undefined ? {} : { fault }),
   });
 }
 

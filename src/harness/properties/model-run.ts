@@ -14,6 +14,7 @@ import type { Checker } from "../checker.ts";
 import { HarnessError } from "../checker.ts";
 import type { CheckName } from "../checks.ts";
 import { commandsArbitrary } from "../commands/command-set.ts";
+import { clockScaleMs } from "../contract-settings.ts";
 import { type HarnessContext, harnessApi } from "../harness-context.ts";
 import { type LaneSet, MAX_LANES } from "../lanes.ts";
 import { committedOrders, createModel, type HarnessModel, isFinal, type ModelConfig } from "../model.ts";
@@ -67,11 +68,12 @@ export function createModelRunProperty(harness: HarnessContext): ContractPropert
     // A virtual clock is one for every run: runs advancing it side by side would move each other's orders.
     lanes: clock.mode === "real" ? MAX_LANES : 1,
     build(env) {
+      const maxAdvanceMs = Math.round(clockScaleMs(timing) * 1.5);
       const commands = commandsArbitrary({
         admin: config.admin,
         webhooks,
-        timingMs: timing,
-        maxAdvanceMs: Math.round((timing ?? 2000) * 1.5),
+        maxAdvanceMs,
+        landingMs: timing ?? maxAdvanceMs,
         maxAmountCents: harness.maxAmountCents,
         maxCommands: harness.maxCommands,
         ...(harness.provider.given.domain ? { domain: harness.provider.domain } : {}),

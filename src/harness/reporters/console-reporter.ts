@@ -19,7 +19,10 @@ export interface ConsoleReportOptions {
   readonly paint?: Paint;
 }
 
-export function formatConsoleReport(report: ContractReport, options: ConsoleReportOptions = {}): string {
+export function formatConsoleReport(
+  report: ContractReport,
+  { verbose = false, paint = PLAIN }: ConsoleReportOptions = {},
+): string {
   const width = Math.max(...CHECK_NAMES.map((name) => name.length));
   const lines: string[] = [
     `airtime-harness contract — ${report.target}`,
@@ -40,7 +43,6 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
             : isNoted(check)
               ? `${report.requireCoverage ? "FAILED (--require-coverage): " : ""}passed (${check.coverage.summary}), but ${(check.notes ?? []).join("; ")}`
               : `passed (${check.coverage.summary})`;
-    const paint = options.paint ?? PLAIN;
     const colour = { passed: paint.green, failed: paint.red, not_exercised: paint.yellow, skipped: paint.dim }[
       check.status
     ];
@@ -68,14 +70,14 @@ export function formatConsoleReport(report: ContractReport, options: ConsoleRepo
     });
     lines.push(`  replay: ${failure.replay}`);
   }
-  if (options.verbose === true) lines.push("", ...formatTimings(report));
+  if (verbose) lines.push("", ...formatTimings(report));
   const counts = countVerdicts(report);
   const summary =
     `${report.checks.length} checks: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped` +
     (counts.notExercised > 0 ? `, ${counts.notExercised} not exercised` : "") +
     (counts.noted > 0 ? `, ${counts.noted} with a coverage note` : "") +
     (report.errors.length > 0 ? `, ${report.errors.length} error${report.errors.length === 1 ? "" : "s"}` : "");
-  lines.push("", paintVerdict(report.ok ? "passed" : "failed", summary, options.paint));
+  lines.push("", paintVerdict(report.ok ? "passed" : "failed", summary, paint));
   return lines.join("\n");
 }
 
