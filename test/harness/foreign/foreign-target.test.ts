@@ -53,7 +53,6 @@ import {
   type Kit,
 } from "./foreign-client.ts";
 import type { ForeignTargetOptions } from "./foreign-target.ts";
-import { fetchToken } from "./print-token.ts";
 
 const running: Kit[] = [];
 
@@ -187,8 +186,9 @@ test("a token expires; print-token fetches a new one that works", async () => {
   const renewed = stdout.trim();
   expect(renewed).not.toBe(target.tokens.primary);
   expect((await call(`${target.url}/v1/balance`, renewed)).status).toBe(200);
-  const { clientId } = target.credentials.primary;
-  await expect(fetchToken(target.url, clientId, "wrong-secret")).rejects.toThrow(/401/);
+  const { clientSecret } = target.credentials.primary;
+  const wrongSecret = target.tokenCommand.replace(clientSecret, "wrong-secret");
+  await expect(promisify(exec)(wrongSecret)).rejects.toThrow(/answered 401/);
 });
 
 test("above the rate limit the answer is 429 with Retry-After, and after waiting it a request passes", async () => {

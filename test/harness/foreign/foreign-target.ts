@@ -80,7 +80,7 @@ const OTHER = "cust-other";
 const OTHER_TOKEN_LIFETIME_MS = 600_000;
 const SHORTCODE = "600900";
 const FOREIGN_ACCOUNTS = ["0712000101", "254733000202", "0770000303"] as const;
-const PRINT_TOKEN = fileURLToPath(new URL("./print-token.ts", import.meta.url));
+const PRINT_TOKEN = fileURLToPath(new URL("./print-token.mjs", import.meta.url));
 
 export function faultsOf(defect: ForeignDefect | undefined): LedgerFaults {
   return {
@@ -171,8 +171,8 @@ export async function startForeignTarget(options: ForeignTargetOptions = {}): Pr
       other: issuer.issueFor(OTHER, Math.max(options.tokenLifetimeMs ?? 0, OTHER_TOKEN_LIFETIME_MS)),
     },
     credentials,
-    // Node with tsx's loader, not npx: half the start-up, which counts when five runs refresh at once on a busy machine.
-    tokenCommand: `node --import tsx ${PRINT_TOKEN} ${url} ${credentials.primary.clientId} ${credentials.primary.clientSecret}`,
+    // Plain node, neither npx nor a TypeScript loader: five runs side by side each start one.
+    tokenCommand: `node ${PRINT_TOKEN} ${url} ${credentials.primary.clientId} ${credentials.primary.clientSecret}`,
     accounts: FOREIGN_ACCOUNTS,
     rateLimited: () => limiter.refused,
     refusedOrders: () => routes.refusedOrders(),
