@@ -10,9 +10,8 @@
  */
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { createWebhookInbox, type InboxDelivery, type InboxRejection } from "../webhooks/inbox.ts";
-import { cannotListen } from "./listen-failure.ts";
+import { cannotListen, untilStopSignal } from "./long-running.ts";
 import { parseListenArgs } from "./listen-settings.ts";
-import { untilStopSignal } from "./stop-signal.ts";
 import { type ForwardedAttempt, createWebhookForwarder } from "../webhooks/forwarder.ts";
 
 /** One line per delivery: time, webhook-id, reference, status, message. */

@@ -23,12 +23,11 @@ import { existsSync } from "node:fs";
 import { coloursFor } from "./colours.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
 import { chooseConfigFile } from "./config-discovery.ts";
-import { cannotListen } from "./listen-failure.ts";
+import { cannotListen, watchStopSignals } from "./long-running.ts";
 import { type BannerFacts, isLoopback, startBanner } from "./serve-banner.ts";
 import { createRequestLog, flushQuietly, openLogDestination, type RequestLogSettings } from "./request-log.ts";
 import { CONFIG_ENV, SERVE_FLAGS } from "./serve-flags.ts";
 import { runWorkers, workerIndex } from "./serve-workers.ts";
-import { watchStopSignals } from "./stop-signal.ts";
 
 /** What `serve` starts with. */
 export interface ServeSettings {
