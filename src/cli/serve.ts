@@ -20,7 +20,7 @@ import {
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import cluster from "node:cluster";
 import { existsSync } from "node:fs";
-import { coloursFor } from "./colours.ts";
+import { coloursFor } from "../report/console.ts";
 import { blameFlag, flagRows, mergeConfig, missingCompanion, readFlags } from "./flag-table.ts";
 import { chooseConfigFile } from "./config-discovery.ts";
 import { cannotListen, watchStopSignals } from "./long-running.ts";
