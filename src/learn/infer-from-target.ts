@@ -12,7 +12,7 @@ import type { RawDelivery } from "./infer-signing.ts";
 import { inferStatuses } from "./infer-statuses.ts";
 import { inferWebhooks } from "./infer-webhooks.ts";
 import type { FieldNote } from "./inference.ts";
-import { type OrderEvent, withExtraFields } from "./extra-field-samples.ts";
+import { type OrderEvent, withExtraFields } from "./infer-extra-fields.ts";
 import { valueAt } from "./json-leaves.ts";
 import type { Observations } from "./probe-target.ts";
 
