@@ -14,7 +14,7 @@ import { formatProfileIssues, loadProviderProfile } from "../contract/provider-p
 import { writeCalibration } from "../compare/calibrate.ts";
 import { runCompare } from "../compare/run-compare.ts";
 import { combineInferences } from "../learn/combine-inferences.ts";
-import { inferFromTarget } from "../learn/from-target.ts";
+import { inferFromTarget } from "../learn/infer-from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { createCompareProgress } from "../compare/progress.ts";
 import { fileExists, inferenceFromDocument } from "./profile-infer.ts";
