@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { runCompare } from "../compare/run-compare.ts";
-import { combineInferences } from "../learn/combine-inferences.ts";
+import { combineInferences } from "../learn/infer-from-openapi.ts";
 import { inferFromTarget } from "../learn/infer-from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { createCompareProgress } from "../compare/progress.ts";

@@ -8,8 +8,7 @@ import { access, readFile, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { inferFromTarget, type InferredProfile } from "../learn/infer-from-target.ts";
-import { combineInferences } from "../learn/combine-inferences.ts";
-import { inferFromOpenApi } from "../learn/infer-from-openapi.ts";
+import { combineInferences, inferFromOpenApi } from "../learn/infer-from-openapi.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { probeSettings } from "./profile-settings.ts";
 
