@@ -214,7 +214,7 @@ async function dialectOf(
   }
   const [{ compileRenderer }, { createProviderDialect }] = await Promise.all([
     import("../contract/provider-profile/render.ts"),
-    import("../handler-check/provider-dialect.ts"),
+    import("../handler-check/delivery-dialect.ts"),
   ]);
   return { ok: true, dialect: createProviderDialect(compileRenderer(loaded.profile, { newUuid: randomUUID })) };
 }

@@ -13,7 +13,7 @@ import type { ProviderProfile } from "../../src/contract/provider-profile/schema
 import { type HandlerCheckReport, runHandlerCheck } from "../../src/handler-check/check-handler.ts";
 import { formatHandlerCheckConsole } from "../../src/handler-check/report-formats.ts";
 import { formatHandlerCheckHtml } from "../../src/handler-check/report-html.ts";
-import { createProviderDialect } from "../../src/handler-check/provider-dialect.ts";
+import { createProviderDialect } from "../../src/handler-check/delivery-dialect.ts";
 import type { RuleName } from "../../src/handler-check/judge.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import { type DialectDefect, startDialectHandler } from "./dialect-handlers.ts";
