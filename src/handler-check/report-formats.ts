@@ -11,7 +11,7 @@ import {
   runTimesEndingNow,
 } from "../report/json-report.ts";
 import { escapeHtml, type Html, markup } from "../report/markup.ts";
-import type { HandlerCheckReport, HandlerCheckFailure } from "./check-handler.ts";
+import type { HandlerCheckReport, HandlerCheckFailure, TimelineEntry } from "./check-handler.ts";
 import type { Forgery } from "./delivery-dialect.ts";
 import {
   forgeryText,
@@ -24,7 +24,6 @@ import {
 } from "./judge.ts";
 import { toCurl } from "../harness/transcript.ts";
 import { describeAnswer } from "./handler-client.ts";
-import type { TimelineEntry } from "./run-sequence.ts";
 import { copyable, renderReportPage } from "../report/html-page.ts";
 
 const JSON_REPORT_VERSION = 1;
