@@ -17,7 +17,7 @@ import { combineInferences } from "../learn/infer-from-openapi.ts";
 import { inferFromTarget } from "../learn/infer-from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { createCompareProgress } from "../compare/progress.ts";
-import { fileExists, inferenceFromDocument } from "./profile-infer.ts";
+import { fileExists, inferenceFromDocument } from "./profile.ts";
 import { LEARN_USAGE, learnSettings, type LearnSettings } from "./learn-settings.ts";
 
 export async function learn(args: string[]): Promise<number> {
