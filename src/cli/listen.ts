@@ -55,13 +55,8 @@ export async function listen(args: string[]): Promise<number> {
     },
     onRejected: (rejection) => console.error(formatRejection(rejection)),
   });
-  let url: string;
-  try {
-    url = await inbox.listen();
-  } catch (error) {
-    console.error(`airtime-harness listen: ${cannotListen(config.host, config.port, error)}`);
-    return 2;
-  }
+  const url = await takePort(config, () => inbox.listen());
+  if (url === undefined) return 2;
   const secretCount = `${config.secrets.length} secret${config.secrets.length === 1 ? "" : "s"}`;
   console.log(`listening on ${url} (verifying with ${secretCount}, answering ${config.status}); Ctrl-C to stop`);
   const signal = await untilStopSignal();
@@ -70,6 +65,19 @@ export async function listen(args: string[]): Promise<number> {
   const duplicates = inbox.duplicates() === 1 ? "1 duplicate" : `${inbox.duplicates()} duplicates`;
   console.error(`${signal}: stopped after ${deliveries}, ${duplicates}, ${inbox.rejected().length} rejected`);
   return 0;
+}
+
+/** Listens in either mode: the URL, or undefined once it has said why the port could not be taken. */
+async function takePort(
+  where: { readonly host: string; readonly port: number },
+  listen: () => Promise<string>,
+): Promise<string | undefined> {
+  try {
+    return await listen();
+  } catch (error) {
+    console.error(`airtime-harness listen: ${cannotListen(where.host, where.port, error)}`);
+    return undefined;
+  }
 }
 
 /** One line per attempt: time, webhook-id, reference, status, message, then what the handler did. */
@@ -121,13 +129,8 @@ async function forwardWebhooks(config: ForwardConfig, target: string): Promise<n
     provider: config.provider,
     onAttempt: (attempt) => console.log(config.json ? toJson(attempt) : formatForwarded(attempt, target)),
   });
-  let url: string;
-  try {
-    url = await forwarder.listen();
-  } catch (error) {
-    console.error(`airtime-harness listen: ${cannotListen(config.host, config.port, error)}`);
-    return 2;
-  }
+  const url = await takePort(config, () => forwarder.listen());
+  if (url === undefined) return 2;
   console.log(`listening on ${url}, forwarding every attempt to ${target}; Ctrl-C to stop`);
   const signal = await untilStopSignal();
   await forwarder.close();
