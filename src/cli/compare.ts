@@ -18,8 +18,13 @@ import { type RunTimes, startRun } from "../report/json-report.ts";
 import { reportFilesError, writeReports } from "../report/outputs.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import { openTargetWebhooks, WEBHOOK_PARSE_OPTIONS, WEBHOOK_USAGE } from "./compare-webhooks.ts";
-import { readCompareFlags, safetyUsage } from "./compare-flags.ts";
+import {
+  openTargetWebhooks,
+  WEBHOOK_PARSE_OPTIONS,
+  WEBHOOK_USAGE,
+  readCompareFlags,
+  safetyUsage,
+} from "./compare-flags.ts";
 import { COMPARE_RUN_DEFAULTS, compareRunFlags } from "./compare-run-settings.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]

@@ -20,7 +20,7 @@ import { type ContractReport, isRunOk } from "../harness/report.ts";
 import { blameFlag, type Flag, missingCompanion, readFlags } from "./flag-table.ts";
 import { startRun } from "../report/json-report.ts";
 import { reportFilesError, writeReports } from "../report/outputs.ts";
-import { coloursFor } from "./colours.ts";
+import { coloursFor } from "../report/console.ts";
 
 /** The flag table, in the sections `--help` shows. Report flags set `report.*`, which is no run option. */
 export const CONTRACT_FLAGS: readonly { readonly section: string; readonly flags: readonly Flag[] }[] = [

@@ -2,7 +2,8 @@
  * A command's flags as one table. Each flag, and its environment twin, sets
  * one path of the command's config; the command's schema then parses the
  * whole config once, and a problem it finds is reported against the flag or
- * variable that gave the value. Adding a flag is adding an entry.
+ * variable that gave the value. Adding a flag is adding an entry; a
+ * command with none (`init`, `secret`) checks only that it got no argument.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { closestName } from "../contract/did-you-mean.ts";
@@ -177,4 +178,20 @@ export function flagRows(flags: readonly Flag[]): string[][] {
     flag.env ?? "",
     flag.help,
   ]);
+}
+
+/**
+ * The table of a command that has no flags: the argument check of a command
+ * that takes none but `--help`: its exit
+ * code when the arguments end the command (help, or a usage error), else
+ * undefined and the command goes on.
+ */
+export function helpOrNoArguments(command: string, usage: string, args: readonly string[]): number | undefined {
+  if (args.length === 1 && (args[0] === "-h" || args[0] === "--help")) {
+    console.log(usage);
+    return 0;
+  }
+  if (args.length === 0) return undefined;
+  console.error(`airtime-harness ${command}: takes no arguments, not ${args.join(" ")}\n\n${usage}`);
+  return 2;
 }

@@ -214,7 +214,7 @@ async function dialectOf(
   }
   const [{ compileRenderer }, { createProviderDialect }] = await Promise.all([
     import("../contract/provider-profile/render.ts"),
-    import("../handler-check/provider-dialect.ts"),
+    import("../handler-check/delivery-dialect.ts"),
   ]);
   return { ok: true, dialect: createProviderDialect(compileRenderer(loaded.profile, { newUuid: randomUUID })) };
 }
@@ -238,11 +238,10 @@ export async function handlerCheck(args: string[]): Promise<number> {
     return 2;
   }
   // The runner pulls in the simulator and fast-check: loaded only to run, so --help stays fast.
-  const [{ runHandlerCheck }, { stateSourceOf }, reports, { formatHandlerCheckHtml }] = await Promise.all([
+  const [{ runHandlerCheck }, { stateSourceOf }, reports] = await Promise.all([
     import("../handler-check/check-handler.ts"),
     import("../handler-check/handler-check-settings.ts"),
     import("../handler-check/report-formats.ts"),
-    import("../handler-check/report-html.ts"),
   ]);
   const { settings } = parsed;
   const dialect = await dialectOf(settings);
@@ -278,7 +277,7 @@ export async function handlerCheck(args: string[]): Promise<number> {
     console: () => reports.formatHandlerCheckConsole(report, context),
     json: () => reports.formatHandlerCheckJson(report, context, times),
     junit: () => reports.formatHandlerCheckJUnit(report, context),
-    html: () => formatHandlerCheckHtml(report, context),
+    html: () => reports.formatHandlerCheckHtml(report, context),
   });
   if (report.error !== undefined) return 2;
   return report.failure === undefined ? 0 : 1;

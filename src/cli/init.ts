@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CONFIG_FILE_NAMES } from "./config-discovery.ts";
-import { helpOrNoArguments } from "./no-arguments.ts";
+import { helpOrNoArguments } from "./flag-table.ts";
 
 const USAGE = `usage: airtime-harness init
 

@@ -13,11 +13,11 @@ import { join } from "node:path";
 import { formatProfileIssues, loadProviderProfile } from "../contract/provider-profile/load.ts";
 import { writeCalibration } from "../compare/calibrate.ts";
 import { runCompare } from "../compare/run-compare.ts";
-import { combineInferences } from "../learn/combine-inferences.ts";
-import { inferFromTarget } from "../learn/from-target.ts";
+import { combineInferences } from "../learn/infer-from-openapi.ts";
+import { inferFromTarget } from "../learn/infer-from-target.ts";
 import { profileYaml } from "../learn/profile-yaml.ts";
 import { createCompareProgress } from "../compare/progress.ts";
-import { fileExists, inferenceFromDocument } from "./profile-infer.ts";
+import { fileExists, inferenceFromDocument } from "./profile.ts";
 import { LEARN_USAGE, learnSettings, type LearnSettings } from "./learn-settings.ts";
 
 export async function learn(args: string[]): Promise<number> {

@@ -4,7 +4,7 @@
  * `airtime-harness secret | airtime-harness listen --secret -`.
  */
 import { generateWebhookSecret } from "../webhooks/signing.ts";
-import { helpOrNoArguments } from "./no-arguments.ts";
+import { helpOrNoArguments } from "./flag-table.ts";
 
 const USAGE = `usage: airtime-harness secret
 

@@ -9,7 +9,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { generateToken } from "../simulator/credentials.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
-import { watchStopSignals } from "./stop-signal.ts";
+import { watchStopSignals } from "./long-running.ts";
 
 /** Set in every worker: its number, 1…N. Worker 1 prints the banner. */
 const WORKER_INDEX_ENV = "AIRTIME_SIM_WORKER_INDEX";

@@ -15,9 +15,9 @@ import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { DEFAULT_STATUS_DEFINITIONS } from "../contract/status-codes.ts";
 import { keyOfQuantile, type QuantileTiming } from "../domain/quantile-timing.ts";
 import { parseSimulatorConfig } from "../simulator/config.ts";
-import { fitTiming } from "./fit-timing.ts";
 import type { SideObservations } from "./observe.ts";
 import { compareTimings } from "./rules.ts";
+import { quantile } from "./statistics.ts";
 
 /** Shares are written to 3 decimals: the observed share carries no more precision than that. */
 const SHARE_DECIMALS = 1000;
@@ -128,4 +128,26 @@ export async function writeCalibration(file: string, input: CalibrationInput): P
   if (!parsed.ok) throw new Error(`the fitted config does not validate: ${JSON.stringify(parsed.issues)}`);
   await writeFile(file, `${JSON.stringify(calibration.config, null, 2)}\n`, "utf8");
   return calibration;
+}
+
+/** The quantiles a calibration states: the body, the tail the rules judge (p95), and both ends. */
+const FITTED_QUANTILES: readonly number[] = [0, 0.1, 0.5, 0.9, 0.95, 1];
+
+/**
+ * Fits the simulator's timing to observed pending → final durations by
+ * their quantiles (min, p10, p50, p90, p95, max), which the simulator then
+ * draws from by linear interpolation between them. Quantiles assume no
+ * shape: a deployment whose latency is bimodal or capped is reproduced as
+ * it is, where a lognormal fit would bend it into a lognormal.
+ *
+ * @example
+ * fitTiming(observedMs); // { kind: "quantiles", points: [{ q: 0, ms: 180 }, { q: 0.1, ms: 240 }, …, { q: 1, ms: 2900 }] }
+ */
+export function fitTiming(durationsMs: readonly number[]): QuantileTiming | undefined {
+  const observed = durationsMs.filter((ms) => Number.isFinite(ms) && ms >= 0);
+  if (observed.length === 0) return undefined;
+  return {
+    kind: "quantiles",
+    points: FITTED_QUANTILES.map((q) => ({ q, ms: Math.round(quantile(observed, q)) })),
+  };
 }

@@ -9,8 +9,7 @@ import { parseDuration } from "../contract/duration.ts";
 import { parseForwardTarget } from "../webhooks/forward-target.ts";
 import { isWebhookSecret } from "../webhooks/signing.ts";
 import type { StateSource } from "./believed-state.ts";
-import type { DeliveryDialect } from "./delivery-dialect.ts";
-import { createStandardDialect } from "./standard-dialect.ts";
+import { type DeliveryDialect, createStandardDialect } from "./delivery-dialect.ts";
 
 /** Every default of a handler check. */
 export const HANDLER_CHECK_DEFAULTS = Object.freeze({

@@ -9,12 +9,13 @@
  * named in its description), the domain from the request schema, the
  * webhook's filter, delivery id and signing from its headers and body.
  * Where several fields fit, the best is taken and the others are listed.
+ * Beside `--from-target`, the probe's inference and the document's are
+ * combined (`combineInferences`): what the probe saw wins.
  */
 import type { ProfileStatusClass, ProviderProfile } from "../contract/provider-profile/schema.ts";
-import { domainFromSpec } from "../harness/spec-domain.ts";
-import { createFindingLog } from "./inference.ts";
+import { domainFromSpec, resolveRef } from "../harness/spec-domain.ts";
+import { createFindingLog, type FieldNote } from "./inference.ts";
 import type { InferredProfile } from "./infer-from-target.ts";
-import { leafText, openApiDocument, type OpenApiDocument, type SchemaLeaf } from "./openapi-schema.ts";
 import { valueAt } from "./json-leaves.ts";
 
 type Json = Record<string, unknown>;
@@ -298,4 +299,175 @@ export function inferFromOpenApi(raw: Json): InferredProfile {
     log.note(["domain"], "the send-airtime request schema");
   } else log.miss("domain: the request schema states no bounds");
   return { profile, notes: log.notes, missing: log.missing, setAside: hooks?.setAside ?? [] };
+}
+
+// Reading the document: `$ref`s followed, each operation's bodies found by
+// path and method, and a schema flattened into its leaves (a JSON pointer
+// per scalar field, array items at index 0, every branch of
+// oneOf/anyOf/allOf at the same place), with the property's name, type,
+// enum or const and description.
+
+interface SchemaLeaf {
+  readonly pointer: string;
+  readonly name: string;
+  readonly schema: Json;
+  /** The branch of a oneOf/anyOf it was found in, when the body has several. */
+  readonly branch: number | undefined;
+}
+
+interface OpenApiDocument {
+  /** The node a `$ref` names (chains followed); any other node as it is. */
+  resolve(node: unknown): Json;
+  /** The JSON schema of an operation's request (`status` "request") or of one of its responses. */
+  bodySchema(path: RegExp, method: string, status: string): Json | undefined;
+  /** Every response of the operations under `path` matching, with the status code and description. */
+  responses(
+    path: RegExp,
+  ): { method: string; status: string; description: string; schema: Json | undefined; example: unknown }[];
+  /** The webhook operations (3.1 `webhooks`, or the `x-webhooks` extension of 3.0). */
+  webhooks(): Json[];
+  leaves(schema: Json | undefined): SchemaLeaf[];
+  readonly raw: Json;
+}
+
+const escape = (name: string) => name.replaceAll("~", "~0").replaceAll("/", "~1");
+
+function openApiDocument(raw: Json): OpenApiDocument {
+  const resolve = (node: unknown): Json => resolveRef(raw, node);
+  const jsonOf = (content: unknown): { schema: Json | undefined; example: unknown } => {
+    const media = resolve(content);
+    const name = Object.keys(media).find((candidate) => /json/i.test(candidate));
+    const entry = name === undefined ? undefined : resolve(media[name]);
+    return { schema: entry === undefined ? undefined : resolve(entry.schema), example: entry?.example };
+  };
+  const operations = (path: RegExp) =>
+    Object.entries(resolve(raw.paths)).flatMap(([name, item]) =>
+      path.test(name)
+        ? Object.entries(resolve(item)).flatMap(([method, operation]) =>
+            ["get", "post", "put", "delete", "patch"].includes(method)
+              ? [{ method, operation: resolve(operation) }]
+              : [],
+          )
+        : [],
+    );
+
+  function leaves(schema: Json | undefined, pointer = "", name = "", branch?: number, depth = 0): SchemaLeaf[] {
+    if (schema === undefined || depth > 12) return [];
+    const node = resolve(schema);
+    const branches = [...asList(node.oneOf), ...asList(node.anyOf)];
+    if (branches.length > 0) {
+      return branches.flatMap((child, index) => leaves(resolve(child), pointer, name, branch ?? index, depth + 1));
+    }
+    const all = asList(node.allOf).flatMap((child) => leaves(resolve(child), pointer, name, branch, depth + 1));
+    if (node.type === "array" || node.items !== undefined) {
+      return [...all, ...leaves(resolve(node.items), `${pointer}/0`, name, branch, depth + 1)];
+    }
+    const properties = resolve(node.properties);
+    if (Object.keys(properties).length > 0) {
+      return [
+        ...all,
+        ...Object.entries(properties).flatMap(([key, child]) =>
+          leaves(resolve(child), `${pointer}/${escape(key)}`, key, branch, depth + 1),
+        ),
+      ];
+    }
+    return all.length > 0 ? all : [{ pointer, name, schema: node, branch }];
+  }
+
+  return {
+    raw,
+    resolve,
+    bodySchema(path, method, status) {
+      const found = operations(path).find((operation) => operation.method === method)?.operation;
+      if (found === undefined) return undefined;
+      if (status === "request") return jsonOf(resolve(found.requestBody).content).schema;
+      return jsonOf(resolve(resolve(found.responses)[status]).content).schema;
+    },
+    responses(path) {
+      return operations(path).flatMap(({ method, operation }) =>
+        Object.entries(resolve(operation.responses)).map(([status, response]) => {
+          const resolved = resolve(response);
+          return {
+            method,
+            status,
+            description: typeof resolved.description === "string" ? resolved.description : "",
+            ...jsonOf(resolved.content),
+          };
+        }),
+      );
+    },
+    webhooks() {
+      const hooks = resolve(raw.webhooks ?? raw["x-webhooks"]);
+      return Object.values(hooks).flatMap((item) => {
+        const post = resolve(item).post;
+        return post === undefined ? [] : [resolve(post)];
+      });
+    },
+    leaves: (schema) => leaves(schema),
+  };
+}
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** What a leaf says of itself: its name, its description and its enum, lower-cased, for matching by words. */
+function leafText(leaf: SchemaLeaf): string {
+  const description = typeof leaf.schema.description === "string" ? leaf.schema.description : "";
+  return `${leaf.name} ${description}`.toLowerCase();
+}
+
+// `--from-target` with `--from-openapi`: the probe confirms or corrects the
+// document. What the probe found wins, field by field, and a field where
+// the two disagree says so; the document completes what no probe order
+// could show: the statuses the orders never reached, the error statuses
+// the probe could not provoke, and the domain.
+
+function mergedBodies(probed: Bodies, documented: Bodies, notes: FieldNote[]): Bodies {
+  const merged: Record<string, Record<string, unknown>> = {};
+  for (const body of new Set([...Object.keys(documented), ...Object.keys(probed)])) {
+    const fromProbe = (probed as Record<string, Record<string, unknown> | undefined>)[body] ?? {};
+    const fromDocument = (documented as Record<string, Record<string, unknown> | undefined>)[body] ?? {};
+    for (const [field, value] of Object.entries(fromProbe)) {
+      const said = fromDocument[field];
+      if (said === undefined) continue;
+      const how = said === value ? "confirmed by the document" : `the probe corrected the document's ${String(said)}`;
+      notes.push({ path: ["bodies", body, field], how });
+    }
+    merged[body] = { ...fromDocument, ...fromProbe };
+  }
+  return merged as Bodies;
+}
+
+export function combineInferences(probed: InferredProfile, documented: InferredProfile): InferredProfile {
+  const notes: FieldNote[] = [...probed.notes];
+  const profile: ProviderProfile = { ...documented.profile, ...probed.profile };
+  profile.bodies = mergedBodies(probed.profile.bodies ?? {}, documented.profile.bodies ?? {}, notes);
+  const seen = probed.profile.statuses?.table ?? [];
+  const unseen = (documented.profile.statuses?.table ?? []).filter(
+    (entry) => !seen.some((probedEntry) => probedEntry.word === entry.word || probedEntry.code === entry.code),
+  );
+  if (probed.profile.statuses !== undefined || documented.profile.statuses !== undefined) {
+    profile.statuses = { ...documented.profile.statuses, ...probed.profile.statuses, table: [...seen, ...unseen] };
+    for (const entry of unseen) {
+      notes.push({
+        path: ["statuses", "table"],
+        how: `${entry.word ?? entry.code}: from the document, no probe order reached it`,
+      });
+    }
+  }
+  profile.http = { ...documented.profile.http, ...probed.profile.http };
+  profile.errorCodes = { ...documented.profile.errorCodes, ...probed.profile.errorCodes };
+  if (documented.profile.domain !== undefined) {
+    profile.domain = documented.profile.domain;
+    notes.push({ path: ["domain"], how: "the document's request schema" });
+  }
+  const completed = /no probe order reached one|^domain:/;
+  return {
+    profile,
+    notes,
+    missing: [
+      ...probed.missing.filter((what) => !completed.test(what)),
+      ...documented.missing.map((what) => `in the document, ${what}`),
+    ],
+    setAside: [...new Set([...probed.setAside, ...documented.setAside])],
+  };
 }

@@ -1,9 +1,12 @@
 /**
- * `profile init --from-target`: the probe's observations turned into a
- * provider profile, each field with how it was found, and the list of what
- * could not be found. The domain is never probed (that would take orders
- * that could be placed): it comes from the provider's OpenAPI document when
- * one is given, and is otherwise left out.
+ * `profile init --from-target`, as one call (`inferFromTarget`): probe the
+ * target (printing every request), receive its webhooks when a listen
+ * address and secret are given, and turn what it saw into a provider
+ * profile, each field with how it was found, and the list of what could not
+ * be found. Nothing is written here: the caller writes the one file. The
+ * domain is never probed (that would take orders that could be placed): it
+ * comes from the provider's OpenAPI document when one is given, and is
+ * otherwise left out.
  */
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { inferBodies } from "./infer-bodies.ts";
@@ -12,9 +15,13 @@ import type { RawDelivery } from "./infer-signing.ts";
 import { inferStatuses } from "./infer-statuses.ts";
 import { inferWebhooks } from "./infer-webhooks.ts";
 import type { FieldNote } from "./inference.ts";
-import { type OrderEvent, withExtraFields } from "./extra-field-samples.ts";
+import { type OrderEvent, withExtraFields } from "./infer-extra-fields.ts";
 import { valueAt } from "./json-leaves.ts";
 import type { Observations } from "./probe-target.ts";
+import { startDeliveryRecorder } from "./delivery-recorder.ts";
+import { createProbeClient } from "./probe-client.ts";
+import { runProbe } from "./probe-run.ts";
+import { probeSettings } from "./probe-settings.ts";
 
 export interface InferredProfile {
   readonly profile: ProviderProfile;
@@ -24,7 +31,7 @@ export interface InferredProfile {
   readonly setAside: readonly string[];
 }
 
-export function inferFromObservations(
+function inferFromObservations(
   observations: Observations,
   deliveries: readonly RawDelivery[],
   webhookSecret: string | undefined,
@@ -83,4 +90,44 @@ export function inferFromObservations(
   }
   missing.push("domain: the rest is never probed with orders (give the provider's OpenAPI document)");
   return { profile, notes, missing, setAside };
+}
+
+export interface FromTargetOptions {
+  readonly target: string;
+  readonly token: string;
+  readonly otherToken?: string;
+  readonly account: string;
+  readonly listen?: { readonly host: string; readonly port: number };
+  readonly webhookSecret?: string;
+  /** KES; default three orders of the smallest amount the target takes. */
+  readonly budget?: number;
+  readonly timeoutMs: number;
+}
+
+export type FromTargetResult =
+  | { readonly ok: true; readonly inferred: InferredProfile; readonly spent: number; readonly budget: number }
+  | { readonly ok: false; readonly reason: string; readonly spent: number };
+
+/**
+ * @example
+ * const result = await inferFromTarget({ target, token, account: "0712000101", timeoutMs: 10_000 }, console.log);
+ */
+export async function inferFromTarget(
+  options: FromTargetOptions,
+  print: (line: string) => void,
+): Promise<FromTargetResult> {
+  const client = createProbeClient(options.target, print);
+  const recorder =
+    options.listen === undefined || options.webhookSecret === undefined
+      ? undefined
+      : await startDeliveryRecorder(options.listen);
+  if (recorder !== undefined) print(`receiving webhooks at ${recorder.url}`);
+  try {
+    const result = await runProbe(client, probeSettings(options), recorder);
+    if (!result.ok) return { ok: false, reason: result.reason, spent: client.spent() };
+    const inferred = inferFromObservations(result.observations, result.deliveries, options.webhookSecret);
+    return { ok: true, inferred, spent: client.spent(), budget: client.budget() ?? 0 };
+  } finally {
+    await recorder?.close();
+  }
 }

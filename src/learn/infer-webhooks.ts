@@ -8,7 +8,7 @@
  * like the lookup's; the signing scheme is the one that verifies.
  */
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
-import type { OrderEvent } from "./extra-field-samples.ts";
+import type { OrderEvent } from "./infer-extra-fields.ts";
 import { byName, createFindingLog, type Finding } from "./inference.ts";
 import { displayHeader, inferSigning, type RawDelivery } from "./infer-signing.ts";
 import { leavesOf, pointersOfAmount, pointersOfText, valueAt } from "./json-leaves.ts";

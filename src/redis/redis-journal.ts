@@ -4,6 +4,12 @@
  * API of any process pages through the requests of all. Entry ids come from
  * one counter and are the stream ids' first part, so they keep the order of
  * arrival in Redis and page as the in-process journal's ids do.
+ *
+ * A simulator on a Redis store opens both sides (`openSharedJournal`):
+ * every request is recorded in this process's journal and appended to the
+ * shared stream, and the admin API pages through the shared one, so any
+ * instance shows the requests of all; `sim.journal` (and the plugins) keep
+ * this process's own requests.
  */
 import type { RedisClient } from "./redis-client.ts";
 import { luaScript } from "./lua-script.ts";
@@ -15,6 +21,7 @@ import {
   type JournalView,
   matchesJournalQuery,
   toJournalEntry,
+  type Journal,
 } from "../http/journal.ts";
 
 export interface RedisJournalOptions {
@@ -129,6 +136,34 @@ export function createRedisJournal(redis: RedisClient, options: RedisJournalOpti
       const gone: string[] = [];
       for await (const { streamId, record } of oldestFirst()) if (record.customerId === customerId) gone.push(streamId);
       for (let i = 0; i < gone.length; i += CHUNK) await redis.xdel(keys.stream, ...gone.slice(i, i + CHUNK));
+    },
+  };
+}
+
+/** Where the HTTP layer records requests, and what the admin API reads. */
+export interface JournalSides {
+  /** Where the HTTP layer records finished requests. */
+  readonly recorder: Journal;
+  /** What `GET /_sim/journal` pages through and a reset clears. */
+  readonly view: JournalView;
+}
+
+export function openSharedJournal(local: Journal, redis: RedisClient, limit: number): JournalSides {
+  const shared = createRedisJournal(redis, { limit });
+  return {
+    recorder: {
+      ...local,
+      record(entry) {
+        local.record(entry);
+        shared.record(entry);
+      },
+    },
+    view: {
+      page: (query) => shared.page(query),
+      async clear(customerId) {
+        local.clear(customerId);
+        await shared.clear(customerId);
+      },
     },
   };
 }

@@ -37,7 +37,7 @@ import { createRedisScheduler } from "../redis/redis-scheduler.ts";
 import type { RedisClient } from "../redis/redis-client.ts";
 import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
 import { REPLICA_ACK_TIMEOUT_MS, replicaAck, withReplicaAck } from "../redis/replica-ack.ts";
-import { type JournalSides, openSharedJournal } from "../redis/shared-journal.ts";
+import { type JournalSides, openSharedJournal } from "../redis/redis-journal.ts";
 import { createMemoryStore, type MemoryStore } from "../store/memory-store.ts";
 import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 import type { DeliveryStore } from "../webhooks/ports.ts";

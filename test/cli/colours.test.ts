@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { coloursFor } from "../../src/cli/colours.ts";
+import { coloursFor } from "../../src/report/console.ts";
 
 const tty = { isTTY: true, hasColors: () => true };
 

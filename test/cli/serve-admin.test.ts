@@ -3,8 +3,7 @@
  * needs an admin token of one's own (or no admin API) and says it is exposed.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { isLoopback } from "../../src/cli/serve-banner.ts";
-import { parseServeArgs } from "../../src/cli/serve.ts";
+import { isLoopback, parseServeArgs } from "../../src/cli/serve.ts";
 import type { RunningProcess } from "../../src/harness/child-process.ts";
 import { startServe } from "../support/processes.ts";
 

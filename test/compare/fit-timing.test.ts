@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fitTiming } from "../../src/compare/fit-timing.ts";
+import { fitTiming } from "../../src/compare/calibrate.ts";
 import { createSeededRandom } from "../../src/domain/ids.ts";
 import { sampleDelay } from "../../src/domain/timing.ts";
 import { quantile } from "../../src/compare/statistics.ts";

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { formatCompareReport } from "../../src/compare/console-report.ts";
 import type { WebhookRecorder } from "../../src/compare/observe-webhooks.ts";
 import { type CompareReport, runCompare } from "../../src/compare/run-compare.ts";
-import { WEBHOOK_RULES } from "../../src/compare/webhook-rules.ts";
+import { WEBHOOK_RULES } from "../../src/compare/judge.ts";
 import type { ScenarioFileInput } from "../../src/scenarios/schema.ts";
 import type { SimulatorOptions } from "../../src/simulator/simulator-options.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";

@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { COMPARE_SAFETY_FLAGS } from "../../src/cli/compare-flags.ts";
 import { CONTRACT_FLAGS } from "../../src/cli/contract.ts";
-import { ISOLATION_RULE } from "../../src/compare/isolation.ts";
+import { ISOLATION_RULE } from "../../src/compare/safety.ts";
 import type { CompareJsonReport } from "../../src/compare/report-schema.ts";
 import { useTempFolder } from "../support/temp-folder.ts";
 import { CompareTargets, REFERENCE_SETTINGS, TARGET_TOKEN } from "../support/compare-targets.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookObservations } from "../../src/compare/observe-webhooks.ts";
-import { judgeWebhooks, WEBHOOK_RULES } from "../../src/compare/webhook-rules.ts";
+import { judgeWebhooks, WEBHOOK_RULES } from "../../src/compare/judge.ts";
 
 /** Forty orders told once each, no repeats: what our simulator's receiver sees. */
 const told: WebhookObservations = {

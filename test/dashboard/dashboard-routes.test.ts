@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBanner } from "../../src/cli/serve-banner.ts";
+import { startBanner } from "../../src/cli/serve.ts";
 import { createDashboardPlugin, dashboardLink } from "../../src/dashboard/dashboard-plugin.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import {

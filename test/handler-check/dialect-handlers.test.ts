@@ -11,9 +11,8 @@ import { loadProviderProfile } from "../../src/contract/provider-profile/load.ts
 import { compileRenderer } from "../../src/contract/provider-profile/render.ts";
 import type { ProviderProfile } from "../../src/contract/provider-profile/schema.ts";
 import { type HandlerCheckReport, runHandlerCheck } from "../../src/handler-check/check-handler.ts";
-import { formatHandlerCheckConsole } from "../../src/handler-check/report-formats.ts";
-import { formatHandlerCheckHtml } from "../../src/handler-check/report-html.ts";
-import { createProviderDialect } from "../../src/handler-check/provider-dialect.ts";
+import { formatHandlerCheckConsole, formatHandlerCheckHtml } from "../../src/handler-check/report-formats.ts";
+import { createProviderDialect } from "../../src/handler-check/delivery-dialect.ts";
 import type { RuleName } from "../../src/handler-check/judge.ts";
 import { generateWebhookSecret } from "../../src/webhooks/signing.ts";
 import { type DialectDefect, startDialectHandler } from "./dialect-handlers.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { buildSteps, type SequencePlan } from "../../src/handler-check/sequence-model.ts";
 import { type SimulatorTruth, startSimulatorTruth, type TrueOrder } from "../../src/handler-check/simulator-truth.ts";
-import { createStandardDialect } from "../../src/handler-check/standard-dialect.ts";
+import { createStandardDialect } from "../../src/handler-check/delivery-dialect.ts";
 
 let truth: SimulatorTruth;
 let orders: TrueOrder[];

@@ -5,7 +5,7 @@ import { CheckFailure, createChecker } from "../../src/harness/checker.ts";
 import { CHECK_NAMES, CHECKS, selectChecks } from "../../src/harness/checks.ts";
 import { formatReplayPath, parseReplayPath } from "../../src/harness/replay.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
-import { coloursFor } from "../../src/cli/colours.ts";
+import { coloursFor } from "../../src/report/console.ts";
 import { formatConsoleReport } from "../../src/harness/reporters/console-reporter.ts";
 import { formatJUnitReport } from "../../src/harness/reporters/junit-reporter.ts";
 import { toCurl } from "../../src/harness/transcript.ts";

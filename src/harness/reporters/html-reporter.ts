@@ -5,14 +5,14 @@
  * disagreed, and the replay command; the run's target, profile, seed and timing. Everything the
  * target said is escaped (see src/report/markup.ts).
  */
-import type { ExchangeRecord } from "../failure-evidence.ts";
+import type { ExchangeRecord, FailureDiff } from "../failure-evidence.ts";
 import { type CheckVerdict, type ContractReport, countVerdicts, type FailureStep } from "../report.ts";
-import { renderJsonDiff } from "./html-diff.ts";
 import { failureTimeline } from "./failure-timeline.ts";
 import { type FoldedStep, foldSteps, otherRunsLine } from "./folded-steps.ts";
 import { copyable, type Fact, renderReportPage } from "../../report/html-page.ts";
 import { chartAssets } from "../../report/charts.ts";
 import { type Html, inlineCode, markup } from "../../report/markup.ts";
+import { diffJson } from "diff";
 
 type FailedVerdict = Extract<CheckVerdict, { status: "failed" }>;
 
@@ -242,4 +242,37 @@ function seconds(ms: number): string {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected verdict ${JSON.stringify(value)}`);
+}
+
+/**
+ * Expected against actual as a line diff of their pretty-printed JSON (keys
+ * sorted, so only real differences show), rendered as `<del>`/`<ins>` lines.
+ */
+function renderJsonDiff(diff: FailureDiff): Html {
+  const changes = diffJson(asDiffable(diff.expected), asDiffable(diff.actual));
+  const lines = changes.flatMap((change) =>
+    change.value
+      .replace(/\n$/, "")
+      .split("\n")
+      .map((line) =>
+        change.added
+          ? markup`<ins class="diff-line"><span class="diff-mark" aria-hidden="true">+</span>${line}</ins>`
+          : change.removed
+            ? markup`<del class="diff-line"><span class="diff-mark" aria-hidden="true">−</span>${line}</del>`
+            : markup`<span class="diff-line"><span class="diff-mark" aria-hidden="true"> </span>${line}</span>`,
+      ),
+  );
+  return markup`<figure class="diff">
+  <figcaption>
+    <span class="legend-remove">− expected: ${diff.expectedLabel}</span>
+    <span class="legend-add">+ actual: ${diff.actualLabel}</span>
+  </figcaption>
+  <pre tabindex="0">${lines}</pre>
+</figure>`;
+}
+
+/** `diffJson` takes objects, or text it treats as already serialized. */
+function asDiffable(value: unknown): string | object {
+  if (typeof value === "object" && value !== null) return value;
+  return `${JSON.stringify(value, null, 2) ?? "(nothing)"}\n`;
 }
