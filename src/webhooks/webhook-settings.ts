@@ -65,7 +65,7 @@ export function webhookSettings(options: WebhookDispatcherOptions): WebhookSetti
     jitter,
     intermediate: options.intermediate ?? WEBHOOK_DEFAULTS.intermediate,
     deliveryStore: options.deliveryStore ?? createMemoryDeliveryStore(),
-    wallClock: options.wallClock ?? (() => Date.now()),
+    wallClock: options.wallClock ?? Date.now,
     maxConcurrentAttempts: options.maxConcurrentAttempts ?? WEBHOOK_DEFAULTS.maxConcurrentAttempts,
     maxConcurrentPerEndpoint: options.maxConcurrentPerEndpoint ?? WEBHOOK_DEFAULTS.maxConcurrentPerEndpoint,
     maxQueuedPerEndpoint: options.maxQueuedPerEndpoint ?? WEBHOOK_DEFAULTS.maxQueuedPerEndpoint,
