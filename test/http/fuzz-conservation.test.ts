@@ -10,6 +10,7 @@
 import { fc } from "@fast-check/vitest";
 import inject from "light-my-request";
 import { expect, test } from "vitest";
+import { BINARY_UNIT } from "../../src/contract/arbitraries.ts";
 import { DEFAULT_STATUS_TABLE, refundsWallet, SUCCESS_STATUS } from "../../src/contract/status-codes.ts";
 import type { Simulator, SimulatorOptions } from "../../src/index.ts";
 import { DEMO_TOKEN, startSimulator } from "../support/http.ts";
@@ -76,7 +77,7 @@ const adminPathArb = fc.oneof(
 
 const queryArb = fc.option(
   fc
-    .dictionary(fc.string({ unit: "grapheme-ascii", maxLength: 12 }), fc.string({ unit: "binary", maxLength: 40 }), {
+    .dictionary(fc.string({ unit: "grapheme-ascii", maxLength: 12 }), fc.string({ unit: BINARY_UNIT, maxLength: 40 }), {
       maxKeys: 3,
     })
     .map((query) => `?${new URLSearchParams(query).toString()}`),

@@ -4,6 +4,7 @@
  * catalogue code.
  */
 import { fc } from "@fast-check/vitest";
+import { BINARY_UNIT } from "../../src/contract/arbitraries.ts";
 import { isErrorCode } from "../../src/contract/error-codes.ts";
 import { DEMO_TOKEN } from "../support/http.ts";
 
@@ -39,7 +40,7 @@ const KNOWN_PATHS = [
   "/_sim/journal?limit=-1",
 ];
 
-const segmentArb = fc.string({ unit: "binary", maxLength: 30 }).map(encodeURIComponent);
+const segmentArb = fc.string({ unit: BINARY_UNIT, maxLength: 30 }).map(encodeURIComponent);
 export const pathArb = fc.oneof(
   fc.constantFrom(...KNOWN_PATHS),
   fc
@@ -55,7 +56,7 @@ export const jsonArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: "small" },
     fc.jsonValue({ maxDepth: 2 }),
-    fc.string({ unit: "binary", maxLength: 200 }),
+    fc.string({ unit: BINARY_UNIT, maxLength: 200 }),
     fc.constantFrom(1e308, -0, 10.001, Number.MAX_SAFE_INTEGER + 2),
     fc.dictionary(fc.oneof(nastyKeyArb, fc.string({ maxLength: 8 })), tie("value"), { maxKeys: 4 }),
     fc.array(tie("value"), { maxLength: 3 }),
@@ -77,13 +78,13 @@ const validOrderArb = fc.record(
     // Small pools of references and keys make duplicates, replays and mismatches likely.
     reference: mostly(
       fc.oneof(fc.constantFrom("r-1", "r-2", "r-3"), fc.string({ minLength: 1, maxLength: 60 })),
-      fc.string({ unit: "binary", maxLength: 120 }),
+      fc.string({ unit: BINARY_UNIT, maxLength: 120 }),
     ),
     service: fc.constantFrom("safaricom", "airtel", "telkom", "jtl", "equitel", "orange"),
     shortcode: mostly(fc.constant("600100"), fc.constantFrom("", "x".repeat(40), "123")),
     idempotencyKey: mostly(
       fc.oneof(fc.constantFrom("k-1", "k-2"), fc.uuid()),
-      fc.string({ unit: "binary", maxLength: 300 }),
+      fc.string({ unit: BINARY_UNIT, maxLength: 300 }),
     ),
     phone: fc.string({ maxLength: 40 }),
   },
@@ -94,7 +95,7 @@ export const bodyArb: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.constant(undefined),
   validOrderArb.map((o) => JSON.stringify(o)),
   jsonArb.map((v) => JSON.stringify(v) ?? "null"),
-  fc.string({ unit: "binary", maxLength: 200 }),
+  fc.string({ unit: BINARY_UNIT, maxLength: 200 }),
   fc.constantFrom("{", '{"a":', "[1,2", "{'a':1}", "\u0000", '{"__proto__":{"polluted":1}}', "nul", "{}"),
   fc.integer({ min: 1, max: 3_000 }).map((n) => `{"a":${"[".repeat(n)}${"]".repeat(n)}}`),
   fc.integer({ min: 60_000, max: 70_000 }).map((n) => JSON.stringify({ reference: "x".repeat(n) })),

@@ -1,5 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { afterAll, beforeAll, expect } from "vitest";
+import { BINARY_UNIT } from "../../src/contract/arbitraries.ts";
 import { REFERENCE_MAX_LENGTH, REFERENCE_PATTERN } from "../../src/contract/public-schemas.ts";
 import type { Simulator } from "../../src/index.ts";
 import { bearer, DEMO_TOKEN, placeOrder, send, startSimulator } from "../support/http.ts";
@@ -15,7 +16,7 @@ const referenceArb = fc
   .string({
     unit: fc.oneof(
       fc.constantFrom("/", "%", "?", "#", " ", "+", ".", "..", "&", "="),
-      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+      fc.string({ unit: BINARY_UNIT, minLength: 1, maxLength: 1 }),
       fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }),
     ),
     minLength: 1,
