@@ -15,16 +15,20 @@ import type { RunContext } from "../run-context.ts";
 import { AdvanceTimeCommand } from "./advance-time.ts";
 import { AwaitWebhookCommand } from "./await-webhook.ts";
 import { FORCED_ACTIONS, ForceOutcomeCommand } from "./force-outcome.ts";
-import { KeylessPairCommand } from "./keyless-pair.ts";
 import { LookupCommand } from "./lookup.ts";
 import { orderShapeArbitrary } from "./order-inputs.ts";
 import type { NewOrderSpec } from "./order-io.ts";
 import { PlaceOrderCommand } from "./place-order.ts";
 import { ReadBalanceCommand } from "./read-balance.ts";
-import { RetryAfterLostResponseCommand } from "./retry-after-lost.ts";
-import { PAYLOAD_CHANGES, RetryChangedPayloadCommand } from "./retry-changed.ts";
-import { ConcurrentRetriesCommand } from "./retry-concurrent.ts";
-import { RETRY_ACCOUNT_FORMS, RetrySameCommand } from "./retry-same.ts";
+import {
+  ConcurrentRetriesCommand,
+  KeylessPairCommand,
+  PAYLOAD_CHANGES,
+  RETRY_ACCOUNT_FORMS,
+  RetryAfterLostResponseCommand,
+  RetryChangedPayloadCommand,
+  RetrySameCommand,
+} from "./retry-commands.ts";
 
 export interface CommandSetOptions {
   /** Admin powers: forced outcomes join the stream. */
