@@ -27,7 +27,7 @@ import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
-import { loadSavedRun, saveRun } from "./saved-run.ts";
+import { loadSavedRun, saveRun } from "./audit/promised-orders.ts";
 import { createTranscript } from "./transcript.ts";
 
 /**
