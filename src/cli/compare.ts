@@ -19,13 +19,14 @@ import { reportFilesError, writeReports } from "../report/outputs.ts";
 import { loadSimulatorConfig } from "../simulator/config.ts";
 import type { SimulatorOptions } from "../simulator/simulator-options.ts";
 import {
+  COMPARE_RUN_DEFAULTS,
+  compareRunFlags,
   openTargetWebhooks,
   WEBHOOK_PARSE_OPTIONS,
   WEBHOOK_USAGE,
   readCompareFlags,
   safetyUsage,
-} from "./compare-flags.ts";
-import { COMPARE_RUN_DEFAULTS, compareRunFlags } from "./compare-run-settings.ts";
+} from "./compare-settings.ts";
 
 export const COMPARE_USAGE = `usage: airtime-harness compare --target URL --token TOKEN [options]
 
@@ -71,7 +72,7 @@ export function compareExitCode(report: CompareReport, failUnder: number | undef
   return (report.scores.overall ?? 0) < failUnder ? 1 : 0;
 }
 
-/** compare's own options; the safety flags it shares with `contract` come from compare-flags.ts. */
+/** compare's own options; the safety flags it shares with `contract` come from compare-settings.ts. */
 type CompareValues = Partial<Record<string, string>> & { readonly help?: boolean };
 
 export async function compare(args: string[]): Promise<number> {

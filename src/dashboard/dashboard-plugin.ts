@@ -4,23 +4,27 @@
  * stream, the schedule summary and the Prometheus metrics. The plugin's
  * request and status listeners feed the metrics and the event stream.
  */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
+import { extname, join, relative, sep } from "node:path";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { DEFAULT_ORDER_LIMITS } from "../contract/public-schemas.ts";
 import { ADMIN_ROUTES } from "../contract/routes/admin-routes.ts";
 import { publicRoutes } from "../contract/routes/public-routes.ts";
 import type { RouteDeclaration } from "../contract/routes/route.ts";
-import type { Scheduler, Store } from "../domain/ports.ts";
+import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
+import { ORDER_STEP_JOB } from "../domain/lifecycle.ts";
+import type { Clock, Scheduler, Store } from "../domain/ports.ts";
 import type { StatusChange } from "../domain/service-types.ts";
+import { formatTiming, type Timing } from "../domain/timing.ts";
 import type { JournalRecord } from "../http/journal.ts";
 import { presentAdminOrder } from "../http/presenters.ts";
+import { PACKAGE_ROOT } from "../package-root.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
 import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
-import { DASHBOARD_ADMIN_SPEC } from "./admin-spec.ts";
-import { summariseSchedule } from "./schedule-summary.ts";
-import { loadStaticAssets, type StaticAsset } from "./static-assets.ts";
+import { DASHBOARD_ADMIN_SPEC, type ScheduleSummary } from "./admin-spec.ts";
 
 // The dashboard's link as `serve` prints it: the admin token rides in the
 // URL fragment, which browsers never send, so it stays out of every log.
@@ -260,6 +264,118 @@ function createSimulatorMetrics(sources: MetricsSources): SimulatorMetrics {
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
+  };
+}
+
+/**
+ * The dashboard's built files (`dist/ui`, made by `npm run build`), served
+ * from a list taken once at start: only files the build wrote can be asked
+ * for, whatever the path says.
+ */
+
+const UI_DIR = join(PACKAGE_ROOT, "dist", "ui");
+
+const TYPES: Readonly<Record<string, string>> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+};
+
+interface StaticAsset {
+  readonly body: Buffer;
+  readonly type: string;
+  /** Hashed asset names never change content, so they may be cached for good. */
+  readonly immutable: boolean;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Assets by their path under `/_sim/ui/` (`index.html`, `assets/index-3f2a.js`); empty when not built. */
+function loadStaticAssets(dir: string = UI_DIR): ReadonlyMap<string, StaticAsset> {
+  const assets = new Map<string, StaticAsset>();
+  if (!existsSync(dir)) return assets;
+  for (const file of filesUnder(dir)) {
+    const name = relative(dir, file).split(sep).join("/");
+    assets.set(name, {
+      body: readFileSync(file),
+      type: TYPES[extname(file)] ?? "application/octet-stream",
+      immutable: name.startsWith("assets/"),
+    });
+  }
+  return assets;
+}
+
+/**
+ * What the clock will do next, for the dashboard's clock panel: pending
+ * jobs, and when the earliest order step and webhook attempt are due.
+ */
+
+interface ScheduleSources {
+  readonly clock: Clock;
+  readonly store: Store;
+  readonly scheduler: Scheduler;
+  readonly statusTable: StatusTable;
+  readonly timing: Timing;
+  /** Due times (simulator ms) of scheduled webhook attempts. */
+  readonly webhookDueTimes: () => Promise<number[]>;
+}
+
+const earliest = (times: readonly (number | undefined)[]): string | null => {
+  const known = times.filter((t): t is number => t !== undefined);
+  return known.length === 0 ? null : new Date(Math.min(...known)).toISOString();
+};
+
+/** A standard normal's 95th percentile: a lognormal's 5 %–95 % band is its median times e^(∓1.645 σ). */
+const Z95 = 1.6449;
+
+/** Where most pending → final times fall under `timing`: its 5th to 95th percentile (all of a fixed or uniform one). */
+function timingBand(timing: Timing): { lowMs: number; highMs: number } {
+  switch (timing.kind) {
+    case "fixed":
+      return { lowMs: timing.ms, highMs: timing.ms };
+    case "uniform":
+      return { lowMs: timing.minMs, highMs: timing.maxMs };
+    case "lognormal":
+      return {
+        lowMs: Math.round(timing.medianMs * Math.exp(-Z95 * timing.sigma)),
+        highMs: Math.round(timing.medianMs * Math.exp(Z95 * timing.sigma)),
+      };
+    case "quantiles":
+      return { lowMs: timing.points[0]?.ms ?? 0, highMs: timing.points.at(-1)?.ms ?? 0 };
+  }
+}
+
+/** Orders in a pending-class status, counted by status without reading an order (the dashboard asks once a second). */
+async function countPending(store: Store, statusTable: StatusTable): Promise<number> {
+  let pending = 0;
+  for (const [status, count] of await store.countOrdersByStatus()) {
+    if (!isFinalStatus(statusTable, status)) pending += count;
+  }
+  return pending;
+}
+
+/**
+ * The next order step is asked of the scheduler, not read from pending
+ * orders: a final order may still have a step to come (a success reversed
+ * later), and only the scheduler knows every step it holds.
+ */
+async function summariseSchedule(sources: ScheduleSources): Promise<ScheduleSummary> {
+  return {
+    mode: sources.clock.virtual === true ? "virtual" : "real",
+    now: new Date(sources.clock.now()).toISOString(),
+    pendingEvents: await sources.scheduler.size(),
+    pendingOrders: await countPending(sources.store, sources.statusTable),
+    nextOrderStepAt: earliest([await sources.scheduler.nextDueAt(ORDER_STEP_JOB)]),
+    configuredTiming: { text: formatTiming(sources.timing), ...timingBand(sources.timing) },
+    nextWebhookAttemptAt: earliest(await sources.webhookDueTimes()),
   };
 }
 

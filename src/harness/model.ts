@@ -88,7 +88,7 @@ export interface ModelOrder {
   /**
    * A request carrying the order's key went unanswered (a 5xx, a reset or a
    * timeout after it was sent) before any answer placed it: the target may
-   * hold it or not. The audit resolves it before judging (audit/unknown-orders.ts).
+   * hold it or not. The audit resolves it before judging (audit/run-audit.ts).
    */
   unknown: boolean;
   /**

@@ -9,17 +9,16 @@ import { createTimings } from "./audit/timings.ts";
 import { createBudget } from "./budget.ts";
 import { judgePromises, waitPastFinal } from "./audit/late-audit.ts";
 import { checkProperty, stepsOf } from "./check-property.ts";
-import { type Checker, createChecker } from "./checker.ts";
+import { type Checker, createChecker, HarnessError } from "./checker.ts";
 import { CHECK_NAMES, type CheckName } from "./checks.ts";
 import type { ContractOptions } from "./contract-options.ts";
 import { type ContractPlan, planContractRun } from "./contract-plan.ts";
 import { type CoverageAggregate, decideVerdicts, emptyAggregate, unavailableChecks } from "./contract-verdicts.ts";
 import { directApi, type HarnessContext } from "./harness-context.ts";
-import { createHttpClient } from "./http-client.ts";
+import { createHttpClient, type HttpClient, type HttpNetworkError } from "./http-client.ts";
 import { pacedClient } from "./paced-client.ts";
 import { assertListenAddressFree } from "./listen-address.ts";
 import { openContractRun } from "./open-contract-run.ts";
-import { preflight } from "./preflight.ts";
 import { createAuthProperty } from "./properties/auth.ts";
 import { createIsolationProperty } from "./properties/isolation.ts";
 import { createKeyLengthProperty } from "./properties/key-length.ts";
@@ -28,7 +27,7 @@ import { createNegativeInputProperty } from "./properties/negative-input.ts";
 import { createStatusCodesProperty } from "./properties/status-codes.ts";
 import type { ContractProperty, PropertyName } from "./property.ts";
 import { type ContractReport, isRunOk, type PropertyReport } from "./report.ts";
-import { loadSavedRun, saveRun } from "./saved-run.ts";
+import { loadSavedRun, saveRun } from "./audit/promised-orders.ts";
 import { createTranscript } from "./transcript.ts";
 
 /**
@@ -297,4 +296,59 @@ async function preflightRun(plan: ContractPlan, given: ContractOptions): Promise
       ...(plan.spec.otherToken === undefined ? [] : [{ flag: "--other-token", token: plan.spec.otherToken }]),
     ],
   });
+}
+
+/**
+ * The preflight before any property: a remote target that cannot be reached,
+ * or a token it refuses, would otherwise surface as a table of skipped or
+ * errored checks with the real cause buried after it. One authenticated read
+ * per token settles both, and the run stops with the cause as its first line.
+ */
+
+/** Plain words for the network errors an integrator meets most. */
+const NETWORK_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "no answer in time",
+  ECONNRESET: "connection reset",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+interface PreflightInput {
+  readonly client: HttpClient;
+  readonly url: string;
+  /** Each token with the flag that gave it, so a refusal names the flag. */
+  readonly tokens: readonly { readonly flag: string; readonly token: string }[];
+  /** The status the provider answers a refused token with (401 unless its profile says otherwise). */
+  readonly unauthorized: number;
+}
+
+/**
+ * Throws a HarnessError when the target does not answer or refuses a token.
+ *
+ * @example
+ * await preflight({ client, url, tokens: [{ flag: "--token", token }], unauthorized: 401 });
+ */
+async function preflight(input: PreflightInput): Promise<void> {
+  for (const { flag, token } of input.tokens) {
+    const outcome = await input.client.send({
+      method: "GET",
+      path: "/v1/balance",
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    });
+    if (outcome.kind === "network_error") throw new HarnessError(describeUnreachable(input.url, outcome));
+    if (outcome.status === input.unauthorized) {
+      throw new HarnessError(
+        `${flag} was refused by ${input.url}: ${outcome.status} on GET /v1/balance; check the token (and that it belongs to this target)`,
+      );
+    }
+  }
+}
+
+/** "cannot reach URL: connection refused (ECONNREFUSED)": the cause first, the code for searching. */
+function describeUnreachable(url: string, error: HttpNetworkError): string {
+  const cause = NETWORK_CAUSES[error.code] ?? error.message;
+  return `cannot reach ${url}: ${cause} (${error.code})`;
 }

@@ -10,7 +10,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { COMPARE_SAFETY_FLAGS } from "../../src/cli/compare-flags.ts";
+import { COMPARE_SAFETY_FLAGS } from "../../src/cli/compare-settings.ts";
 import { CONTRACT_FLAGS } from "../../src/cli/contract.ts";
 import { ISOLATION_RULE } from "../../src/compare/safety.ts";
 import type { CompareJsonReport } from "../../src/compare/report-schema.ts";

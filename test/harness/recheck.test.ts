@@ -12,7 +12,7 @@ import { expect, test } from "vitest";
 import type { ContractOptions } from "../../src/harness/contract-options.ts";
 import type { ContractReport } from "../../src/harness/report.ts";
 import { runContract } from "../../src/harness/run-contract.ts";
-import { SavedRunSchema } from "../../src/harness/saved-run.ts";
+import { SavedRunSchema } from "../../src/harness/audit/promised-orders.ts";
 import { type BlackBoxTarget, startBlackBoxTarget } from "./black-box-targets.ts";
 
 const SEEDS = [1, 2, 3, 4, 5];

@@ -2,7 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, test } from "vitest";
 import { compileProfile } from "../../src/contract/provider-profile/compile.ts";
 import { mappingToProfile } from "../../src/harness/mapping-file.ts";
-import { unexercisedReason, type UnexercisedFacts } from "../../src/harness/unexercised-reason.ts";
+import { unexercisedReason, type UnexercisedFacts } from "../../src/harness/contract-verdicts.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../../src/harness/webhook-receiver.ts";
 
 const SECRET = `whsec_${Buffer.from("a secret of at least twenty-four bytes").toString("base64")}`;

@@ -6,9 +6,15 @@
  * body goes through one of these, so no caller names a body field.
  */
 import { toCents } from "../money.ts";
-import type { Service } from "../operators.ts";
-import { createStatusTable, type StatusDefinition, type StatusTable } from "../status-codes.ts";
-import { DEFAULT_PROVIDER_PROFILE } from "./default-profile.ts";
+import { SERVICES, type Service } from "../operators.ts";
+import { DEFAULT_ORDER_LIMITS, REFERENCE_MAX_LENGTH, REFERENCE_PATTERN } from "../public-schemas.ts";
+import {
+  createStatusTable,
+  DEFAULT_STATUS_DEFINITIONS,
+  REVERSED_STATUS,
+  type StatusDefinition,
+  type StatusTable,
+} from "../status-codes.ts";
 import { compilePointer } from "./pointer.ts";
 import type { AccountFormat, ProfileSigning, ProfileStatusClass, ProviderProfile, TransitionEnd } from "./schema.ts";
 import { createSignatureVerifier, type FlatHeaders, type SignatureVerifier } from "./signing.ts";
@@ -99,6 +105,58 @@ export interface CompiledProfile {
   verifier(secret: string | undefined): SignatureVerifier;
   readonly domain: CompiledDomain;
 }
+
+/**
+ * Our spec as a provider profile: the default every section falls back to.
+ * `examples/providers/airtime-harness.yaml` writes the same out as a file.
+ */
+
+/** The status our spec writes for Reversed belongs to its own class: final, refunded, reachable from Success. */
+const SPEC_STATUS_TABLE = DEFAULT_STATUS_DEFINITIONS.map((definition) => ({
+  code: definition.code,
+  class: definition.code === REVERSED_STATUS ? ("reversed" as const) : definition.class,
+  message: definition.message,
+}));
+
+/** Every section filled in: what `compileProfile` merges a file's sections over. */
+export const DEFAULT_PROVIDER_PROFILE = {
+  profile: 1,
+  name: "airtime-harness (our spec)",
+  bodies: {
+    order: { id: "/id", reference: "/reference", status: "/status", message: "/message" },
+    lookup: { id: "/id", reference: "/reference", status: "/status", amount: "/amount" },
+    webhook: { id: "/id", reference: "/reference", status: "/status", amount: "/amount" },
+    balance: { amount: "/amount" },
+    error: { code: "/code", message: "/detail" },
+  },
+  money: "number",
+  statuses: {
+    values: "code",
+    table: SPEC_STATUS_TABLE,
+    transitions: [
+      ["pending", "pending"],
+      ["pending", "success"],
+      ["pending", "failed"],
+      ["pending", "reversed"],
+      ["success", "reversed"],
+    ],
+  },
+  http: { invalidInput: 400, unauthorized: 401, insufficientBalance: 402, notFound: 404, wrongMethod: 405 },
+  // Our spec's codes vary by cause (missing_token, invalid_token …); strict judges them with the catalogue.
+  errorCodes: {},
+  webhooks: {
+    event: { pointer: "/type", values: ["airtime.status"] },
+    deliveryId: { header: "webhook-id" },
+    signing: { scheme: "standard-webhooks" },
+  },
+  domain: {
+    amount: { min: DEFAULT_ORDER_LIMITS.minAmount, max: DEFAULT_ORDER_LIMITS.maxAmount, decimals: 2 },
+    reference: { pattern: REFERENCE_PATTERN.source, maxLength: REFERENCE_MAX_LENGTH },
+    accounts: ["local", "international", "e164", "short"],
+    services: [...SERVICES],
+    currency: "KES",
+  },
+} as const satisfies ProviderProfile;
 
 type Defaults = typeof DEFAULT_PROVIDER_PROFILE;
 export interface ResolvedProfile {

@@ -5,7 +5,7 @@
  * zod schema is the source of truth: the types, the loader's validation and
  * `spec/provider-profile.schema.json` all come from it. Every section is
  * optional; a section left out means our spec's behaviour (see
- * default-profile.ts), and under `--profile interface` "not judged" wherever
+ * compile.ts), and under `--profile interface` "not judged" wherever
  * the interface is silent.
  */
 import { z } from "zod";

@@ -7,7 +7,7 @@
  * after a wave of runs that shared the account (balance-waves.ts).
  */
 import { isAllowedTransition, refundsWallet } from "../../contract/status-codes.ts";
-import { type FoundLookup, lookupOrder } from "../commands/order-io.ts";
+import { absorbOrderResult, type FoundLookup, lookupOrder, sendOrder } from "../commands/order-io.ts";
 import { judgeShortcodeWallet, readBalanceCents } from "../commands/read-balance.ts";
 import {
   committedOrders,
@@ -21,7 +21,6 @@ import {
 } from "../model.ts";
 import type { RunContext } from "../run-context.ts";
 import { settleOrders, sleep } from "./settle.ts";
-import { resolveUnknownOrders } from "./unknown-orders.ts";
 import { judgeFinalWebhook } from "./webhook-judge.ts";
 import { clockScaleMs } from "../contract-settings.ts";
 
@@ -62,6 +61,42 @@ export async function auditRun(model: HarnessModel, real: RunContext): Promise<v
     await real.timings.time("audit: re-read finals", () =>
       Promise.all([...settled].map(([order, body]) => rereadFinal(model, real, order, body))),
     );
+  }
+}
+
+/**
+ * Orders whose request went unanswered (a 5xx, a reset, a timeout after it
+ * was sent) are unknown: the target may hold them or not. Before anything
+ * is judged about money, lookups or webhooks, each is resolved — looked up
+ * by its reference and, when the lookup states it is not found, sent once
+ * more with its key and payload:
+ *
+ * - found by the lookup, or placed by the replay: a placed order, judged
+ *   like any other (charged once, its final status, its webhook);
+ * - a stated not-found and a replay answered as a failed order: never placed;
+ * - anything else (no answer again, a refusal that proves nothing, no budget
+ *   left for the replay): still unknown, and the balance allows for its
+ *   amount either way.
+ */
+async function resolveUnknownOrders(model: HarnessModel, real: RunContext): Promise<void> {
+  const unknown = unknownOrders(model);
+  if (unknown.length === 0) return;
+  real.transcript.step(
+    `resolve ${unknown.length} order(s) left unknown by an unanswered request: look each up; where the lookup says not found, replay it with its key and payload`,
+  );
+  await Promise.all(unknown.map((order) => resolveUnknownOrder(model, real, order)));
+}
+
+async function resolveUnknownOrder(model: HarnessModel, real: RunContext, order: ModelOrder): Promise<void> {
+  const lookup = await lookupOrder(model, real, order);
+  if (lookup.kind !== "not_found" || !order.unknown) return;
+  if (!model.config.budget.canSpend(order.amountCents)) {
+    real.transcript.step(`${order.reference}: not found, and no budget left to replay it: it stays unknown`);
+    return;
+  }
+  absorbOrderResult(model, real, order, await sendOrder(real, model, order));
+  if (!order.committed && !order.unknown) {
+    real.transcript.step(`${order.reference}: not found, and its replay placed nothing: it was never placed`);
   }
 }
 

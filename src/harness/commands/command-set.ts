@@ -3,28 +3,49 @@
  * depends only on the target's powers (admin, webhooks), never on the checks
  * selected, so `--checks X --seed S --path P` replays exactly the run that
  * failed. Commands pick their orders by position, so every one is valid.
+ * The stream's own commands (look up, let time pass, await a webhook, force
+ * an outcome) follow it here. Placing an order (whose fault text the retries
+ * share), reading the balance (which the audit shares) and the retries (one
+ * family) have files of their own.
  */
 import fc from "fast-check";
 import type { TransitionAction } from "../../contract/admin-schemas.ts";
 import type { CompiledDomain } from "../../contract/provider-profile/compile.ts";
 import { DEFAULT_ORDER_LIMITS } from "../../contract/public-schemas.ts";
-import { optionalFaultArbitrary } from "../faults.ts";
+import {
+  FAILED_STATUS,
+  isAllowedTransition,
+  REVERSED_STATUS,
+  SUCCESS_STATUS,
+  TIMEOUT_STATUS,
+} from "../../contract/status-codes.ts";
+import { settleOrders, sleep } from "../audit/settle.ts";
+import { judgeFinalWebhook } from "../audit/webhook-judge.ts";
+import { type Fault, optionalFaultArbitrary } from "../faults.ts";
 import type { KeyLocation } from "../api.ts";
-import type { HarnessModel, ServiceMode } from "../model.ts";
+import {
+  committedOrders,
+  expectedStatus,
+  type HarnessModel,
+  isFinal,
+  pick,
+  type ServiceMode,
+  statusName,
+} from "../model.ts";
 import type { RunContext } from "../run-context.ts";
-import { AdvanceTimeCommand } from "./advance-time.ts";
-import { AwaitWebhookCommand } from "./await-webhook.ts";
-import { FORCED_ACTIONS, ForceOutcomeCommand } from "./force-outcome.ts";
-import { KeylessPairCommand } from "./keyless-pair.ts";
-import { LookupCommand } from "./lookup.ts";
 import { orderShapeArbitrary } from "./order-inputs.ts";
-import type { NewOrderSpec } from "./order-io.ts";
-import { PlaceOrderCommand } from "./place-order.ts";
+import { lookupOrder, type NewOrderSpec } from "./order-io.ts";
+import { faultText, PlaceOrderCommand } from "./place-order.ts";
 import { ReadBalanceCommand } from "./read-balance.ts";
-import { RetryAfterLostResponseCommand } from "./retry-after-lost.ts";
-import { PAYLOAD_CHANGES, RetryChangedPayloadCommand } from "./retry-changed.ts";
-import { ConcurrentRetriesCommand } from "./retry-concurrent.ts";
-import { RETRY_ACCOUNT_FORMS, RetrySameCommand } from "./retry-same.ts";
+import {
+  ConcurrentRetriesCommand,
+  KeylessPairCommand,
+  PAYLOAD_CHANGES,
+  RETRY_ACCOUNT_FORMS,
+  RetryAfterLostResponseCommand,
+  RetryChangedPayloadCommand,
+  RetrySameCommand,
+} from "./retry-commands.ts";
 
 export interface CommandSetOptions {
   /** Admin powers: forced outcomes join the stream. */
@@ -166,4 +187,169 @@ export function commandsArbitrary(options: CommandSetOptions): fc.Arbitrary<Iter
     size: "max",
     ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }),
   });
+}
+
+/** Look an order up by its reference (GET /v1/airtime/{reference}). */
+class LookupCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  private label: string | undefined;
+
+  constructor(
+    readonly orderIndex: number,
+    readonly fault: Fault | undefined,
+  ) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    return model.orders.length > 0;
+  }
+
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = pick(model.orders, this.orderIndex);
+    if (order === undefined) return;
+    this.label = `look up order #${order.slot} by reference ${order.reference}${faultText(this.fault)}`;
+    real.transcript.step(this.label);
+    await lookupOrder(model, real, order, this.fault);
+  }
+
+  toString(): string {
+    return this.label ?? `look up order @${this.orderIndex}${faultText(this.fault)}`;
+  }
+}
+
+/**
+ * Let time pass: advance the target's virtual clock; against a real clock,
+ * watch the open orders (parallel lookups) until one changes status or the
+ * (capped) time is up — never a blind sleep, and no wait at all when no order
+ * is open, since then there is nothing to observe.
+ */
+
+const FIRST_POLL_MS = 20;
+
+class AdvanceTimeCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  constructor(readonly ms: number) {}
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    real.transcript.step(this.describe(real.clock.mode));
+    if (real.clock.mode === "virtual") {
+      model.elapsedMs += await real.clock.advance(this.ms);
+      return;
+    }
+    const cap = Math.min(this.ms, real.timeouts.maxWaitMs);
+    model.elapsedMs += await real.timings.time("steps: watch open orders", () => observeOpenOrders(model, real, cap));
+  }
+
+  private describe(mode: "virtual" | "real"): string {
+    return mode === "virtual"
+      ? `advance the clock by ${this.ms} ms`
+      : `watch the open orders for up to ${this.ms} ms (capped) until one changes`;
+  }
+
+  toString(): string {
+    return `advance time by ${this.ms} ms`;
+  }
+}
+
+/** Polls the open orders until any status changes or `capMs` passed; resolves to the ms that passed. */
+async function observeOpenOrders(model: HarnessModel, real: RunContext, capMs: number): Promise<number> {
+  const open = committedOrders(model).filter((o) => o.lastStatus === undefined || !isFinal(model, o.lastStatus));
+  if (open.length === 0) return 0;
+  const started = Date.now();
+  const before = open.map((o) => o.lastStatus);
+  for (let wait = FIRST_POLL_MS; ; wait = Math.min(real.timeouts.pollMs, Math.ceil(wait * 1.5))) {
+    const left = capMs - (Date.now() - started);
+    if (left <= 0) break;
+    await sleep(Math.min(wait, left));
+    await Promise.all(open.map((order) => lookupOrder(model, real, order)));
+    if (open.some((order, i) => order.lastStatus !== before[i])) break;
+  }
+  return Date.now() - started;
+}
+
+/**
+ * Await an order's final webhook mid-run: make the order final (advance the
+ * virtual clock, or poll against a real one), read its status, then wait for
+ * the webhook and hold it against the lookup. The end-of-run audit does the
+ * same for every order; this step judges one earlier, between other steps.
+ */
+class AwaitWebhookCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  private label: string | undefined;
+
+  constructor(readonly orderIndex: number) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    return model.config.webhooks && committedOrders(model).length > 0;
+  }
+
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = pick(committedOrders(model), this.orderIndex);
+    if (order === undefined || real.receiver === undefined) return;
+    this.label = `await the final webhook of order #${order.slot} (${order.reference})`;
+    real.transcript.step(this.label);
+    const final = (await settleOrders(model, real, [order])).get(order);
+    if (final === undefined) return; // never final within --final-timeout: nothing to expect yet
+    // On a virtual clock a due webhook attempt runs only when the clock moves; advancing by 0 runs it.
+    if (real.clock.mode === "virtual") await real.clock.advance(0);
+    await judgeFinalWebhook(real, order.reference, final, statusName(model, final.status));
+  }
+
+  toString(): string {
+    return this.label ?? `await the final webhook of order @${this.orderIndex}`;
+  }
+}
+
+/**
+ * Force an order's outcome through the admin API (simulator powers only):
+ * failures and reversals must refund, and a final status must stay final.
+ */
+
+const FORCED_ACTIONS: readonly TransitionAction[] = ["succeed", "fail", "timeout", "reverse"];
+
+const STATUS_OF: Readonly<Record<TransitionAction, number>> = {
+  succeed: SUCCESS_STATUS,
+  fail: FAILED_STATUS,
+  timeout: TIMEOUT_STATUS,
+  reverse: REVERSED_STATUS,
+};
+
+class ForceOutcomeCommand implements fc.AsyncCommand<HarnessModel, RunContext> {
+  private label: string | undefined;
+
+  constructor(
+    readonly orderIndex: number,
+    readonly action: TransitionAction,
+  ) {}
+
+  check(model: Readonly<HarnessModel>): boolean {
+    return model.config.admin && committedOrders(model).length > 0;
+  }
+
+  async run(model: HarnessModel, real: RunContext): Promise<void> {
+    const order = pick(committedOrders(model), this.orderIndex);
+    if (order === undefined || order.id === undefined || real.target.admin === undefined) return;
+    const target = STATUS_OF[this.action];
+    // Predicted when the model can know it; otherwise the target's own current status, never a stale observation.
+    const current = expectedStatus(model, order) ?? (await currentStatus(real, order.reference));
+    const allowed = current !== undefined && isAllowedTransition(model.config.statusTable, current, target);
+    this.label = `force order #${order.slot} to ${this.action} (${target}) via the admin API${allowed ? "" : ` — not allowed from ${current}, skipped`}`;
+    real.transcript.step(this.label);
+    if (!allowed) return;
+    const result = await real.target.admin.transition(order.id, this.action);
+    // On a real clock the order may have become final in between: the simulator refuses, nothing changed.
+    if (result.kind === "transitioned") order.forcedStatus = target;
+  }
+
+  toString(): string {
+    return this.label ?? `force order @${this.orderIndex} to ${this.action}`;
+  }
+}
+
+async function currentStatus(real: RunContext, reference: string): Promise<number | undefined> {
+  const orders = await real.target.admin?.listOrders({
+    reference,
+    ...(real.customerId === undefined ? {} : { customer: real.customerId }),
+  });
+  return orders?.[0]?.status;
 }

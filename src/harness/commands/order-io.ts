@@ -129,7 +129,7 @@ function markUnknown(real: RunContext, order: ModelOrder, reason: string): void 
 
 /** How a request carrying the order's key and payload was sent, as its answer is judged. */
 export interface SentAs {
-  /** One of several identical requests in flight at once (see retry-concurrent.ts). */
+  /** One of several identical requests in flight at once (see retry-commands.ts). */
   readonly concurrent?: boolean;
   /**
    * The latest status observed when the request was sent. An answer is
@@ -232,7 +232,7 @@ export function absorbOrderResult(
  * `Idempotent-Replayed: true` on every answer to a retry of an order the
  * target holds, and never on a first answer. Parallel identical requests
  * race, so which of them is first is not known: they are judged together
- * (see retry-concurrent.ts).
+ * (see retry-commands.ts).
  */
 function judgeReplayedHeader(
   real: RunContext,

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, test } from "vitest";
-import { DEFAULT_PROVIDER_PROFILE } from "../../../src/contract/provider-profile/default-profile.ts";
+import { DEFAULT_PROVIDER_PROFILE } from "../../../src/contract/provider-profile/compile.ts";
 import { formatProfileIssues, parseProviderProfile } from "../../../src/contract/provider-profile/load.ts";
 import { PROFILE_STARTER } from "../../../src/cli/profile.ts";
 import { PASSTHROUGH_FIELDS } from "../../../src/contract/provider-profile/schema.ts";

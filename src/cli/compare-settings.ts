@@ -1,15 +1,11 @@
 /**
- * The flags `compare` shares with `contract`, taken from contract's flag
- * table, so the two commands name, explain and read them (and their
- * environment twins, and their mistakes) the same way: for a real
- * deployment `--budget`, `--accounts`, `--other-token`, `--request-timeout`,
- * parsed by contract's option schema; and the target's webhooks,
- * `--webhook-listen`, `--webhook-secret`, `--webhook-url`, received by the
- * command itself.
+ * `compare`'s command line, read once: its own flags normalised into one
+ * frozen object, and the flags it shares with `contract`.
  */
 import type { ParseArgsConfig } from "node:util";
 import type { z } from "zod";
 import type { CompareSafety } from "../compare/safety.ts";
+import { parseDuration } from "../contract/duration.ts";
 import { readableIssue } from "../contract/readable-issues.ts";
 import { loadAccounts } from "../harness/accounts.ts";
 import { ContractOptionsSchema } from "../harness/contract-options.ts";
@@ -19,6 +15,75 @@ import { compileProfile } from "../contract/provider-profile/compile.ts";
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import { startWebhookRecorder, type WebhookRecorder } from "../compare/observe-webhooks.ts";
 import { assertListenAddressFree, parseListen } from "../harness/listen-address.ts";
+
+/**
+ * What `compare` is asked to run, normalised once from its flags: one table
+ * of defaults, and the target, token, seed, runs, settle time and score
+ * threshold read into one frozen object (or the reason they cannot be).
+ * The comparison's own defaults are `COMPARE_DEFAULTS` in the comparison.
+ */
+
+/** Every default of `compare`'s flags. */
+export const COMPARE_RUN_DEFAULTS = Object.freeze({
+  /** Sequences sent to each side. */
+  runs: 20,
+  /** How long an order may stay pending. */
+  settle: "60s",
+});
+
+/** The flags as `parseArgs` read them: text, or absent. */
+type CompareRunFlags = Readonly<Partial<Record<string, string>>>;
+
+export interface CompareRun {
+  readonly target: string;
+  readonly token: string;
+  readonly seed: number;
+  readonly runs: number;
+  readonly settleMs: number;
+  /** The overall score (0–1) below which the command exits 1. */
+  readonly failUnder: number | undefined;
+}
+
+function parseCount(text: string | undefined, fallback: number): number | undefined {
+  if (text === undefined) return fallback;
+  return /^\d+$/.test(text) ? Number(text) : undefined;
+}
+
+function parseScore(text: string | undefined): number | undefined | "bad" {
+  if (text === undefined) return undefined;
+  const score = Number(text.replace(/%$/, ""));
+  return text.trim() !== "" && Number.isFinite(score) && score >= 0 && score <= 100 ? score / 100 : "bad";
+}
+
+/**
+ * @example
+ * compareRunFlags({ target: "https://sandbox.example", token: "T", runs: "5" }, {});
+ * // { target, token: "T", seed: <random>, runs: 5, settleMs: 60000, failUnder: undefined }
+ */
+export function compareRunFlags(values: CompareRunFlags, env: NodeJS.ProcessEnv): CompareRun | string {
+  const token = values.token ?? env.AIRTIME_TOKEN;
+  if (values.target === undefined || token === undefined) return "needs --target and --token";
+  if (!URL.canParse(values.target)) return `--target '${values.target}' is not a URL`;
+  const seed = parseCount(values.seed, Math.floor(Math.random() * 2 ** 31));
+  const runs = parseCount(values.runs, COMPARE_RUN_DEFAULTS.runs);
+  const settle = parseDuration(values.settle ?? COMPARE_RUN_DEFAULTS.settle);
+  const failUnder = parseScore(values["fail-under"]);
+  if (seed === undefined) return `--seed '${values.seed}' is not a whole number`;
+  if (runs === undefined || runs < 1) return `--runs '${values.runs}' is not a whole number above 0`;
+  if (!settle.ok) return `--settle: ${settle.error}`;
+  if (failUnder === "bad") return `--fail-under '${values["fail-under"]}' is not a percentage 0–100`;
+  return Object.freeze({ target: values.target, token, seed, runs, settleMs: settle.ms, failUnder });
+}
+
+/**
+ * The flags `compare` shares with `contract`, taken from contract's flag
+ * table, so the two commands name, explain and read them (and their
+ * environment twins, and their mistakes) the same way: for a real
+ * deployment `--budget`, `--accounts`, `--other-token`, `--request-timeout`,
+ * parsed by contract's option schema; and the target's webhooks,
+ * `--webhook-listen`, `--webhook-secret`, `--webhook-url`, received by the
+ * command itself.
+ */
 
 /** `contract`'s own entries of its flag table, by name. */
 function contractFlags(names: readonly string[]): readonly Flag[] {
