@@ -78,31 +78,19 @@ const SIZE_RULES = {
 const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "src/contract/arbitraries.ts"];
 
 /**
- * Options are normalised once per command, like fast-check's qualified
- * parameters: one table of defaults and one frozen settings object, built in
- * the command's `*-settings.ts`, that the rest of the command reads as it is.
- * Anywhere else in a covered folder, a fallback on an options field is an
- * error — `options.x ?? …`, `flags.a?.b ?? …`, or options held by another
- * object, `plan.settings.x ?? …` — so a default cannot be written twice with
- * two values. A reusable component's own option (the HTTP client's timeout,
- * the webhook receiver's verifier) keeps its one default in its parameter
- * list.
+ * Options are normalised once, like fast-check's qualified parameters: one
+ * table of defaults and one frozen settings object, built in a `*-settings.ts`
+ * (a command's, or a component's: the simulator's, the Redis adapters', the
+ * scenario engine's, the time keeper's …), that the rest of the code reads as
+ * it is. Anywhere else in `src/`, a fallback on an options field is an error
+ * — `options.x ?? …`, `flags.a?.b ?? …`, or options held by another object,
+ * `plan.settings.x ?? …` — so a default cannot be written twice with two
+ * values. A reusable component's own option (the HTTP client's timeout, the
+ * webhook receiver's verifier) keeps its one default in its parameter list.
  * `input` counts as options on its own (`input.x ?? …`), not as the holder
  * of a function's parts (`input.property.lanes ?? 1` is a property's field).
- * Covered: the contract harness (`harness/contract-settings.ts`), learn's
- * probe (`learn/probe-settings.ts`), webhook delivery
- * (`webhooks/webhook-settings.ts`), the comparison, the handler check and
- * the CLI's commands (each command's flags are read in its `*-settings.ts`).
- * Not yet: the simulator's own construction and the folders it wires.
  */
-const NORMALISED_FOLDERS = [
-  "src/harness/**",
-  "src/learn/**",
-  "src/webhooks/**",
-  "src/compare/**",
-  "src/handler-check/**",
-  "src/cli/**",
-];
+const NORMALISED = ["src/**"];
 const NORMALISERS = ["src/**/*-settings.ts"];
 const OPTION_BAGS = "options|opts|settings|config|values|flags|args";
 const OPTION_OBJECTS = `/^(input|${OPTION_BAGS})$/`;
@@ -120,7 +108,7 @@ const OPTION_FALLBACK_RULE = {
       `${FALLBACK} > ChainExpression.left > MemberExpression[object.property.name=${HELD_OPTIONS}]`,
     ].map((selector) => ({
       selector,
-      message: "Give this default in the command's settings table (*-settings.ts), not at its use.",
+      message: "Give this default in its settings table (*-settings.ts), not at its use.",
     })),
   ],
 };
@@ -143,5 +131,5 @@ export default tseslint.config(
   // The dashboard's front end runs in the browser, and reaches the simulator only over HTTP.
   { files: ["ui/**"], languageOptions: { globals: { ...globals.browser } } },
   ...LAYERS.map(layerRule),
-  { files: NORMALISED_FOLDERS, ignores: NORMALISERS, rules: OPTION_FALLBACK_RULE },
+  { files: NORMALISED, ignores: NORMALISERS, rules: OPTION_FALLBACK_RULE },
 );

@@ -6,6 +6,7 @@
  * simulator's property tests and the contract harness.
  */
 import fc from "fast-check";
+import { type OrderArbitrarySettings, orderArbitrarySettings, type ValidOrderOptions } from "./arbitrary-settings.ts";
 import { ACCOUNT_PATTERN, blocksOf, detectService, parseKenyanMobile, SERVICES, type Service } from "./operators.ts";
 import {
   DEFAULT_ORDER_LIMITS,
@@ -156,18 +157,6 @@ const idempotencyKeyArbitrary: fc.Arbitrary<string> = fc.oneof(
 export const SERVICE_FIELDS = ["service", "network", "detected"] as const;
 export type ServiceField = (typeof SERVICE_FIELDS)[number];
 
-export interface ValidOrderOptions {
-  readonly limits?: OrderLimits;
-  /** Only these operators (default: all five). */
-  readonly services?: readonly Service[];
-  /** Only these recipients, as written (e.g. a real deployment's allow-list); default: generated. */
-  readonly accounts?: readonly string[];
-  /** Wallet shortcodes to pick from (sometimes omitted); default: never sent. */
-  readonly shortcodes?: readonly string[];
-  /** `always`, `never` or `sometimes` (default) send a body `idempotencyKey`. */
-  readonly bodyKey?: "always" | "never" | "sometimes";
-}
-
 export interface GeneratedOrder {
   readonly body: SendAirtimeRequest;
   /** The operator the simulator must resolve: explicit, alias, or detected from the prefix. */
@@ -185,10 +174,8 @@ interface Recipient {
   readonly owner: Service | undefined;
 }
 
-function recipientArbitrary(options: ValidOrderOptions): fc.Arbitrary<Recipient> {
-  const { accounts } = options;
+function recipientArbitrary({ accounts, services }: OrderArbitrarySettings): fc.Arbitrary<Recipient> {
   if (accounts === undefined) {
-    const services = options.services ?? SERVICES;
     return fc.constantFrom(...services).chain((service) => accountArbitrary(service));
   }
   const parsed = accounts.map((account) => {
@@ -207,22 +194,19 @@ function recipientArbitrary(options: ValidOrderOptions): fc.Arbitrary<Recipient>
  * fc.assert(fc.property(validOrderArbitrary(), ({ body }) => SendAirtimeRequestSchema.safeParse(body).success));
  */
 export function validOrderArbitrary(options: ValidOrderOptions = {}): fc.Arbitrary<GeneratedOrder> {
-  const limits = options.limits ?? DEFAULT_ORDER_LIMITS;
-  const services = options.services ?? SERVICES;
-  const keyMode = options.bodyKey ?? "sometimes";
+  const settings = orderArbitrarySettings(options);
+  const { limits, services, shortcodes } = settings;
   const key =
-    keyMode === "never"
+    settings.bodyKey === "never"
       ? fc.constant(undefined)
-      : keyMode === "always"
+      : settings.bodyKey === "always"
         ? idempotencyKeyArbitrary
         : fc.option(idempotencyKeyArbitrary, { nil: undefined });
   const shortcode =
-    options.shortcodes === undefined || options.shortcodes.length === 0
-      ? fc.constant(undefined)
-      : fc.option(fc.constantFrom(...options.shortcodes), { nil: undefined });
+    shortcodes.length === 0 ? fc.constant(undefined) : fc.option(fc.constantFrom(...shortcodes), { nil: undefined });
   return fc
     .record({
-      recipient: recipientArbitrary(options),
+      recipient: recipientArbitrary(settings),
       field: fc.constantFrom(...SERVICE_FIELDS),
       explicit: fc.constantFrom(...services),
       amount: amountArbitrary(limits),
@@ -420,11 +404,11 @@ function breakageArbitrary(kind: InvalidFieldKind, limits: OrderLimits): fc.Arbi
  *   return !result.success && result.error.issues.every((i) => `#/${i.path.join("/")}` === pointer);
  * }));
  */
-export function invalidOrderArbitrary(
-  options: { readonly kinds?: readonly InvalidFieldKind[]; readonly limits?: OrderLimits } = {},
-): fc.Arbitrary<InvalidOrder> {
-  const limits = options.limits ?? DEFAULT_ORDER_LIMITS;
-  const kinds = options.kinds ?? INVALID_FIELD_KINDS;
+export function invalidOrderArbitrary({
+  kinds = INVALID_FIELD_KINDS,
+  ...options
+}: { readonly kinds?: readonly InvalidFieldKind[]; readonly limits?: OrderLimits } = {}): fc.Arbitrary<InvalidOrder> {
+  const { limits } = orderArbitrarySettings(options);
   return fc
     .constantFrom(...kinds)
     .chain((kind) =>

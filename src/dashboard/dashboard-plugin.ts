@@ -25,6 +25,7 @@ import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../d
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC, type ScheduleSummary } from "./admin-spec.ts";
+import { type DashboardPluginOptions, dashboardSettings } from "./dashboard-settings.ts";
 
 // The dashboard's link as `serve` prints it: the admin token rides in the
 // URL fragment, which browsers never send, so it stays out of every log.
@@ -379,13 +380,6 @@ async function summariseSchedule(sources: ScheduleSources): Promise<ScheduleSumm
   };
 }
 
-export interface DashboardPluginOptions {
-  /** Where the built page lives; default the package's `dist/ui`. */
-  readonly uiDir?: string;
-  /** Orders evicted so far, for the evictions counter; the order cap's own count when absent. */
-  readonly evictions?: () => number | Promise<number>;
-}
-
 export interface DashboardPlugin extends SimulatorPlugin {
   readonly metrics: SimulatorMetrics;
 }
@@ -428,6 +422,7 @@ async function attemptsByOutcome(deliveries: DeliveryLog | undefined): Promise<R
  */
 export function createDashboardPlugin(options: DashboardPluginOptions = {}): SimulatorPluginFactory {
   return (context): DashboardPlugin => {
+    const settings = dashboardSettings(options, context);
     const webhooks = () => deliveriesOf(context);
     const metrics = createSimulatorMetrics({
       store: context.store,
@@ -437,13 +432,13 @@ export function createDashboardPlugin(options: DashboardPluginOptions = {}): Sim
         ["/_sim/ui", "/_sim/events", "/_sim/schedule", "/_sim/metrics"],
       ),
       webhookAttempts: () => attemptsByOutcome(webhooks()),
-      evictions: options.evictions ?? (async () => (await context.retention.stats()).evictedOrders),
+      evictions: settings.evictions,
     });
     const stream = createEventStream();
     // Read on the first page request, not at start: most simulators (tests, load runs) never serve the page,
     // and the files include the API reference's 1 MB bundle.
     let loaded: ReadonlyMap<string, StaticAsset> | undefined;
-    const asset = (path: string): StaticAsset | undefined => (loaded ??= loadStaticAssets(options.uiDir)).get(path);
+    const asset = (path: string): StaticAsset | undefined => (loaded ??= loadStaticAssets(settings.uiDir)).get(path);
 
     return {
       name: DASHBOARD_PLUGIN_NAME,

@@ -10,9 +10,10 @@ import { randomBase32 } from "./ids.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "./model.ts";
 import type { Clock, CustomerPatch, Ids, Random, Store } from "./ports.ts";
 
-const DEFAULT_CURRENCY = "KES";
+/** The currency of a wallet created without one. */
+export const DEFAULT_CURRENCY = "KES";
 /** Lifetime of an issued token when the caller names none: one hour. */
-const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 const SECRET_LENGTH = 32;
 
 export interface WalletInput {
@@ -142,13 +143,15 @@ export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDi
 
   return {
     async create(input) {
-      const wallets = input.wallets ?? [];
+      // A new customer's own defaults, each drawn only once the checks before it passed, as a seed replays them.
+      const { wallets = [] } = input;
       const invalid = checkWallets(wallets) ?? checkTokens(input.tokens) ?? checkWebhook(input.webhook);
       if (invalid !== undefined) return { kind: "invalid", detail: invalid };
-      const id = input.id ?? ids.next("cus");
+      const { id = ids.next("cus") } = input;
       if ((await store.getCustomer(id)) !== undefined) return { kind: "id_taken", id };
-      const tokens = input.tokens ?? [secret("tok")];
+      const { tokens = [secret("tok")] } = input;
       if (await tokensTaken(id, tokens)) return { kind: "token_taken" };
+      const { name = id, apiKey = secret("key") } = input;
 
       const toWallet = (wallet: WalletInput): Wallet => ({
         shortcode: wallet.shortcode ?? null,
@@ -158,9 +161,9 @@ export function createCustomerDirectory(deps: CustomerDirectoryDeps): CustomerDi
       const listedDefault = wallets.find((wallet) => (wallet.shortcode ?? null) === null);
       const customer: Customer = {
         id,
-        name: input.name ?? id,
+        name,
         tokens,
-        apiKey: input.apiKey ?? secret("key"),
+        apiKey,
         // The default wallet first, then the shortcode wallets in the order given.
         wallets: [
           listedDefault === undefined ? toWallet({ balanceCents: 0 }) : toWallet(listedDefault),

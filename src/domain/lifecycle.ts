@@ -102,7 +102,8 @@ export function assertLifecycleOptions(options: LifecycleOptions, table: StatusT
     throw new RangeError(`failureStatus ${options.failureStatus} is not a failed-class status of the table`);
   }
   if (!isFinalStatus(table, SUCCESS_STATUS)) throw new RangeError("the status table must define 20 as a final status");
-  const outcomes = options.outcomes ?? [];
+  const { outcomes } = options;
+  if (outcomes === undefined) return;
   const total = outcomes.reduce((sum, outcome) => sum + outcome.share, 0);
   if (outcomes.some((outcome) => !(outcome.share >= 0)) || total > 1 + SHARE_TOLERANCE) {
     throw new RangeError(`the outcome shares must be >= 0 and add up to at most 1, got ${total}`);

@@ -7,15 +7,7 @@
  * Memory stays bounded: at most `maxAddresses` are tracked, the least
  * recently failing forgotten first.
  */
-export interface AdminThrottleOptions {
-  /** Failures allowed per address within the window (default 10). */
-  readonly maxFailures?: number;
-  /** The window, ms (default 60 s). */
-  readonly windowMs?: number;
-  /** Addresses tracked at once (default 10,000). */
-  readonly maxAddresses?: number;
-  readonly now?: () => number;
-}
+import { type AdminThrottleOptions, adminThrottleSettings } from "./admin-throttle-settings.ts";
 
 export interface AdminThrottle {
   /** Seconds until `address` may try again, or 0 when it may now. */
@@ -23,15 +15,8 @@ export interface AdminThrottle {
   recordFailure(address: string): void;
 }
 
-const DEFAULT_MAX_FAILURES = 10;
-const DEFAULT_WINDOW_MS = 60_000;
-const DEFAULT_MAX_ADDRESSES = 10_000;
-
 export function createAdminThrottle(options: AdminThrottleOptions = {}): AdminThrottle {
-  const maxFailures = options.maxFailures ?? DEFAULT_MAX_FAILURES;
-  const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
-  const maxAddresses = options.maxAddresses ?? DEFAULT_MAX_ADDRESSES;
-  const now = options.now ?? (() => Date.now());
+  const { maxFailures, windowMs, maxAddresses, now } = adminThrottleSettings(options);
   // The newest `maxFailures` failure times of each address, oldest first; Map order: least recent first.
   const failures = new Map<string, number[]>();
 

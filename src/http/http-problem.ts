@@ -18,6 +18,9 @@ export interface HttpProblemOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** A problem's own option keeps its one default here, in the constructor's parameter list. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export class HttpProblem extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -26,15 +29,15 @@ export class HttpProblem extends Error {
   readonly errors?: readonly ValidationIssue[];
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, detail: string, options: HttpProblemOptions = {}) {
+  constructor(code: ErrorCode, detail: string, { errors, headers = NO_HEADERS }: HttpProblemOptions = {}) {
     super(`${code}: ${detail}`);
     this.name = "HttpProblem";
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.title = ERROR_CATALOGUE[code].title;
     this.detail = detail;
-    if (options.errors !== undefined) this.errors = options.errors;
-    this.headers = options.headers ?? {};
+    if (errors !== undefined) this.errors = errors;
+    this.headers = headers;
   }
 }
 

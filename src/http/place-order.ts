@@ -246,17 +246,18 @@ function headerFacts(req: IncomingMessage): Record<string, string | undefined> {
 function requestFacts(
   req: IncomingMessage,
   customerId: string,
-  input: SendAirtimeInput,
+  order: SendAirtimeInput,
   key: string | undefined,
 ): RequestFacts {
-  const parsed = parseKenyanMobile(input.account);
-  const service = input.service ?? (parsed === undefined ? undefined : detectService(parsed.nsn));
+  const parsed = parseKenyanMobile(order.account);
+  // The operator the order names, else the one its account's prefix belongs to.
+  const service = order.service ?? (parsed === undefined ? undefined : detectService(parsed.nsn));
   const scenario = req.headers["x-sim-scenario"];
   const facts: Mutable<RequestFacts> = {
     customerId,
-    account: parsed?.e164 ?? input.account,
-    amountCents: input.amountCents,
-    reference: input.reference,
+    account: parsed?.e164 ?? order.account,
+    amountCents: order.amountCents,
+    reference: order.reference,
     headers: headerFacts(req),
   };
   if (service !== undefined) facts.service = service;

@@ -15,7 +15,8 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import { StoreNotReplicatedError, StoreUnavailableError, type Store } from "../domain/ports.ts";
 import { connectAndAwaitReady } from "./await-ready.ts";
 import type { RedisClient } from "./redis-client.ts";
-import { createRedisStore, type RedisStoreOptions } from "./redis-store.ts";
+import { createRedisStore } from "./redis-store.ts";
+import type { RedisStoreOptions } from "./redis-settings.ts";
 import { noteWriteSlots } from "./replica-ack.ts";
 
 const IOREDIS_MISSING = "--store redis://… needs ioredis, an optional peer dependency: npm install ioredis@5";

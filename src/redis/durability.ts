@@ -39,7 +39,8 @@ async function configOf(node: Redis, name: string): Promise<string> {
   return value;
 }
 
-const nameOf = (node: Redis): string => `${node.options.host ?? "127.0.0.1"}:${node.options.port ?? 6379}`;
+// ioredis fills in every node's host and port (its defaults: localhost, 6379).
+const nameOf = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
 /**
  * Checks the servers for `level`; throws an Error naming the server and the

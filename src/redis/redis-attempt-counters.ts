@@ -7,6 +7,7 @@
  */
 import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
+import { type RedisKeyOptions, redisKeySettings } from "./redis-settings.ts";
 
 /** How long a customer's counts outlive its last counted attempt, wall-clock ms. */
 const COUNTS_TTL_MS = 24 * 3_600_000;
@@ -16,11 +17,8 @@ const COUNTS_TTL_MS = 24 * 3_600_000;
  * const counters = createRedisAttemptCounters(redis);
  * await counters.increment("acme", "request:acme\u0000flaky\u00000", "k:key-1"); // 1, then 2 on any instance
  */
-export function createRedisAttemptCounters(
-  redis: RedisClient,
-  options: { readonly prefix?: string } = {},
-): SharedAttemptCounters {
-  const prefix = options.prefix ?? "ah:";
+export function createRedisAttemptCounters(redis: RedisClient, options: RedisKeyOptions = {}): SharedAttemptCounters {
+  const { prefix } = redisKeySettings(options);
   const keyOf = (customerId: string): string => `${prefix}{${customerId}}:attempts`;
   return {
     async increment(customerId, counter, attempt) {

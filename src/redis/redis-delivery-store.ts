@@ -13,13 +13,9 @@
 import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
 import { readSequencePage } from "./sequence-page.ts";
+import { type RedisKeyOptions, redisKeySettings } from "./redis-settings.ts";
 import { matchesDeliveryFilter as matches } from "../webhooks/delivery-filter.ts";
 import type { Delivery, DeliveryAttempt, DeliveryFilter, DeliveryPageQuery, DeliveryStore } from "../webhooks/ports.ts";
-
-export interface RedisDeliveryStoreOptions {
-  /** Prefix of every key (default `ah:`), as the Redis Store's. */
-  readonly prefix?: string;
-}
 
 /** Records read per round trip when a listing reads many. */
 const READ_CHUNK = 500;
@@ -305,8 +301,8 @@ async function resetDeliveries(log: DeliveryLog, customerId: string | undefined)
  * const deliveries = createRedisDeliveryStore(new Redis("redis://127.0.0.1:6379/0"));
  * await deliveries.list({ customerId: "demo", state: "failed" });
  */
-export function createRedisDeliveryStore(redis: RedisClient, options: RedisDeliveryStoreOptions = {}): DeliveryStore {
-  const log = openDeliveryLog(redis, options.prefix ?? "ah:");
+export function createRedisDeliveryStore(redis: RedisClient, options: RedisKeyOptions = {}): DeliveryStore {
+  const log = openDeliveryLog(redis, redisKeySettings(options).prefix);
   return {
     insert: (delivery) => insertDelivery(log, delivery),
     get: async (id) => (await read(log, [id]))[0],

@@ -13,8 +13,8 @@
  */
 import type { RedisClient } from "./redis-client.ts";
 import { luaScript } from "./lua-script.ts";
+import { redisJournalSettings, type RedisJournalOptions } from "./redis-settings.ts";
 import {
-  DEFAULT_JOURNAL_LIMIT,
   type JournalEntry,
   type JournalPage,
   type JournalRecord,
@@ -23,13 +23,6 @@ import {
   toJournalEntry,
   type Journal,
 } from "../http/journal.ts";
-
-export interface RedisJournalOptions {
-  /** Prefix of its keys (default `ah:`); its keys share the hash tag `{journal}`. */
-  readonly prefix?: string;
-  /** Entries kept (the stream is trimmed to about this many; pages read only this many). */
-  readonly limit?: number;
-}
 
 export interface RedisJournal extends JournalView {
   /** Appends a record; never waits, never throws (Redis away is reported by the store). */
@@ -69,9 +62,8 @@ type StreamEntry = [id: string, fields: string[]];
  * const { entries, olderThan } = await journal.page({ customerId: "acme", limit: 50 });
  */
 export function createRedisJournal(redis: RedisClient, options: RedisJournalOptions = {}): RedisJournal {
-  const prefix = options.prefix ?? "ah:";
+  const { prefix, limit } = redisJournalSettings(options);
   const keys = { stream: `${prefix}{journal}:requests`, counter: `${prefix}{journal}:sequence` };
-  const limit = options.limit ?? DEFAULT_JOURNAL_LIMIT;
   const append = luaScript(redis, APPEND, 2);
 
   /** Newest first, from `end` (inclusive; `+` for the newest), at most `limit` entries in all. */

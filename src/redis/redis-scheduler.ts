@@ -26,30 +26,9 @@
 import { randomUUID } from "node:crypto";
 import type { RedisClient } from "./redis-client.ts";
 import type { Job, JobHandler, Scheduler } from "../domain/ports.ts";
-import { DEFAULT_JOB_SHARDS, jobShards, type ShardKeys, byShard, shardOf } from "./job-shards.ts";
+import { jobShards, type ShardKeys, byShard, shardOf } from "./job-shards.ts";
 import { type LuaScript, luaScript } from "./lua-script.ts";
-
-export interface RedisSchedulerOptions {
-  /** Prefix of its keys (default `ah:`); each shard's keys share the hash tag `{jobs:<shard>}`. */
-  readonly prefix?: string;
-  /** Shards the queue is split into (default 16); every process on the queue must use the same number. */
-  readonly shards?: number;
-  /** How long a claimed job is held before another process may run it (default 10 s). */
-  readonly leaseMs?: number;
-  /** The longest wait between two looks for due jobs (default 25 ms). */
-  readonly pollMs?: number;
-  /**
-   * How long before its due time a job may be claimed (default 50 ms); it
-   * then waits here and runs at its due time. Longer than the poll interval,
-   * so a job is claimed before it falls due.
-   */
-  readonly lookaheadMs?: number;
-  /** Jobs claimed per look (default 64). */
-  readonly batch?: number;
-  readonly now?: () => number;
-  /** A handler that threw, or Redis unreachable while polling. */
-  readonly onError?: (error: unknown, job?: Job) => void;
-}
+import { redisSchedulerSettings, type RedisSchedulerOptions } from "./redis-settings.ts";
 
 export interface RedisScheduler extends Scheduler {
   /** Starts looking for due jobs (after the handlers are registered); a real clock's way of running them. */
@@ -159,21 +138,20 @@ function createPoller(context: SchedulerContext, jobs: HeldJobs, pollMs: number,
 }
 
 export function createRedisScheduler(redis: RedisClient, options: RedisSchedulerOptions = {}): RedisScheduler {
-  const shards = jobShards(options.prefix ?? "ah:", options.shards ?? DEFAULT_JOB_SHARDS);
+  const settings = redisSchedulerSettings(options);
+  const shards = jobShards(settings.prefix, settings.shards);
   const handlers = new Map<string, JobHandler>();
+  const { leaseMs, lookaheadMs, now, onError, pollMs, batch } = settings;
   const context: SchedulerContext = {
     redis,
     shards,
     scripts: schedulerScripts(redis),
     handlers,
-    leaseMs: options.leaseMs ?? 10_000,
-    lookaheadMs: options.lookaheadMs ?? 50,
-    now: options.now ?? (() => Date.now()),
-    onError: options.onError ?? ((error: unknown) => console.error("scheduler:", error)),
+    leaseMs,
+    lookaheadMs,
+    now,
+    onError,
   };
-  const { leaseMs, lookaheadMs, now } = context;
-  const pollMs = options.pollMs ?? 25;
-  const batch = options.batch ?? 64;
   const jobs = createHeldJobs(context);
   const poller = createPoller(context, jobs, pollMs, batch);
   let renewal: NodeJS.Timeout | undefined;

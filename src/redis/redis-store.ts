@@ -16,7 +16,6 @@ import { type RedisClient, unlinkMatching } from "./redis-client.ts";
 import type { Customer, Wallet, EvictedOrder, IdempotencyRecord, Order } from "../domain/model.ts";
 import type { Store, OrderPage, OrderPageQuery, PlaceResult } from "../domain/ports.ts";
 import { createIssuedTokens, type IssuedTokens } from "./issued-tokens.ts";
-import { DEFAULT_JOB_SHARDS } from "./job-shards.ts";
 import { createOrderIndex, type OrderIndex } from "./order-index.ts";
 import {
   CUSTOMER_RECORD,
@@ -28,6 +27,7 @@ import {
   type SharedKeys,
 } from "./redis-keys.ts";
 import { luaScript, type LuaScript } from "./lua-script.ts";
+import { redisStoreSettings, type RedisStoreOptions } from "./redis-settings.ts";
 import * as nodeCrypto from "node:crypto";
 import { byCreation } from "../domain/order-page.ts";
 import { candidateOf, evictedRecordOf } from "../domain/order-retention.ts";
@@ -69,16 +69,6 @@ function createTokenHints(max = MAX_HINTS): TokenHints {
   };
 }
 
-export interface RedisStoreOptions {
-  /** Prefix of every key (default `ah:`): several simulators can share one database under different prefixes. */
-  readonly prefix?: string;
-  /**
-   * Shards of the indexes across customers (default 16, the job queue's
-   * count): every process on the database must use the same number.
-   */
-  readonly shards?: number;
-}
-
 type CustomerMethods = Pick<
   Store,
   "putCustomer" | "getCustomer" | "listCustomers" | "findCustomerByToken" | "setWalletBalance" | "patchCustomer"
@@ -96,8 +86,7 @@ type ReadCustomer = (id: string) => Promise<Customer | undefined>;
  *   wallets: [{ shortcode: null, balanceCents: 10_000, currency: "KES" }] });
  */
 export function createRedisStore(redis: RedisClient, options: RedisStoreOptions = {}): Store {
-  const prefix = options.prefix ?? "ah:";
-  const shards = options.shards ?? DEFAULT_JOB_SHARDS;
+  const { prefix, shards } = redisStoreSettings(options);
   const scripts = Object.fromEntries(
     Object.entries(REDIS_SCRIPTS).map(([name, { lua, numberOfKeys }]) => [name, luaScript(redis, lua, numberOfKeys)]),
   ) as Record<RedisScriptName, LuaScript>;

@@ -21,19 +21,7 @@ import type { RedisClient } from "./redis-client.ts";
 import { StoreUnavailableError } from "../domain/ports.ts";
 import type { RedisScheduler } from "./redis-scheduler.ts";
 import type { TimeKeeper } from "../time/time-keeper.ts";
-
-export interface RedisVirtualClockOptions {
-  /** Prefix of its keys (default `ah:`); its keys share the hash tag `{clock}`. */
-  readonly prefix?: string;
-  /** The time when Redis holds none yet (default: the real time). */
-  readonly startAt?: number;
-  /** How long an advance waits for every process to take the new time (default 5 s). */
-  readonly ackTimeoutMs?: number;
-  /** How long the advance lock lasts without being renewed: a dead holder frees it then (default 30 s). */
-  readonly lockMs?: number;
-  /** Redis failed while applying a published time. */
-  readonly onError?: (error: unknown) => void;
-}
+import { type RedisVirtualClockOptions, redisVirtualClockSettings } from "./redis-settings.ts";
 
 export interface RedisVirtualClock {
   /** The shared time when the clock was opened: where the process's TimeKeeper starts. */
@@ -107,19 +95,16 @@ interface SharedClock {
   applying: Promise<void>;
 }
 
-function sharedClockOf(redis: RedisClient, options: RedisVirtualClockOptions): SharedClock {
-  const prefix = options.prefix ?? "ah:";
-  // Channels are server-wide, not per database: the database number keeps two simulated providers apart.
-  // A cluster has only database 0.
-  const database = "db" in redis.options ? (redis.options.db ?? 0) : 0;
+function sharedClockOf(redis: RedisClient, settings: ReturnType<typeof redisVirtualClockSettings>): SharedClock {
+  const { prefix, database, ackTimeoutMs, lockMs, onError } = settings;
   const channelBase = `${prefix}{clock}@${database}`;
   return {
     redis,
     keys: { now: `${prefix}{clock}:now`, lock: `${prefix}{clock}:lock` },
     channels: { time: `${channelBase}:now`, ack: `${channelBase}:ack` },
-    ackTimeoutMs: options.ackTimeoutMs ?? 5_000,
-    lockMs: options.lockMs ?? 30_000,
-    onError: options.onError ?? ((error: unknown) => console.error("virtual clock:", error)),
+    ackTimeoutMs,
+    lockMs,
+    onError,
     waiters: new Map(),
     local: undefined,
     shared: undefined,
@@ -267,14 +252,15 @@ export async function openRedisVirtualClock(
   redis: RedisClient,
   options: RedisVirtualClockOptions = {},
 ): Promise<RedisVirtualClock> {
-  const clock = sharedClockOf(redis, options);
+  const settings = redisVirtualClockSettings(redis, options);
+  const clock = sharedClockOf(redis, settings);
   const subscriber = redis.duplicate();
   // The command client reports Redis going away; this one only reconnects and subscribes again.
   subscriber.on("error", () => undefined);
   await connectAndAwaitReady(subscriber);
   listen(clock, subscriber);
   await subscriber.subscribe(clock.channels.time, clock.channels.ack);
-  await redis.set(clock.keys.now, String(options.startAt ?? Date.now()), "NX");
+  await redis.set(clock.keys.now, String(settings.startAt), "NX");
   const startAt = Number(await redis.get(clock.keys.now));
 
   return {

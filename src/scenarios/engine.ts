@@ -23,7 +23,7 @@ import type { WebhookFaults } from "../domain/faults.ts";
 import type { PlannedTransition } from "../domain/model.ts";
 import type { Random } from "../domain/ports.ts";
 import type { Timing } from "../domain/timing.ts";
-import { DEFAULT_TIMING, sampleDelay } from "../domain/timing.ts";
+import { sampleDelay } from "../domain/timing.ts";
 import { type CompiledRule, type CompiledScenario, compileScenario, type EffectTemplate } from "./compile.ts";
 import type {
   HttpFailure,
@@ -35,31 +35,7 @@ import type {
 import { type ActivationStates, createActivationStates, type ScenarioState } from "./activation-states.ts";
 import type { LoadedScenario } from "./load.ts";
 import { MAGIC_ACCOUNTS_SCENARIO, MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
-
-export interface ScenarioEngineOptions {
-  /** Seeds every scenario that has no `seed` of its own (mixed with the scenario's name). */
-  readonly seed?: number;
-  /** The magic test accounts; on unless `false`. */
-  readonly magicAccounts?: boolean;
-  /** Delay of an `outcome` without `after` (the simulator's default lifecycle timing). */
-  readonly defaultOutcomeTiming?: Timing;
-  /** Scenarios loaded at start (already validated). */
-  readonly scenarios?: readonly LoadedScenario[];
-  /** Attempt counters kept per rule before the oldest are forgotten. */
-  readonly maxTrackedKeys?: number;
-  /**
-   * Which state (generator, counters) a request- or customer-scoped
-   * activation uses. The default keeps one per customer; the tests replace
-   * it with a shared one to prove the isolation property can fail.
-   */
-  readonly stateScope?: (kind: "request" | "customer", customerId: string) => string;
-  /**
-   * Attempt counts shared with other instances (a Redis store). They restart
-   * with a reset, not when a scenario is activated or replaced: another
-   * instance may be counting with them.
-   */
-  readonly counters?: SharedAttemptCounters;
-}
+import { type ScenarioEngineOptions, scenarioEngineSettings } from "./scenario-settings.ts";
 
 export interface ActivationScope {
   /** Active for this customer only; absent: for every customer. */
@@ -199,19 +175,20 @@ function parseRequestedScenarios(header: string | undefined): readonly string[] 
  * const effects = await engine.evaluate(facts); // { fired: ["flaky-gateway/503-twice"], beforeCommit: … }
  */
 export function createScenarioEngine(options: ScenarioEngineOptions = {}): ManagedScenarioEngine {
-  const engineSeed = (options.seed ?? 0) >>> 0;
+  const settings = scenarioEngineSettings(options);
+  const engineSeed = settings.seed;
   const parts: EngineParts = {
     loaded: new Map(),
     global: [],
     perCustomer: new Map(),
     states: createActivationStates({
       seedOf: (scenario) => scenario.seed ?? hashSeed(scenario.name, engineSeed),
-      maxTrackedKeys: options.maxTrackedKeys ?? 100_000,
+      maxTrackedKeys: settings.maxTrackedKeys,
     }),
-    counters: options.counters,
-    scopeOf: options.stateScope ?? ((kind, customerId) => `${kind}:${customerId}`),
-    magic: options.magicAccounts === false ? undefined : compileScenario(MAGIC_ACCOUNTS_SCENARIO.definition),
-    defaultOutcomeTiming: options.defaultOutcomeTiming ?? DEFAULT_TIMING,
+    counters: settings.counters,
+    scopeOf: settings.stateScope,
+    magic: settings.magicAccounts ? compileScenario(MAGIC_ACCOUNTS_SCENARIO.definition) : undefined,
+    defaultOutcomeTiming: settings.defaultOutcomeTiming,
   };
   const { loaded, global, perCustomer, states, scopeOf } = parts;
 
@@ -279,8 +256,8 @@ export function createScenarioEngine(options: ScenarioEngineOptions = {}): Manag
     },
   };
 
-  if (options.scenarios !== undefined) {
-    const added = engine.add(options.scenarios);
+  if (settings.scenarios !== undefined) {
+    const added = engine.add(settings.scenarios);
     if (added.kind === "reserved_name") {
       throw new Error(`the scenario name '${added.name}' is reserved for the magic test accounts`);
     }

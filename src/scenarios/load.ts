@@ -90,11 +90,13 @@ function requiredMessage(issue: z.core.$ZodIssue): string | undefined {
 }
 
 /** Validates an already-parsed value (a JSON body, a YAML document). */
-export function validateScenario(value: unknown, file: string, options: ParseOptions = {}): ScenarioParseResult {
+export function validateScenario(
+  value: unknown,
+  file: string,
+  { statusTable = DEFAULT_STATUS_TABLE }: ParseOptions = {},
+): ScenarioParseResult {
   const parsed = ScenarioFileSchema.safeParse(value);
-  const pathed = parsed.success
-    ? checkScenarioStatuses(parsed.data, options.statusTable ?? DEFAULT_STATUS_TABLE)
-    : flattenIssues(parsed.error.issues);
+  const pathed = parsed.success ? checkScenarioStatuses(parsed.data, statusTable) : flattenIssues(parsed.error.issues);
   if (parsed.success && pathed.length === 0) return { ok: true, scenario: { definition: parsed.data, source: file } };
   return {
     ok: false,

@@ -19,26 +19,9 @@ import {
   validateScenario,
 } from "./load.ts";
 import { MAGIC_ACCOUNTS_SCENARIO_NAME } from "./magic-accounts.ts";
-import type { ScenarioFileInput } from "./schema.ts";
+import { scenarioChoiceSettings, type ScenarioOptions } from "./scenario-settings.ts";
 
-export interface ScenarioOptions {
-  /** Files or shipped scenario names, active for every customer (`serve --scenario`). */
-  readonly active?: readonly string[] | undefined;
-  /** Per customer id: files or names active for that customer only (`serve --scenario-for ID=NAME`). */
-  readonly customers?: Readonly<Record<string, readonly string[]>> | undefined;
-  /** Files or names loaded but not active (for `X-Sim-Scenario` and the admin API). */
-  readonly load?: readonly string[] | undefined;
-  /** Scenario objects given in code, loaded but not active. */
-  readonly definitions?: readonly ScenarioFileInput[] | undefined;
-  /** Load the shipped library, so `X-Sim-Scenario: flaky-gateway` works. Default true. */
-  readonly library?: boolean | undefined;
-  /** The magic test accounts. Default true. */
-  readonly magicAccounts?: boolean | undefined;
-  /** Seed of every scenario without its own `seed`. Default: the simulator's seed. */
-  readonly seed?: number | undefined;
-  /** Relative file paths resolve from here (the config file's folder). Default: the working directory. */
-  readonly baseDir?: string | undefined;
-}
+export type { ScenarioOptions } from "./scenario-settings.ts";
 
 const ScenarioRefSchema = z
   .string()
@@ -100,30 +83,22 @@ export async function prepareScenarios(
   options: ScenarioOptions,
   statusTable: StatusTable = DEFAULT_STATUS_TABLE,
 ): Promise<PreparedScenarios> {
-  const baseDir = options.baseDir ?? process.cwd();
+  const { refs, definitions, library: withLibrary, baseDir } = scenarioChoiceSettings(options);
   const toFile = (ref: string) => {
     const file = resolveScenarioArgument(ref);
     return looksLikeFile(ref) && !isAbsolute(file) ? resolve(baseDir, file) : file;
   };
-  const refs = [
-    ...(options.active ?? []).map((ref) => ({ ref })),
-    ...Object.entries(options.customers ?? {}).flatMap(([customer, list]) => list.map((ref) => ({ ref, customer }))),
-    ...(options.load ?? []).map((ref) => ({ ref, loadOnly: true })),
-  ];
 
-  const libraryFiles = options.library === false ? [] : await listLibraryFiles();
+  const libraryFiles = withLibrary ? await listLibraryFiles() : [];
   const library = await readScenarioFiles(libraryFiles, { statusTable });
   const userFiles = [...new Set(refs.filter(({ ref }) => looksLikeFile(ref)).map(({ ref }) => toFile(ref)))];
   // A shipped name asked for with library: false is read from the library folder on its own.
-  const namedFiles =
-    options.library === false
-      ? [...new Set(refs.filter(({ ref }) => !looksLikeFile(ref)).map(({ ref }) => toFile(ref)))]
-      : [];
+  const namedFiles = withLibrary
+    ? []
+    : [...new Set(refs.filter(({ ref }) => !looksLikeFile(ref)).map(({ ref }) => toFile(ref)))];
   const user = combineScenarioResults([
     ...(await Promise.all([...userFiles, ...namedFiles].map((file) => readScenarioFile(file, { statusTable })))),
-    ...(options.definitions ?? []).map((definition, index) =>
-      validateScenario(definition, `definitions[${index}]`, { statusTable }),
-    ),
+    ...definitions.map((definition, index) => validateScenario(definition, `definitions[${index}]`, { statusTable })),
   ]);
 
   const issues: ScenarioIssue[] = [...(library.ok ? [] : library.issues), ...(user.ok ? [] : user.issues)];
@@ -139,7 +114,7 @@ export async function prepareScenarios(
   );
 
   const activations: Activation[] = [];
-  for (const { ref, customer, loadOnly } of refs as { ref: string; customer?: string; loadOnly?: boolean }[]) {
+  for (const { ref, customer, loadOnly } of refs) {
     const name = looksLikeFile(ref) ? nameOfFile.get(toFile(ref)) : ref;
     if (name === undefined) continue; // the file's own issues are already listed
     if (!byName.has(name)) {

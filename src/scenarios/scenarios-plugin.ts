@@ -3,28 +3,12 @@
  * builds the engine the HTTP pipeline asks for effects, and adds the
  * `/_sim/scenarios` admin routes.
  */
-import type { SharedAttemptCounters } from "../domain/scenario-engine.ts";
-import { DEFAULT_TIMING, parseTiming, type Timing } from "../domain/timing.ts";
 import type { SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { createScenarioAdmin } from "./admin-routes.ts";
 import { SCENARIO_ADMIN_SPEC } from "./admin-spec.ts";
 import { createScenarioEngine, type ManagedScenarioEngine } from "./engine.ts";
-import { prepareScenarios, ScenarioLoadError, type ScenarioOptions } from "./options.ts";
-
-export interface ScenariosPluginOptions extends ScenarioOptions {
-  /** Delay of an `outcome` without `after`: the simulator's own timing (`2s`, `1s..3s`, a Timing). */
-  readonly defaultOutcomeTiming?: string | Timing;
-  /** Attempt counts every instance on a Redis store shares; this plugin's own otherwise. */
-  readonly counters?: SharedAttemptCounters | undefined;
-}
-
-function resolveTiming(timing: string | Timing | undefined): Timing {
-  if (timing === undefined) return DEFAULT_TIMING;
-  if (typeof timing !== "string") return timing;
-  const parsed = parseTiming(timing);
-  // An unreadable timing is the simulator's own error to report; it refuses to start.
-  return parsed.ok ? parsed.timing : DEFAULT_TIMING;
-}
+import { prepareScenarios, ScenarioLoadError } from "./options.ts";
+import { type ScenariosPluginOptions, scenariosPluginSettings } from "./scenario-settings.ts";
 
 export interface ScenariosPlugin extends SimulatorPlugin {
   readonly scenarios: ManagedScenarioEngine;
@@ -40,12 +24,13 @@ export function createScenariosPlugin(options: ScenariosPluginOptions = {}): Sim
   return async (context): Promise<ScenariosPlugin> => {
     const prepared = await prepareScenarios(options, context.statusTable);
     if (!prepared.ok) throw new ScenarioLoadError(prepared.issues);
+    const settings = scenariosPluginSettings(options, () => Math.floor(context.random.next() * 2 ** 32));
     const engine = createScenarioEngine({
-      seed: options.seed ?? Math.floor(context.random.next() * 2 ** 32),
-      ...(options.magicAccounts === undefined ? {} : { magicAccounts: options.magicAccounts }),
-      defaultOutcomeTiming: resolveTiming(options.defaultOutcomeTiming),
+      seed: settings.seed,
+      magicAccounts: settings.magicAccounts,
+      defaultOutcomeTiming: settings.defaultOutcomeTiming,
       scenarios: prepared.scenarios,
-      ...(options.counters === undefined ? {} : { counters: options.counters }),
+      ...(settings.counters === undefined ? {} : { counters: settings.counters }),
     });
     for (const activation of prepared.activations) {
       engine.activate(activation.name, activation.customer === undefined ? {} : { customer: activation.customer });

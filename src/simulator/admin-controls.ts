@@ -81,7 +81,8 @@ export function createAdminControls(deps: AdminControlsDeps): AdminControls & Si
   return {
     async seed(input) {
       const result = await create(input);
-      if (result.kind !== "created") throw new Error(`customer ${input.id ?? "(new)"}: ${result.detail}`);
+      if (result.kind !== "created")
+        throw new Error(`customer ${input.id === undefined ? "(new)" : input.id}: ${result.detail}`);
       return result.customer;
     },
     async reset(customerId) {

@@ -31,10 +31,11 @@ import { connectRedisStore, guardUnavailable, isRedisUrl } from "../redis/connec
 import { checkDurability, type RedisDurability } from "../redis/durability.ts";
 import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
-import { claimShardCount, DEFAULT_JOB_SHARDS } from "../redis/job-shards.ts";
+import { claimShardCount } from "../redis/job-shards.ts";
 import { claimKeyLayout } from "../redis/key-layout.ts";
 import { createRedisScheduler } from "../redis/redis-scheduler.ts";
 import type { RedisClient } from "../redis/redis-client.ts";
+import { redisStoreSettings } from "../redis/redis-settings.ts";
 import { openRedisVirtualClock } from "../redis/redis-virtual-clock.ts";
 import { REPLICA_ACK_TIMEOUT_MS, replicaAck, withReplicaAck } from "../redis/replica-ack.ts";
 import { type JournalSides, openSharedJournal } from "../redis/redis-journal.ts";
@@ -43,11 +44,11 @@ import { createTimeKeeper, type TimeKeeper } from "../time/time-keeper.ts";
 import type { DeliveryStore } from "../webhooks/ports.ts";
 
 export interface BackendSettings {
-  /** `memory` (the default), a `redis://` URL, or a `redis+cluster://` list of seed nodes. */
-  readonly store: string | undefined;
+  /** `memory`, a `redis://` URL, or a `redis+cluster://` list of seed nodes. */
+  readonly store: string;
   /** What an acknowledged write survives on Redis (`docs/redis.md`); only `memory` without Redis. */
   readonly durability: RedisDurability;
-  /** On Redis, the shards of the shared job queue (16 when undefined); refused when the queue has another count. */
+  /** On Redis, the shards of the shared job queue (the Redis adapters' default when undefined); refused when the queue has another count. */
   readonly jobShards?: number | undefined;
   readonly clock: "real" | "virtual";
   /** Where a virtual clock starts, ms since the epoch; a clock already shared on Redis keeps its time. */
@@ -132,22 +133,23 @@ const REPLICATED_DELIVERY_WRITES = ["insert", "update"] as const satisfies reado
 async function checkRedisOrClose(
   connection: { readonly client: RedisClient; close(): Promise<void> },
   settings: BackendSettings,
+  keys: RedisKeys,
 ): Promise<void> {
   try {
     const check = await checkDurability(connection.client, settings.durability);
     for (const warning of check.warnings) settings.onWarning(`${warning} (loss window: ${check.lossWindow})`);
     // The layout first: it reads a shard count recorded without a layout as layout 1's, and
     // claimShardCount records one on a new database.
-    await claimKeyLayout(connection.client, REDIS_PREFIX);
-    await claimShardCount(connection.client, REDIS_PREFIX, settings.jobShards ?? DEFAULT_JOB_SHARDS);
+    await claimKeyLayout(connection.client, keys.prefix);
+    await claimShardCount(connection.client, keys.prefix, keys.shards);
   } catch (error) {
     await connection.close();
     throw error;
   }
 }
 
-/** The prefix of every key the simulator keeps on Redis (each adapter's default). */
-const REDIS_PREFIX = "ah:";
+/** Where the simulator's keys live on Redis: the adapters' default prefix, and the job queue's shards. */
+type RedisKeys = ReturnType<typeof redisStoreSettings>;
 
 const LOCAL_JOBS: JobPlacement = { kind: "local", share: () => undefined };
 
@@ -158,7 +160,7 @@ const LOCAL_JOBS: JobPlacement = { kind: "local", share: () => undefined };
  *   onWarning: console.warn });
  */
 export async function openBackend(settings: BackendSettings): Promise<Backend> {
-  const store = settings.store ?? "memory";
+  const { store } = settings;
   if (store === "memory" && settings.durability !== "memory") {
     throw new RangeError(`redisDurability ${settings.durability} needs a Redis store (--store redis://…)`);
   }
@@ -212,18 +214,17 @@ function openMemoryBackend(settings: BackendSettings): Backend {
  */
 async function openRedisBackend(url: string, settings: BackendSettings): Promise<Backend> {
   const { onError } = settings;
+  const keys = redisStoreSettings({ shards: settings.jobShards });
   const connection = await connectRedisStore(url, {
-    prefix: REDIS_PREFIX,
-    shards: settings.jobShards ?? DEFAULT_JOB_SHARDS,
+    ...keys,
     onError: (error) => onError(new Error(`Redis: ${error.message}`)),
   });
   const redis = connection.client;
-  await checkRedisOrClose(connection, settings);
+  await checkRedisOrClose(connection, settings, keys);
   // Guarded like the store: a job scheduled with an order while Redis is away answers 503, not 500.
   const shared = guardUnavailable(
     createRedisScheduler(redis, {
-      prefix: REDIS_PREFIX,
-      shards: settings.jobShards ?? DEFAULT_JOB_SHARDS,
+      ...keys,
       onError: (error) => onError(error),
     }),
   );

@@ -241,7 +241,7 @@ export const SimulatorConfigSchema = SimulatorSettingsSchema.extend({
     if (config.outcomes !== undefined && config.failureRate !== undefined) {
       ctx.addIssue({ code: "custom", path: ["outcomes"], message: "give outcomes or failureRate, not both" });
     }
-    const ids = (config.customers ?? []).map((customer) => customer.id);
+    const ids = config.customers === undefined ? [] : config.customers.map((customer) => customer.id);
     const dup = ids.find((id, index) => ids.indexOf(id) !== index);
     if (dup !== undefined) {
       ctx.addIssue({ code: "custom", path: ["customers"], message: `the id ${JSON.stringify(dup)} is used twice` });
@@ -255,4 +255,5 @@ export const SimulatorConfigSchema = SimulatorSettingsSchema.extend({
 export type SimulatorConfig = z.output<typeof SimulatorConfigSchema>;
 /** The settings as `createSimulator` takes them (text or parsed values). */
 export type SimulatorSettingsInput = z.input<typeof SimulatorSettingsSchema>;
-export type SimulatorSettings = z.output<typeof SimulatorSettingsSchema>;
+/** The settings as the schema parsed them, before the simulator's defaults (`simulator-settings.ts`). */
+export type ParsedSimulatorSettings = z.output<typeof SimulatorSettingsSchema>;

@@ -6,32 +6,31 @@
  * up: the wiring (`createSimulator`) last, above it the node:http server it
  * listens on, and first the shutdown that undoes both.
  */
-import { randomInt, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { CompiledProfile } from "../contract/provider-profile/compile.ts";
 import { compileRenderer, type DialectRenderer } from "../contract/provider-profile/render.ts";
-import { DEFAULT_ORDER_LIMITS, type OrderLimits, type TokenResponse } from "../contract/public-schemas.ts";
-import { createStatusTable, DEFAULT_STATUS_TABLE, isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
+import type { TokenResponse } from "../contract/public-schemas.ts";
+import { isFinalStatus, type StatusTable } from "../contract/status-codes.ts";
 import type { Order } from "../domain/model.ts";
 import type { Store } from "../domain/ports.ts";
 import type { ScenarioEngine } from "../domain/scenario-engine.ts";
 import type { AirtimeService } from "../domain/service-types.ts";
-import { DEFAULT_TIMING } from "../domain/timing.ts";
 import { createHttpListeners, type HttpDeps, type PublicHandler } from "../http/create-listener.ts";
-import { createJournal, DEFAULT_JOURNAL_LIMIT, type Journal, type JournalRecord } from "../http/journal.ts";
+import { createJournal, type Journal, type JournalRecord } from "../http/journal.ts";
 import { createAdminControls, type SimulatorCustomers } from "./admin-controls.ts";
 import { type Backend, type BackendSettings, openBackend } from "./backend.ts";
-import { buildPlugins } from "./build-plugins.ts";
-import { type SimulatorSettings, SimulatorSettingsSchema } from "./config-schema.ts";
-import { generateToken } from "./credentials.ts";
-import { createEmbeddedDomain, type EmbeddedDomain, type EmbeddedDomainOptions } from "./embedded-domain.ts";
+import { buildPlugins } from "./default-plugins.ts";
+import { createEmbeddedDomain, type EmbeddedDomain } from "./embedded-domain.ts";
 import type { AdminExtension, LeftPending, SimulatorPlugin } from "../domain/plugin-port.ts";
+import { DEMO_CUSTOMER_ID, type SimulatorOptions } from "./simulator-options.ts";
 import {
-  DEFAULT_DEMO_BALANCE,
-  DEFAULT_TOKEN_TTL_SECONDS,
-  DEMO_CUSTOMER_ID,
-  type SimulatorOptions,
-} from "./simulator-options.ts";
+  type DemoCustomerSettings,
+  type EmbeddedDomainOptions,
+  runSeed,
+  type SimulatorSettings,
+  simulatorSettings,
+} from "./simulator-settings.ts";
 import {
   captureState,
   readStateFile,
@@ -282,19 +281,6 @@ export interface Simulator {
   close(options?: CloseOptions): Promise<void>;
 }
 
-function resolveStatusTable(table: SimulatorOptions["statusTable"]): StatusTable {
-  if (table === undefined) return DEFAULT_STATUS_TABLE;
-  return table instanceof Map ? table : createStatusTable(table as Parameters<typeof createStatusTable>[0]);
-}
-
-/** The one validation of the settings, the config file's rules: a RangeError naming the first broken one. */
-function parseSettings(options: SimulatorOptions): SimulatorSettings {
-  const parsed = SimulatorSettingsSchema.safeParse(options);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new RangeError(`${issue?.path.join(".") || "options"} ${issue?.message ?? "is not valid"}`);
-}
-
 /**
  * Builds a simulator: embedded store, real or virtual clock, the default
  * plugins plus `options.plugins`, a `demo` customer unless `demo: false`.
@@ -315,17 +301,17 @@ function parseSettings(options: SimulatorOptions): SimulatorSettings {
 export async function createSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const start = await readStart(options);
   const { settings, journal } = start;
-  const backend = await openBackend(backendSettings(start, options));
-  const domain = createEmbeddedDomain(domainOptions(start, options, backend));
+  const backend = await openBackend(backendSettings(start));
+  const domain = createEmbeddedDomain(domainOptions(start, backend));
   const { store, time, service } = domain;
 
-  const plugins = await buildPlugins(options, backend, domain, journal, start.dialect);
+  const plugins = await buildPlugins(settings, backend, domain, journal, start.dialect);
 
   const settle = async (): Promise<void> => {
     for (const plugin of plugins) await plugin.settle?.();
   };
   const clock: SimulatorClock = {
-    mode: start.clock,
+    mode: settings.clock,
     now: () => time.clock.now(),
     async advance(ms) {
       await backend.advance(ms);
@@ -347,13 +333,14 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
   });
 
   const holders = backend.persistence === undefined ? undefined : { ...backend.persistence, plugins };
-  const demo = await restoreAndSeed({ saved: start.saved, holders, options, customers, store });
+  const demo = await restoreAndSeed({ saved: start.saved, holders, settings, customers, store });
 
-  const adminToken = settings.adminToken ?? generateToken("adm");
-  const http = createHttpListeners(httpDeps({ start, options, backend, domain, plugins, customers, adminToken }));
+  const { adminToken } = settings;
+  const http = createHttpListeners(httpDeps({ start, backend, domain, plugins, customers }));
   const server = createHttpServer(http.requestListener);
   backend.start();
-  const { statusTable, run } = start;
+  const { statusTable } = settings;
+  const { run } = start;
   const shutdown = shutdownOnce({
     backend,
     plugins,
@@ -390,77 +377,61 @@ export async function createSimulator(options: SimulatorOptions = {}): Promise<S
 }
 
 /**
- * What a simulator reads before it opens anything: its settings, validated
+ * What a simulator reads before it opens anything: its settings, normalised
  * once, and what follows from them alone. Read first so that a broken setting
  * or state file fails before a Redis connection is opened.
  */
 interface Start {
   readonly settings: SimulatorSettings;
-  readonly onError: (error: unknown) => void;
   /** The state file's saved run, when there is one to go on with. */
   readonly saved: SimulatorState | undefined;
   readonly run: Run;
-  /** The settings' clock and journal limit, defaults applied. */
-  readonly clock: "real" | "virtual";
-  readonly journalLimit: number;
-  readonly statusTable: StatusTable;
   readonly dialect: DialectRenderer;
   readonly journal: Journal;
 }
 
 async function readStart(options: SimulatorOptions): Promise<Start> {
-  const onError = options.onError ?? ((error: unknown) => console.error("airtime simulator:", error));
-  const settings = parseSettings(options);
+  const settings = simulatorSettings(options);
   // A saved run goes on with its own seed, on a new stream per restart (ids never repeat).
   const saved = settings.stateFile === undefined ? undefined : await readStateFile(settings.stateFile);
-  const run = {
-    seed: saved?.seed ?? settings.seed ?? randomInt(2 ** 31),
-    restarts: saved === undefined ? 0 : saved.restarts + 1,
-  };
-  const statusTable = resolveStatusTable(options.statusTable);
+  const run = { seed: runSeed(settings, saved), restarts: saved === undefined ? 0 : saved.restarts + 1 };
   // Compiled once: every public answer and webhook is written through it.
-  const dialect = compileRenderer(options.provider, { newUuid: randomUUID });
-  const clock = settings.clock ?? "real";
-  const journalLimit = settings.journalLimit ?? DEFAULT_JOURNAL_LIMIT;
-  const journal = createJournal(journalLimit);
-  return { settings, onError, saved, run, clock, journalLimit, statusTable, dialect, journal };
+  const dialect = compileRenderer(settings.provider, { newUuid: randomUUID });
+  const journal = createJournal(settings.journalLimit);
+  return { settings, saved, run, dialect, journal };
 }
 
 /** The simulator's settings as the backend seam takes them: storage, durability, clock and journal. */
-function backendSettings(
-  { settings, clock, journalLimit, statusTable, journal, onError }: Start,
-  options: SimulatorOptions,
-): BackendSettings {
+function backendSettings({ settings, journal }: Start): BackendSettings {
   return {
     store: settings.store,
-    durability: settings.redisDurability ?? "memory",
+    durability: settings.redisDurability,
     jobShards: settings.redisJobShards,
-    clock,
-    startAt: options.startAt,
-    statusTable,
+    clock: settings.clock,
+    startAt: settings.startAt,
+    statusTable: settings.statusTable,
     stateFile: settings.stateFile,
     journal,
-    journalLimit,
-    onError,
+    journalLimit: settings.journalLimit,
+    onError: settings.onError,
     onWarning: (message) => console.warn(`airtime simulator: ${message}`),
   };
 }
 
 /** The domain's options: the backend's ports, and the run's seed, timing and order rules. */
-function domainOptions(start: Start, options: SimulatorOptions, backend: Backend): EmbeddedDomainOptions {
-  const { settings, run, onError } = start;
+function domainOptions({ settings, run }: Start, backend: Backend): EmbeddedDomainOptions {
   return {
     store: backend.store,
     time: backend.time,
     scheduler: backend.scheduler,
     seed: run.restarts === 0 ? run.seed : restartSeed(run.seed, run.restarts),
-    timing: settings.timing ?? DEFAULT_TIMING,
-    failureRate: settings.failureRate ?? 0,
+    timing: settings.timing,
+    failureRate: settings.failureRate,
     outcomes: settings.outcomes,
-    statusTable: start.statusTable,
-    keyLifetimeMs: options.idempotencyRetentionMs,
+    statusTable: settings.statusTable,
+    keyLifetimeMs: settings.keyLifetimeMs,
     maxOrders: settings.maxOrders,
-    onEventError: (error) => onError(error),
+    onEventError: (error) => settings.onError(error),
   };
 }
 
@@ -472,27 +443,25 @@ function domainOptions(start: Start, options: SimulatorOptions, backend: Backend
 async function restoreAndSeed(parts: {
   readonly saved: SimulatorState | undefined;
   readonly holders: StateHolders | undefined;
-  readonly options: SimulatorOptions;
+  readonly settings: SimulatorSettings;
   readonly customers: SimulatorCustomers;
   readonly store: Store;
 }): Promise<Simulator["demo"]> {
-  const { saved, holders, options, customers, store } = parts;
+  const { saved, holders, settings, customers, store } = parts;
   if (saved !== undefined && holders !== undefined) await restoreState(saved, holders);
   const restored = async (id: string | undefined) => id !== undefined && (await store.getCustomer(id)) !== undefined;
-  const demo = options.demo === false ? undefined : await seedDemo(customers, options.demo ?? {}, store);
-  for (const input of options.customers ?? []) if (!(await restored(input.id))) await customers.seed(input);
+  const demo = settings.demo === undefined ? undefined : await seedDemo(customers, settings.demo, store);
+  for (const input of settings.customers) if (!(await restored(input.id))) await customers.seed(input);
   return demo;
 }
 
 /** The parts the HTTP layer answers from. */
 interface HttpWiring {
   readonly start: Start;
-  readonly options: SimulatorOptions;
   readonly backend: Backend;
   readonly domain: EmbeddedDomain;
   readonly plugins: readonly SimulatorPlugin[];
   readonly customers: ReturnType<typeof createAdminControls>;
-  readonly adminToken: string;
 }
 
 /**
@@ -501,7 +470,7 @@ interface HttpWiring {
  * hooks; the admin API, unless `admin: false`, over the customer service.
  */
 function httpDeps(wiring: HttpWiring): HttpDeps {
-  const { start, options, backend, domain, plugins, customers } = wiring;
+  const { start, backend, domain, plugins, customers } = wiring;
   const { settings } = start;
   const { service } = domain;
   const engines = plugins.map((p) => p.scenarios).filter((s): s is ScenarioEngine => s !== undefined);
@@ -509,41 +478,29 @@ function httpDeps(wiring: HttpWiring): HttpDeps {
   return {
     clock: domain.time.clock,
     journal: backend.journal.recorder,
-    reportError: start.onError,
+    reportError: settings.onError,
     ...(settings.cors === undefined ? {} : { corsOrigins: settings.cors }),
-    ...requestListener(options.onRequest, plugins),
+    ...requestListener(settings.onRequest, plugins),
     publicApi: {
       service,
-      limits: orderLimits(settings),
+      limits: settings.limits,
       dialect: start.dialect,
       scenarioEngines: engines,
       beforeResponse: async (order: Order) => {
         for (const plugin of plugins) await plugin.beforeResponse?.(order);
       },
-      issueToken: tokenIssuer(domain.customers, settings.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
+      issueToken: tokenIssuer(domain.customers, settings.tokenTtlSeconds),
     },
-    adminApi:
-      settings.admin === false
-        ? undefined
-        : {
-            adminToken: wiring.adminToken,
-            authenticateCustomer: (token: string) => service.authenticate(token),
-            // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
-            controls: customers,
-            extensions,
-          },
+    adminApi: settings.admin
+      ? {
+          adminToken: settings.adminToken,
+          authenticateCustomer: (token: string) => service.authenticate(token),
+          // Plugins keep per-customer state too (scenario attempt counters): `customers.reset` tells them.
+          controls: customers,
+          extensions,
+        }
+      : undefined,
   };
-}
-
-/** The order limits the public API enforces: the settings' own, each defaulted. */
-function orderLimits(settings: SimulatorSettings): OrderLimits {
-  const {
-    minAmount = DEFAULT_ORDER_LIMITS.minAmount,
-    maxAmount = DEFAULT_ORDER_LIMITS.maxAmount,
-    currencies = DEFAULT_ORDER_LIMITS.currencies,
-  } = settings.limits ?? {};
-  // The schema holds currencies to at least one, which its array type does not say.
-  return { minAmount, maxAmount, currencies: currencies as OrderLimits["currencies"] };
 }
 
 /** `POST /v1/auth/token`: a customer's API key exchanged for a token that lives `ttlSeconds`. */
@@ -568,7 +525,7 @@ function tokenIssuer(
 
 /** The request listeners, the option's and the plugins', as one (none when nobody listens). */
 function requestListener(
-  option: SimulatorOptions["onRequest"],
+  option: SimulatorSettings["onRequest"],
   plugins: readonly SimulatorPlugin[],
 ): { onRequest?: (request: JournalRecord) => void } {
   const listeners = plugins.filter((p) => p.onRequest !== undefined);
@@ -583,7 +540,7 @@ function requestListener(
 
 async function seedDemo(
   customers: SimulatorCustomers,
-  demo: NonNullable<Exclude<SimulatorOptions["demo"], false>>,
+  demo: DemoCustomerSettings,
   store: Store,
 ): Promise<{ customerId: string; token: string; apiKey: string }> {
   // Restored from a state file: kept as it was saved.
@@ -592,7 +549,7 @@ async function seedDemo(
     (await customers.seed({
       id: DEMO_CUSTOMER_ID,
       name: "Demo customer",
-      balance: demo.balance ?? DEFAULT_DEMO_BALANCE,
+      balance: demo.balance,
       token: demo.token,
       apiKey: demo.apiKey,
       webhook: demo.webhook,

@@ -5,13 +5,16 @@
  */
 import type { AdminUpdateCustomerRequest } from "../contract/admin-schemas.ts";
 import { toCents } from "../contract/money.ts";
-import type { CustomerUpdate, CustomerInput as DirectoryCustomerInput } from "../domain/customers.ts";
+import {
+  type CustomerUpdate,
+  type CustomerInput as DirectoryCustomerInput,
+  DEFAULT_CURRENCY,
+} from "../domain/customers.ts";
 import type { Customer, Wallet, WebhookEndpoint } from "../domain/model.ts";
 import { generateWebhookSecret } from "./credentials.ts";
 
 /** Default wallet balance of a customer created without one, in KES. */
 const DEFAULT_CUSTOMER_BALANCE = 10_000;
-const DEFAULT_CURRENCY = "KES";
 
 /** A customer as written in a config file or passed to `createSimulator({customers})`. */
 export interface CustomerInput {
@@ -37,16 +40,17 @@ function webhookOf(input: { url: string; secrets?: readonly string[] | undefined
  * `balance`, the default wallet starts at {@link DEFAULT_CUSTOMER_BALANCE}.
  */
 export function toDirectoryInput(input: CustomerInput): DirectoryCustomerInput {
-  const currency = input.currency ?? DEFAULT_CURRENCY;
-  const tokens = [...(input.tokens ?? []), ...(input.token === undefined ? [] : [input.token])];
+  // A configured customer's own defaults, given where its record is built.
+  const { currency = DEFAULT_CURRENCY, balance = DEFAULT_CUSTOMER_BALANCE, wallets = [], tokens: listed = [] } = input;
+  const tokens = [...listed, ...(input.token === undefined ? [] : [input.token])];
   return {
     ...(input.id === undefined ? {} : { id: input.id }),
     ...(input.name === undefined ? {} : { name: input.name }),
     ...(tokens.length === 0 ? {} : { tokens: [...new Set(tokens)] }),
     ...(input.apiKey === undefined ? {} : { apiKey: input.apiKey }),
     wallets: [
-      { shortcode: null, balanceCents: toCents(input.balance ?? DEFAULT_CUSTOMER_BALANCE), currency },
-      ...(input.wallets ?? []).map((w) => ({ shortcode: w.shortcode, balanceCents: toCents(w.balance), currency })),
+      { shortcode: null, balanceCents: toCents(balance), currency },
+      ...wallets.map((w) => ({ shortcode: w.shortcode, balanceCents: toCents(w.balance), currency })),
     ],
     ...(input.webhook === undefined ? {} : { webhook: webhookOf(input.webhook) }),
   };

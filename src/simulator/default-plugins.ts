@@ -1,42 +1,52 @@
 /**
- * The plugins every simulator gets unless `defaultPlugins: false`: one line
- * per built-in module (webhooks, scenarios). Each entry sees the simulator's
- * options and returns a plugin factory, or undefined to stay out.
+ * The simulator's plugins: the ones every simulator gets unless
+ * `defaultPlugins: false` (one line per built-in module: webhooks,
+ * scenarios, the dashboard), then the ones its options add, each built on
+ * the simulator's context (the domain's ports and what the backend shares
+ * across processes) and subscribed to the status changes and the order cap.
  */
+import type { DialectRenderer } from "../contract/provider-profile/render.ts";
 import { DASHBOARD_ADMIN_SPEC } from "../dashboard/admin-spec.ts";
 import { createDashboardPlugin } from "../dashboard/dashboard-plugin.ts";
-import type { AdminExtensionSpec } from "../domain/plugin-port.ts";
+import type {
+  AdminExtensionSpec,
+  SimulatorContext,
+  SimulatorPlugin,
+  SimulatorPluginFactory,
+} from "../domain/plugin-port.ts";
+import type { Journal } from "../http/journal.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
 import { createScenariosPlugin } from "../scenarios/scenarios-plugin.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import { createWebhookPlugin } from "../webhooks/webhook-plugin.ts";
-import type { SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import type { Backend } from "./backend.ts";
-import type { SimulatorOptions } from "./simulator-options.ts";
+import type { EmbeddedDomain } from "./embedded-domain.ts";
+import type { SimulatorSettings } from "./simulator-settings.ts";
 
 /** What the backend shares across processes on a Redis store, each handed to the plugin it belongs to. */
 type SharedByBackend = Pick<Backend, "deliveryStore" | "attemptCounters">;
 
-type DefaultPlugin = (options: SimulatorOptions, shared: SharedByBackend) => SimulatorPluginFactory | undefined;
+type DefaultPlugin = (settings: SimulatorSettings, shared: SharedByBackend) => SimulatorPluginFactory | undefined;
 
-export const DEFAULT_PLUGINS: readonly DefaultPlugin[] = [
-  // Webhooks: signed deliveries with retries; `webhooks: false` leaves them out.
-  (options, shared) =>
-    options.webhooks === false
+const DEFAULT_PLUGINS: readonly DefaultPlugin[] = [
+  // Webhooks: signed deliveries with retries; `webhooks: false` leaves them out. A delivery store of the
+  // options' own wins over the one the backend shares.
+  (settings, shared) =>
+    settings.webhooks === false
       ? undefined
       : createWebhookPlugin({
-          ...options.webhooks,
-          deliveryStore: options.webhooks?.deliveryStore ?? shared.deliveryStore,
+          ...(shared.deliveryStore === undefined ? {} : { deliveryStore: shared.deliveryStore }),
+          ...settings.webhooks,
         }),
   // Scenarios: the library, magic test accounts, X-Sim-Scenario; `scenarios: false` leaves them out.
-  (options, shared) =>
-    options.scenarios === false
+  (settings, shared) =>
+    settings.scenarios === false
       ? undefined
       : createScenariosPlugin({
           ...(shared.attemptCounters === undefined ? {} : { counters: shared.attemptCounters }),
-          ...options.scenarios,
-          ...(options.seed === undefined || options.scenarios?.seed !== undefined ? {} : { seed: options.seed }),
-          ...(options.timing === undefined ? {} : { defaultOutcomeTiming: options.timing }),
+          ...settings.scenarios,
+          ...(settings.seed === undefined || settings.scenarios?.seed !== undefined ? {} : { seed: settings.seed }),
+          ...(settings.timing === undefined ? {} : { defaultOutcomeTiming: settings.timing }),
         }),
   // The dashboard at /_sim/ui, its event stream and /_sim/metrics: always on (a counter and a histogram per request).
   () => createDashboardPlugin(),
@@ -51,3 +61,39 @@ export const DEFAULT_ADMIN_SPECS: readonly AdminExtensionSpec[] = [
   SCENARIO_ADMIN_SPEC,
   DASHBOARD_ADMIN_SPEC,
 ];
+
+/** The plugins built on the simulator's context, in order, each subscribed to what it hears. */
+export async function buildPlugins(
+  settings: SimulatorSettings,
+  backend: Backend,
+  domain: EmbeddedDomain,
+  journal: Journal,
+  dialect: DialectRenderer,
+): Promise<SimulatorPlugin[]> {
+  const plugins: SimulatorPlugin[] = [];
+  const context: SimulatorContext = {
+    store: domain.store,
+    clock: domain.clock,
+    scheduler: domain.scheduler,
+    ids: domain.ids,
+    random: domain.random,
+    statusTable: domain.statusTable,
+    dialect,
+    service: domain.service,
+    journal,
+    retention: domain.retention,
+    timing: domain.timing,
+    jobs: backend.jobs,
+    plugins,
+  };
+  const defaults = settings.defaultPlugins ? DEFAULT_PLUGINS.map((entry) => entry(settings, backend)) : [];
+  const factories = [...defaults, ...settings.plugins].filter(
+    (factory): factory is SimulatorPluginFactory => factory !== undefined,
+  );
+  for (const factory of factories) plugins.push(await factory(context));
+  for (const plugin of plugins) {
+    if (plugin.events !== undefined) domain.events.subscribe(plugin.events);
+    if (plugin.retention !== undefined) domain.retention.addGuard(plugin.retention);
+  }
+  return plugins;
+}

@@ -1,5 +1,6 @@
 /**
- * Options of `createSimulator()`, and how they resolve to the ports' settings.
+ * Options of `createSimulator()`, as a caller writes them; `simulator-settings.ts`
+ * validates them and applies the defaults.
  */
 import type { ProviderProfile } from "../contract/provider-profile/schema.ts";
 import type { OrderLimits } from "../contract/public-schemas.ts";
@@ -105,5 +106,3 @@ export interface SimulatorOptions extends Omit<SimulatorSettingsInput, "limits" 
 }
 
 export const DEMO_CUSTOMER_ID = "demo";
-export const DEFAULT_DEMO_BALANCE = 100_000;
-export const DEFAULT_TOKEN_TTL_SECONDS = 3600;

@@ -48,9 +48,10 @@ import type {
 import { byCreation } from "../domain/order-page.ts";
 import { evictedRecordOf } from "../domain/order-retention.ts";
 import { ByteMap } from "./byte-map.ts";
-import { type ColdQueue, createColdQueue, DEFAULT_HOT_RECORDS } from "./cold-queue.ts";
+import { type ColdQueue, createColdQueue } from "./cold-queue.ts";
 import { type CreationIndex, createCreationIndex } from "./creation-index.ts";
 import { freezeCopy } from "./freeze-copy.ts";
+import { type MemoryStoreOptions, memoryStoreSettings } from "./memory-store-settings.ts";
 import { candidateOfStored, orderOf, PackedOrder, type StoredOrder, versionOf } from "./packed-order.ts";
 
 /*
@@ -353,19 +354,6 @@ export interface MemoryStore extends Store {
   importState(state: MemoryStoreState): void;
 }
 
-export interface MemoryStoreOptions {
-  /**
-   * Whether an order is settled (final): a settled order beyond the
-   * `hotOrders` most recently settled is kept packed (see record-packer.ts).
-   * Without it nothing is packed.
-   */
-  readonly settled?: (order: Order) => boolean;
-  /** Settled orders kept as objects; default {@link DEFAULT_HOT_RECORDS}. */
-  readonly hotOrders?: number;
-  /** False: pack inside the write that settles an order, not in the background (tests). */
-  readonly packInBackground?: boolean;
-}
-
 /** The map key of a customer's idempotency key, or of a customer's reference. */
 function keyOf(customerId: string, key: string): string {
   return `${customerId}\u0000${key}`;
@@ -437,13 +425,13 @@ class OrderBook {
   private readonly keysSwept: Swept = { sweptAt: -Infinity };
   private readonly evictedSwept: Swept = { sweptAt: -Infinity };
 
-  constructor(
-    /** Whether an order is settled (final), so packed once it is no longer hot. */
-    private readonly settled: (order: Order) => boolean,
-    options: MemoryStoreOptions,
-  ) {
-    const packing = { hot: options.hotOrders ?? DEFAULT_HOT_RECORDS, background: options.packInBackground ?? true };
-    this.cold = createColdQueue(packing, (id) => {
+  /** Whether an order is settled (final), so packed once it is no longer hot. */
+  private readonly settled: (order: Order) => boolean;
+
+  constructor(settings: ReturnType<typeof memoryStoreSettings>) {
+    const { settled } = settings;
+    this.settled = settled;
+    this.cold = createColdQueue(settings.packing, (id) => {
       const stored = this.orders.get(id);
       if (stored !== undefined && !(stored instanceof PackedOrder) && settled(stored)) {
         this.orders.set(id, new PackedOrder(stored));
@@ -690,7 +678,7 @@ function placeOrder(
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const customers = new CustomerBook();
-  const orders = new OrderBook(options.settled ?? (() => false), options);
+  const orders = new OrderBook(memoryStoreSettings(options));
   const clear = (): void => {
     customers.clear();
     orders.clear();

@@ -3,6 +3,7 @@
  * a real timer (the alarm) or by a virtual clock that moves only when told to.
  */
 import type { Clock, Job, JobHandler, Scheduler } from "../domain/ports.ts";
+import { type TimeKeeperOptions, timeKeeperSettings } from "./time-keeper-settings.ts";
 
 // The job heap is the part that must stay fast with 100,000 jobs waiting,
 // and it knows nothing of clocks, timers or handlers.
@@ -232,16 +233,6 @@ interface TrackedWork {
   readonly done: Promise<void>;
 }
 
-export interface TimeKeeperOptions {
-  readonly mode: "real" | "virtual";
-  /** Start of virtual time (ms since epoch); defaults to the real time at creation. */
-  readonly startAt?: number | undefined;
-  /** Real time source, injectable for tests. */
-  readonly realNow?: () => number;
-  /** Called when a job handler throws, instead of losing the error silently. */
-  readonly onError?: ((error: unknown, job: Job) => void) | undefined;
-}
-
 /**
  * A clock and a scheduler over one job heap. Virtual mode: time stands still
  * until `advance(ms)`, which runs every job falling due, in due order (ties in
@@ -259,21 +250,18 @@ export interface TimeKeeperOptions {
  * await time.advance(1_000); // logs "ping at 500"; time.clock.now() === 1000
  */
 export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
-  const realNow = options.realNow ?? (() => Date.now());
+  const settings = timeKeeperSettings(options);
+  const { realNow, onError } = settings;
   const heap = new JobHeap();
   const handlers = new Map<string, JobHandler>();
   let nextId = 0;
   /** Whether a caller has scheduled under an id of the generated form (`job_12`), which a generated id could meet. */
   let generatedFormTaken = false;
-  const onError =
-    options.onError ??
-    ((error: unknown, job: Job) => {
-      console.error(`scheduled job ${job.type} ${job.id} failed:`, error);
-    });
 
   const run = (job: Job): Promise<void> => runJob(handlers, onError, job);
 
-  const virtual = options.mode === "virtual" ? createVirtualTime(heap, run, options.startAt ?? realNow()) : undefined;
+  const { virtualStartAt } = settings;
+  const virtual = virtualStartAt === undefined ? undefined : createVirtualTime(heap, run, virtualStartAt);
   const alarm = virtual === undefined ? createAlarm(heap, run, realNow) : undefined;
   const arm = (): void => alarm?.arm();
   const now = virtual === undefined ? () => realNow() : () => virtual.now();
@@ -311,7 +299,7 @@ export function createTimeKeeper(options: TimeKeeperOptions): TimeKeeper {
   return {
     clock: virtual === undefined ? { now } : { now, virtual: true },
     scheduler,
-    mode: options.mode,
+    mode: settings.mode,
     advance(ms: number) {
       if (virtual === undefined) return Promise.reject(new Error("advance() needs a virtual clock"));
       if (!Number.isFinite(ms) || ms < 0) return Promise.reject(new RangeError("advance(ms) needs a finite ms >= 0"));

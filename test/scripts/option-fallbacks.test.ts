@@ -1,7 +1,7 @@
 /**
- * The lint rule that keeps defaults in each command's settings table: a
- * fallback on an options field, or on options another object holds, is
- * refused in a covered folder, and allowed in its normaliser, on local
+ * The lint rule that keeps defaults in the settings tables: a fallback on
+ * an options field, or on options another object holds, is refused in every
+ * folder of `src/`, and allowed in a normaliser (`*-settings.ts`), on local
  * values and on the parts of a function's input.
  */
 import { ESLint } from "eslint";
@@ -9,20 +9,42 @@ import { describe, expect, it } from "vitest";
 
 const eslint = new ESLint();
 
-async function ruleIdsFor(text: string, filePath: string): Promise<(string | null)[]> {
+async function messagesFor(text: string, filePath: string) {
   const [result] = await eslint.lintText(text, { filePath });
-  return (result?.messages ?? []).map((message) => message.ruleId);
+  return result?.messages ?? [];
 }
+
+async function ruleIdsFor(text: string, filePath: string): Promise<(string | null)[]> {
+  return (await messagesFor(text, filePath)).map((message) => message.ruleId);
+}
+
+const RULE_MESSAGE = "Give this default in its settings table (*-settings.ts), not at its use.";
 
 const fallback = (expression: string) =>
   `export function planted(options: { a?: number; b?: { c?: number } }): number {\n  return ${expression};\n}\n`;
 
-/** The folders whose options are normalised once; the rule holds in each. */
-const CONVERTED = ["src/harness", "src/learn", "src/webhooks", "src/compare", "src/handler-check", "src/cli"];
+/** Every folder of `src/`: the commands' and the simulator's alike. */
+const FOLDERS = [
+  "src/harness",
+  "src/learn",
+  "src/webhooks",
+  "src/compare",
+  "src/handler-check",
+  "src/cli",
+  "src/simulator",
+  "src/redis",
+  "src/scenarios",
+  "src/contract",
+  "src/domain",
+  "src/http",
+  "src/time",
+  "src/store",
+  "src/dashboard",
+];
 const FALLBACKS = ["options.a ?? 1", "options.b?.c ?? 2", "(options.b ?? {}).c ?? 3"];
 
 describe("no options.x ?? outside the normalisers", () => {
-  const planted = CONVERTED.flatMap((folder) => FALLBACKS.map((expression) => [expression, folder] as const));
+  const planted = FOLDERS.flatMap((folder) => FALLBACKS.map((expression) => [expression, folder] as const));
   it.each(planted)("refuses %s in %s/", async (expression, folder) => {
     const ids = await ruleIdsFor(fallback(expression), `${folder}/planted.ts`);
     expect(ids).toContain("no-restricted-syntax");
@@ -41,11 +63,17 @@ describe("no options.x ?? outside the normalisers", () => {
     expect(await ruleIdsFor(parts, "src/harness/planted.ts")).not.toContain("no-restricted-syntax");
   });
 
-  it("allows it in a command's settings normaliser", async () => {
-    expect(await ruleIdsFor(fallback("options.a ?? 1"), "src/compare/compare-settings.ts")).not.toContain(
-      "no-restricted-syntax",
-    );
+  it("says where the default belongs", async () => {
+    const messages = await messagesFor(fallback("options.a ?? 1"), "src/redis/planted.ts");
+    expect(messages.map((message) => message.message)).toEqual([RULE_MESSAGE]);
   });
+
+  it.each(["src/compare/compare-settings.ts", "src/simulator/simulator-settings.ts", "src/redis/redis-settings.ts"])(
+    "allows it in a settings normaliser, %s",
+    async (file) => {
+      expect(await messagesFor(fallback("options.a ?? 1"), file)).toEqual([]);
+    },
+  );
 
   it("leaves a fallback on a local value alone", async () => {
     const local = `export function planted(found: number | undefined): number {\n  return found ?? 0;\n}\n`;

@@ -40,7 +40,7 @@ describe("the layering npm run lint enforces", () => {
   it.each([
     // The four that once passed: a feature into the simulator, the HTTP layer into the dashboard.
     ["src/webhooks/planted.ts", "../simulator/create-simulator.ts"],
-    ["src/scenarios/planted.ts", "../simulator/build-plugins.ts"],
+    ["src/scenarios/planted.ts", "../simulator/default-plugins.ts"],
     ["src/dashboard/planted.ts", "../simulator/create-simulator.ts"],
     ["src/http/planted.ts", "../dashboard/dashboard-plugin.ts"],
     ["src/domain/planted.ts", "../http/journal.ts"],
