@@ -10,8 +10,8 @@ import { parseServeArgs } from "../../src/cli/serve.ts";
 import type { RunningProcess } from "../../src/harness/child-process.ts";
 import { createSimulator } from "../../src/simulator/create-simulator.ts";
 import { startProcess } from "../../src/harness/child-process.ts";
+import { CLI_BIN as BIN } from "../support/processes.ts";
 
-const BIN = join(import.meta.dirname, "../../bin/airtime-harness.js");
 const running: RunningProcess[] = [];
 afterEach(async () => {
   for (const child of running.splice(0)) await child.stop(1_000);

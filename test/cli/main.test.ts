@@ -5,12 +5,10 @@
  */
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../support/processes.ts";
+import { CLI_BIN as BIN, runCli } from "../support/processes.ts";
 
-const BIN = resolve("bin/airtime-harness.js");
 const COMMANDS = ["serve", "listen", "trigger", "scenarios", "contract", "secret", "init", "replay"] as const;
 
 async function run(args: readonly string[]): Promise<{ code: number | null; output: string }> {

@@ -6,12 +6,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { expect, it } from "vitest";
-import { runCli } from "../support/processes.ts";
+import { CLI_BIN as BIN, runCli } from "../support/processes.ts";
 
-const BIN = resolve(import.meta.dirname, "../../bin/airtime-harness.js");
 
 async function secretOnce(): Promise<string> {
   const cli = runCli(["secret"]);

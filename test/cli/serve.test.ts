@@ -2,11 +2,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { parseServeArgs, serve } from "../../src/cli/serve.ts";
+import { CLI_BIN as BIN } from "../support/processes.ts";
 
-const BIN = resolve("bin/airtime-harness.js");
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");

@@ -1,5 +1,5 @@
 /**
- * Child processes in tests: `airtime-harness` itself (bin/airtime-harness.js)
+ * Child processes in tests: `airtime-harness` itself (`CLI_BIN`)
  * and Stoplight Prism, through the product's own process plumbing.
  */
 import { existsSync } from "node:fs";
@@ -12,7 +12,12 @@ export { freePort } from "../../src/harness/child-process.ts";
 const ROOT = resolve(import.meta.dirname, "../..");
 const PRISM_BIN = resolve(ROOT, "node_modules/.bin/prism");
 export const PUBLIC_SPEC = resolve(ROOT, "spec/openapi.yaml");
-const BIN = resolve(ROOT, "bin/airtime-harness.js");
+/**
+ * The `airtime-harness` the tests start: the development launcher, which runs the sources through tsx,
+ * or what `AIRTIME_TEST_CLI` names. `.ci/run` names the build `npm ci` made of the same checkout
+ * (`dist/cli.js`, the package's bin), which starts in half the CPU of the launcher's module loading.
+ */
+export const CLI_BIN = process.env.AIRTIME_TEST_CLI ?? resolve(ROOT, "bin/airtime-harness.js");
 
 export function prismAvailable(): boolean {
   return existsSync(PRISM_BIN) && existsSync(PUBLIC_SPEC);
@@ -25,7 +30,7 @@ export function startPrism(args: readonly string[]): Promise<PrismProcess> {
 
 /** `airtime-harness <args>` as a child process; the caller stops it. */
 export function runCli(args: readonly string[]): RunningProcess {
-  return startProcess(process.execPath, [BIN, ...args]);
+  return startProcess(process.execPath, [CLI_BIN, ...args]);
 }
 
 /**
