@@ -81,8 +81,9 @@ const DECLARATIVE_TABLES = ["src/contract/routes/**", "src/cli/flag-table.ts", "
  * Options are normalised once, like fast-check's qualified parameters: one
  * table of defaults and one frozen settings object, built in a `*-settings.ts`
  * (a command's, or a component's: the simulator's, the Redis adapters', the
- * scenario engine's, the time keeper's …), that the rest of the code reads as
- * it is. Anywhere else in `src/`, a fallback on an options field is an error
+ * scenario engine's …) or, for a component whose few options only it reads,
+ * in its own function named `…Settings` at the top of its file (the time
+ * keeper's, the memory store's …), that the rest of the code reads as it is. Anywhere else in `src/`, a fallback on an options field is an error
  * — `options.x ?? …`, `flags.a?.b ?? …`, or options held by another object,
  * `plan.settings.x ?? …` — so a default cannot be written twice with two
  * values. A reusable component's own option (the HTTP client's timeout, the
@@ -95,7 +96,9 @@ const NORMALISERS = ["src/**/*-settings.ts"];
 const OPTION_BAGS = "options|opts|settings|config|values|flags|args";
 const OPTION_OBJECTS = `/^(input|${OPTION_BAGS})$/`;
 const HELD_OPTIONS = `/^(${OPTION_BAGS})$/`;
-const FALLBACK = 'LogicalExpression[operator="??"]';
+/** A normaliser may also be a component's own function named `…Settings`, at the top of its file. */
+const IN_NORMALISER = "FunctionDeclaration[id.name=/Settings$/] LogicalExpression";
+const FALLBACK = `LogicalExpression[operator="??"]:not(${IN_NORMALISER})`;
 const OPTION_FALLBACK_RULE = {
   "no-restricted-syntax": [
     "error",
@@ -108,7 +111,7 @@ const OPTION_FALLBACK_RULE = {
       `${FALLBACK} > ChainExpression.left > MemberExpression[object.property.name=${HELD_OPTIONS}]`,
     ].map((selector) => ({
       selector,
-      message: "Give this default in its settings table (*-settings.ts), not at its use.",
+      message: "Give this default in its settings table (*-settings.ts, or a …Settings function), not at its use.",
     })),
   ],
 };

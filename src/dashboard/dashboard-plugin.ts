@@ -21,11 +21,34 @@ import type { JournalRecord } from "../http/journal.ts";
 import { presentAdminOrder } from "../http/presenters.ts";
 import { PACKAGE_ROOT } from "../package-root.ts";
 import { SCENARIO_ADMIN_SPEC } from "../scenarios/admin-spec.ts";
-import type { AdminHandler, SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
+import type { AdminHandler, SimulatorContext, SimulatorPlugin, SimulatorPluginFactory } from "../domain/plugin-port.ts";
 import { DELIVERY_ADMIN_SPEC } from "../webhooks/admin-spec.ts";
 import type { WebhookPlugin } from "../webhooks/webhook-plugin.ts";
 import { DASHBOARD_ADMIN_SPEC, type ScheduleSummary } from "./admin-spec.ts";
-import { type DashboardPluginOptions, dashboardSettings } from "./dashboard-settings.ts";
+
+/**
+ * The dashboard plugin's settings, normalised once, where its defaults are
+ * given: the page's folder is the built files' own (`dist/ui`), and the
+ * evictions counter reads the simulator's order cap unless told otherwise.
+ */
+
+export interface DashboardPluginOptions {
+  /** Where the built page lives; default the package's `dist/ui`. */
+  readonly uiDir?: string;
+  /** Orders evicted so far, for the evictions counter; the order cap's own count when absent. */
+  readonly evictions?: () => number | Promise<number>;
+}
+
+/**
+ * @example
+ * await dashboardSettings({}, context).evictions(); // the order cap's count of evicted orders
+ */
+function dashboardSettings(options: DashboardPluginOptions, context: Pick<SimulatorContext, "retention">) {
+  return Object.freeze({
+    uiDir: options.uiDir,
+    evictions: options.evictions ?? (async () => (await context.retention.stats()).evictedOrders),
+  });
+}
 
 // The dashboard's link as `serve` prints it: the admin token rides in the
 // URL fragment, which browsers never send, so it stays out of every log.

@@ -32,7 +32,7 @@ import { checkDurability, type RedisDurability } from "../redis/durability.ts";
 import { createRedisAttemptCounters } from "../redis/redis-attempt-counters.ts";
 import { createRedisDeliveryStore } from "../redis/redis-delivery-store.ts";
 import { claimShardCount } from "../redis/job-shards.ts";
-import { claimKeyLayout } from "../redis/key-layout.ts";
+import { claimKeyLayout } from "../redis/redis-keys.ts";
 import { createRedisScheduler } from "../redis/redis-scheduler.ts";
 import type { RedisClient } from "../redis/redis-client.ts";
 import { redisStoreSettings } from "../redis/redis-settings.ts";

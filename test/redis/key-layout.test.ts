@@ -5,7 +5,7 @@
  * code (its job queue's shard count recorded, no layout) or by a later one.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { KEY_LAYOUT } from "../../src/redis/key-layout.ts";
+import { KEY_LAYOUT } from "../../src/redis/redis-keys.ts";
 import type { Simulator } from "../../src/simulator/create-simulator.ts";
 import { runCli } from "../support/processes.ts";
 import { placeOrderOn, startOnRedis } from "../support/redis-simulators.ts";

@@ -18,7 +18,8 @@ async function ruleIdsFor(text: string, filePath: string): Promise<(string | nul
   return (await messagesFor(text, filePath)).map((message) => message.ruleId);
 }
 
-const RULE_MESSAGE = "Give this default in its settings table (*-settings.ts), not at its use.";
+const RULE_MESSAGE =
+  "Give this default in its settings table (*-settings.ts, or a …Settings function), not at its use.";
 
 const fallback = (expression: string) =>
   `export function planted(options: { a?: number; b?: { c?: number } }): number {\n  return ${expression};\n}\n`;
@@ -74,6 +75,14 @@ describe("no options.x ?? outside the normalisers", () => {
       expect(await messagesFor(fallback("options.a ?? 1"), file)).toEqual([]);
     },
   );
+
+  it("allows it in a component's own …Settings function, and nowhere else in its file", async () => {
+    const component =
+      "export function clockSettings(options: { a?: number }) {\n  return Object.freeze({ a: options.a ?? 1 });\n}\n" +
+      "export function tick(options: { a?: number }): number {\n  return options.a ?? 2;\n}\n";
+    const messages = await messagesFor(component, "src/time/planted.ts");
+    expect(messages.map((message) => [message.line, message.message])).toEqual([[5, RULE_MESSAGE]]);
+  });
 
   it("leaves a fallback on a local value alone", async () => {
     const local = `export function planted(found: number | undefined): number {\n  return found ?? 0;\n}\n`;
