@@ -35,6 +35,8 @@ test("a response body without id is reported from Prism's violation as response_
     validateWithPrism: true,
     properties: ["model"],
     maxFailures: 1,
+    // Prism's message and the replay command are judged, not how small the case gets: it is not shrunk.
+    shrinkTimeMs: 0,
   });
   const verdict = report.checks.find((check) => check.name === "response_schema_conformance");
   expect(verdict?.status).toBe("failed");
@@ -59,6 +61,8 @@ describe("with a provider profile, Prism validates against the dialect's documen
       validateWithPrism: true,
       properties: ["model"],
       maxFailures: 1,
+      // A violation is judged by its message, not by how small its case gets: it is not shrunk.
+      shrinkTimeMs: 0,
     });
 
   test("answers that break our spec's document but fit the dialect's: no violation", async () => {
