@@ -39,10 +39,8 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Servers under test listen on port 0. The CI machine has two cores; one worker more than cores,
-    // because the slowest files (contract runs against real-clock targets) spend a fifth of their time
-    // waiting on the clock or a server, and a third worker runs in those waits.
-    maxWorkers: 3,
+    // Servers under test listen on port 0; two cores are the CI machine's size.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
