@@ -12,13 +12,7 @@
  * What the target answered to a dropped request is kept (by the
  * `x-harness-request` id), so the harness knows what the client missed.
  */
-import {
-  type Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { FAULT_HEADER, type Fault, parseFault, REQUEST_ID_HEADER } from "./faults.ts";
@@ -74,11 +68,7 @@ const KEPT_OBSERVATIONS = 10_000;
  * await client.send({ method: "POST", path: "/v1/airtime", body, fault: { kind: "drop_response" } });
  * await proxy.close();
  */
-export async function startFaultProxy(options: {
-  readonly target: string;
-  /** Connections to the target kept alive: only for a target the harness owns (see `HttpClientOptions.agent`). */
-  readonly upstreamAgent?: Agent;
-}): Promise<FaultProxy> {
+export async function startFaultProxy(options: { readonly target: string }): Promise<FaultProxy> {
   const target = new URL(options.target);
   const observations = createObservations(KEPT_OBSERVATIONS);
   const { remember } = observations;
@@ -103,7 +93,7 @@ export async function startFaultProxy(options: {
     req.on("end", () => {
       const delay = fault?.kind === "latency" ? fault.ms : 0;
       setTimeout(() => {
-        void forward(target, req, Buffer.concat(chunks), options.upstreamAgent).then((answer) => {
+        void forward(target, req, Buffer.concat(chunks)).then((answer) => {
           if (answer.kind === "error") {
             remember({ ...base, forwarded: true, upstreamError: answer.message });
             req.socket.destroy();
@@ -207,7 +197,7 @@ type Answer =
  * the hop-by-hop and harness headers, and reads the whole answer: a
  * dropped response needs it recorded before the client's connection goes.
  */
-function forward(target: URL, req: IncomingMessage, body: Buffer, agent: Agent | undefined): Promise<Answer> {
+function forward(target: URL, req: IncomingMessage, body: Buffer): Promise<Answer> {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || name === FAULT_HEADER || name === REQUEST_ID_HEADER) continue;
@@ -218,7 +208,7 @@ function forward(target: URL, req: IncomingMessage, body: Buffer, agent: Agent |
   const url = new URL(`${target.protocol}//${target.host}${prefix}${req.url ?? "/"}`);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<Answer>((resolve) => {
-    const upstream = send(url, { method: req.method, headers, agent: agent ?? false }, (res) => {
+    const upstream = send(url, { method: req.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("error", (error) => resolve({ kind: "error", message: error.message }));

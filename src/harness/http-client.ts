@@ -5,7 +5,7 @@
  * not an exception), and a record of every exchange so a failure can be
  * printed as curl commands.
  */
-import { type Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Fault } from "./faults.ts";
 import { FAULT_HEADER, formatFault } from "./faults.ts";
@@ -57,18 +57,6 @@ export interface HttpClient {
   onExchange(listener: ((exchange: Exchange) => void) | undefined): void;
 }
 
-export interface HttpClientOptions {
-  readonly timeoutMs?: number;
-  /**
-   * Connections kept alive between requests, for a server the harness owns
-   * (its fault proxy, its in-process simulator), whose idle timeout Node's
-   * agent honours. Without it each request opens a fresh connection: a
-   * deployment's keep-alive socket closed while a request is sent on it would
-   * read as a lost response.
-   */
-  readonly agent?: Agent;
-}
-
 /** Per request, unless the client or the request says otherwise; a contract run's default too. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -80,7 +68,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
  */
 export function createHttpClient(
   baseUrl: string,
-  { timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, agent }: HttpClientOptions = {},
+  { timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS }: { readonly timeoutMs?: number } = {},
 ): HttpClient {
   const base = new URL(baseUrl);
   let listener: ((exchange: Exchange) => void) | undefined;
@@ -95,7 +83,7 @@ export function createHttpClient(
       const tell = listener;
       const startedAt = Date.now();
       const started = performance.now();
-      const outcome = await sendOnce(base, spec, spec.timeoutMs ?? timeoutMs, agent);
+      const outcome = await sendOnce(base, spec, spec.timeoutMs ?? timeoutMs);
       tell?.({ request: spec, outcome, startedAt, durationMs: performance.now() - started });
       return outcome;
     },
@@ -119,7 +107,7 @@ function joinUrl(base: URL, path: string): URL {
   return new URL(`${base.protocol}//${base.host}${prefix}${path}`);
 }
 
-function sendOnce(base: URL, spec: HttpRequestSpec, timeoutMs: number, agent: Agent | undefined): Promise<HttpOutcome> {
+function sendOnce(base: URL, spec: HttpRequestSpec, timeoutMs: number): Promise<HttpOutcome> {
   const url = joinUrl(base, spec.path);
   const headers: Record<string, string> = { ...spec.headers };
   if (spec.fault !== undefined) headers[FAULT_HEADER] = formatFault(spec.fault);
@@ -133,7 +121,9 @@ function sendOnce(base: URL, spec: HttpRequestSpec, timeoutMs: number, agent: Ag
       clearTimeout(timer);
       resolve(outcome);
     };
-    const req = send(url, { method: spec.method, headers, agent: agent ?? false }, (res) => {
+    // A fresh connection per request: a keep-alive socket the fault proxy
+    // reset would otherwise surface as a spurious error on the next request.
+    const req = send(url, { method: spec.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("error", (error: NodeJS.ErrnoException) => finish(networkError(error)));

@@ -4,7 +4,6 @@
  * as one `AsyncDisposable` that closes them in reverse order.
  */
 import { randomBytes } from "node:crypto";
-import { Agent } from "node:http";
 import { type CompiledProfile, compileProfile } from "../contract/provider-profile/compile.ts";
 import { createLedger } from "./audit/ledger.ts";
 import { createPromisedOrders } from "./audit/promised-orders.ts";
@@ -75,15 +74,7 @@ async function openParts(
     });
     closers.push(prism.close);
   }
-  // The hops the harness owns keep their connections: to its fault proxy, and from it to an in-process
-  // simulator. A deployment's connections stay one per request (see HttpClientOptions.agent).
-  const ownedHops = new Agent({ keepAlive: true });
-  closers.push(async () => ownedHops.destroy());
-  const ownsTarget = target.kind === "in_process" && prism === undefined;
-  const proxy = await startFaultProxy({
-    target: prism?.url ?? target.url,
-    ...(ownsTarget ? { upstreamAgent: ownedHops } : {}),
-  });
+  const proxy = await startFaultProxy({ target: prism?.url ?? target.url });
   closers.push(proxy.close);
   const timeout = { timeoutMs: settings.requestTimeoutMs };
   const { pacer } = plan;
@@ -93,7 +84,7 @@ async function openParts(
   let prefixes = 0;
   return {
     target,
-    faultClient: pacedClient(createHttpClient(proxy.url, { ...timeout, agent: ownedHops }), pacer),
+    faultClient: pacedClient(createHttpClient(proxy.url, timeout), pacer),
     directClient,
     observe: (id) => proxy.observation(id),
     prism: prism !== undefined,

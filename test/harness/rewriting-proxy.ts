@@ -3,7 +3,7 @@
  * their way — how the harness's tests build deliberately broken targets out of
  * the correct simulator, without touching the simulator itself.
  */
-import { Agent, createServer, type IncomingHttpHeaders, request } from "node:http";
+import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface ProxiedRequest {
@@ -32,9 +32,6 @@ export interface RewritingProxy {
 
 export async function startRewritingProxy(upstream: string, intercept: Interceptor): Promise<RewritingProxy> {
   const base = new URL(upstream);
-  // The upstream is a simulator the test started: its connections are kept alive, as a Node server's
-  // idle timeout hint lets the agent do safely.
-  const upstreamAgent = new Agent({ keepAlive: true });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -45,8 +42,7 @@ export async function startRewritingProxy(upstream: string, intercept: Intercept
         headers: flatten(req.headers),
         body: Buffer.concat(chunks).toString("utf8"),
       };
-      const forward = (override: Partial<ProxiedRequest> = {}) =>
-        send(base, { ...incoming, ...override }, upstreamAgent);
+      const forward = (override: Partial<ProxiedRequest> = {}) => send(base, { ...incoming, ...override });
       intercept(incoming, forward).then(
         (answer) => {
           const { "transfer-encoding": _te, connection: _connection, ...kept } = answer.headers;
@@ -65,13 +61,12 @@ export async function startRewritingProxy(upstream: string, intercept: Intercept
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      upstreamAgent.destroy();
       await closed;
     },
   };
 }
 
-function send(base: URL, req: ProxiedRequest, agent: Agent): Promise<ProxiedResponse> {
+function send(base: URL, req: ProxiedRequest): Promise<ProxiedResponse> {
   const { host: _host, connection: _connection, "content-length": _length, ...headers } = req.headers;
   const path = base.pathname !== "/" && !req.path.startsWith(base.pathname) ? `${base.pathname}${req.path}` : req.path;
   return new Promise((resolve, reject) => {
@@ -82,7 +77,7 @@ function send(base: URL, req: ProxiedRequest, agent: Agent): Promise<ProxiedResp
         method: req.method,
         path,
         headers: { ...headers, "content-length": Buffer.byteLength(req.body) },
-        agent,
+        agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
