@@ -11,7 +11,6 @@ import { Webhook } from "standardwebhooks";
 import { expect, it } from "vitest";
 import { CLI_BIN as BIN, runCli } from "../support/processes.ts";
 
-
 async function secretOnce(): Promise<string> {
   const cli = runCli(["secret"]);
   expect(await cli.exited).toBe(0);
